@@ -1,0 +1,333 @@
+//! Assembly analysis: a consistent initial state from the user's approximate one.
+//!
+//! 1. **Positions.** Newton's method with least-squares (minimum-norm) steps on Φ(q, t₀) = 0, moving only
+//!    the coordinates not marked as given (Haug 1989, §7.4 of 004_bac2ce284455150f.txt, with the
+//!    pseudo-inverse in place of the partitioned solve).
+//! 2. **Velocities.** The velocities closest to the given ones (least change in the free ones, the given
+//!    ones held) that satisfy Φ_q v + Φ_t = 0.
+//! 3. **Accelerations and multipliers** from `[M Φ_qᵀ; Φ_q 0] [a; λ] = [Q; γ]`, in the least-squares,
+//!    minimum-norm sense when Φ_q is rank-deficient.
+//!
+//! Redundant constraints (rank Φ_q < m) are found from the singular value decomposition of Φ_q and
+//! reported by the labels of the constraint rows that take part in a dependency.
+
+use crate::formulation::linear::DenseSolver;
+use crate::linalg::{Block, Matrix, Vector};
+use crate::scheme::State;
+use crate::system::System;
+
+/// What to do when the constraints are redundant.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RedundancyPolicy {
+    /// Report the redundant constraints and go on with minimum-norm multipliers (default).
+    #[default]
+    Warn,
+    /// Stop with an error.
+    Error,
+}
+
+/// Settings of the assembly analysis (defaults in brackets).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AssemblySettings {
+    /// Newton iterations for the positions [50].
+    pub max_iterations: usize,
+    /// Tolerance on ‖Φ‖∞ [1e-12, in m or rad].
+    pub tolerance: f64,
+    /// Singular values of Φ_q below `rank_tol · σ_max` count as zero [1e-9].
+    pub rank_tol: f64,
+    /// What to do with redundant constraints [warn].
+    pub redundancy: RedundancyPolicy,
+}
+
+impl Default for AssemblySettings {
+    fn default() -> Self {
+        AssemblySettings {
+            max_iterations: 50,
+            tolerance: 1e-12,
+            rank_tol: 1e-9,
+            redundancy: RedundancyPolicy::Warn,
+        }
+    }
+}
+
+/// Which initial values the user marked as given (held during assembly). Both vectors have n entries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GivenValues {
+    /// Coordinate i is held at its initial value.
+    pub positions: Vec<bool>,
+    /// Velocity i is held at its initial value.
+    pub velocities: Vec<bool>,
+}
+
+impl GivenValues {
+    /// Nothing held, for n coordinates.
+    pub fn none(n: usize) -> Self {
+        GivenValues {
+            positions: vec![false; n],
+            velocities: vec![false; n],
+        }
+    }
+}
+
+/// What the assembly found.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AssemblyReport {
+    /// Newton iterations on the positions.
+    pub iterations: usize,
+    /// Largest change of a coordinate from the user's value [m or rad].
+    pub max_position_change: f64,
+    /// Rank of Φ_q at the assembled configuration.
+    pub rank: usize,
+    /// Number of constraint equations m.
+    pub constraints: usize,
+    /// Labels of the constraint rows involved in redundancies (empty when rank = m).
+    pub redundant: Vec<String>,
+}
+
+/// Why assembly failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum AssemblyError {
+    /// Newton on Φ = 0 did not converge.
+    #[error("could not assemble the mechanism: ‖Φ‖ = {residual:.3e} after {iterations} iterations; the largest violation is in {worst}. Check the initial poses, the joint points, or which coordinates are marked as given")]
+    NotAssembled {
+        /// Iterations done.
+        iterations: usize,
+        /// Final ‖Φ‖∞.
+        residual: f64,
+        /// Label of the worst constraint row.
+        worst: String,
+    },
+    /// The velocity constraints cannot be met with the given velocities held.
+    #[error("initial velocities inconsistent: ‖Φ_q v + Φ_t‖ = {residual:.3e} with the given velocities held; the largest violation is in {worst}. Mark fewer velocities as given")]
+    Velocities {
+        /// Remaining violation.
+        residual: f64,
+        /// Label of the worst row.
+        worst: String,
+    },
+    /// Redundant constraints with [`RedundancyPolicy::Error`].
+    #[error("redundant constraints (rank of Φ_q is {rank} of {m}) among: {rows}; remove one of them or set redundancy = \"warn\"")]
+    Redundant {
+        /// Rank.
+        rank: usize,
+        /// m.
+        m: usize,
+        /// Labels.
+        rows: String,
+    },
+}
+
+fn dense_jacobian<S: System>(sys: &S, t: f64, q: &Vector) -> Matrix {
+    let mut j = Matrix::zeros(sys.m(), sys.n());
+    sys.constraint_jacobian(t, q, 1.0, &mut j);
+    j
+}
+
+fn worst_row<S: System>(sys: &S, r: &Vector) -> String {
+    let (i, _) = r.iter().enumerate().fold(
+        (0, -1.0),
+        |b, (i, v)| if v.abs() > b.1 { (i, v.abs()) } else { b },
+    );
+    sys.constraint_label(i)
+}
+
+/// Minimum-norm least-squares solution of `A x = b` restricted to the columns where `free` is true.
+fn restricted_lstsq(a: &Matrix, b: &Vector, free: &[bool]) -> Vector {
+    let cols: Vec<usize> = (0..a.ncols()).filter(|&c| free[c]).collect();
+    let mut out = Vector::zeros(a.ncols());
+    if cols.is_empty() || a.nrows() == 0 {
+        return out;
+    }
+    let sub = Matrix::from_fn(a.nrows(), cols.len(), |r, c| a[(r, cols[c])]);
+    let svd = sub.svd(true, true);
+    let smax = svd.singular_values.iter().fold(0.0_f64, |m, v| m.max(*v));
+    if let Ok(x) = svd.solve(b, smax * 1e-12) {
+        for (k, &c) in cols.iter().enumerate() {
+            out[c] = x[k];
+        }
+    }
+    out
+}
+
+/// Rank of Φ_q and the labels of the rows involved in its dependencies.
+pub fn redundant_constraints<S: System>(
+    sys: &S,
+    t: f64,
+    q: &Vector,
+    rank_tol: f64,
+) -> (usize, Vec<String>) {
+    let m = sys.m();
+    if m == 0 {
+        return (0, Vec::new());
+    }
+    let j = dense_jacobian(sys, t, q);
+    // Left null space of Φ_q from the SVD of Φ_qᵀ (n × m): its right singular vectors with σ ≈ 0.
+    let jt = j.transpose();
+    let svd = jt.clone().svd(false, true);
+    let v_t = svd.v_t.expect("requested");
+    let smax = svd.singular_values.iter().fold(0.0_f64, |a, v| a.max(*v));
+    let mut rank = 0;
+    let mut involved = vec![false; m];
+    // nalgebra's thin SVD gives min(n, m) singular vectors; rows beyond n are dependent by count.
+    for (k, s) in svd.singular_values.iter().enumerate() {
+        if *s > rank_tol * smax {
+            rank += 1;
+        } else {
+            for r in 0..m {
+                if v_t[(k, r)].abs() > 1e-6 {
+                    involved[r] = true;
+                }
+            }
+        }
+    }
+    if m > jt.nrows() {
+        // More constraints than coordinates: every row can take part.
+        involved.iter_mut().for_each(|x| *x = true);
+    }
+    let labels = (0..m)
+        .filter(|&r| involved[r] && rank < m)
+        .map(|r| sys.constraint_label(r))
+        .collect();
+    (rank, labels)
+}
+
+/// Assembles a consistent initial state at time `x.t` in place: positions, velocities, then
+/// accelerations and multipliers (shapes: q, v, a with n entries; λ with m).
+///
+/// # Errors
+/// [`AssemblyError`] when Φ = 0 cannot be met, when the velocity constraints cannot be met with the
+/// given velocities held, or when constraints are redundant and the policy is
+/// [`RedundancyPolicy::Error`].
+pub fn assemble<S: System>(
+    sys: &S,
+    x: &mut State,
+    given: &GivenValues,
+    settings: &AssemblySettings,
+) -> Result<AssemblyReport, AssemblyError> {
+    let m = sys.m();
+    let t = x.t;
+    let mut report = AssemblyReport {
+        constraints: m,
+        ..Default::default()
+    };
+    let q_user = x.q.clone();
+    let free_q: Vec<bool> = given.positions.iter().map(|g| !g).collect();
+    let free_v: Vec<bool> = given.velocities.iter().map(|g| !g).collect();
+    if m > 0 {
+        let mut phi = Vector::zeros(m);
+        let mut converged = false;
+        for it in 0..=settings.max_iterations {
+            sys.constraints(t, &x.q, &mut phi);
+            let r = phi.amax();
+            if r <= settings.tolerance {
+                converged = true;
+                report.iterations = it;
+                break;
+            }
+            if it == settings.max_iterations || !r.is_finite() {
+                break;
+            }
+            let j = dense_jacobian(sys, t, &x.q);
+            let dq = restricted_lstsq(&j, &(-&phi), &free_q);
+            // Damped step: never move an angle by more than 0.5 rad or a point by much in one iteration.
+            let step = dq.amax();
+            let damp = if step > 0.5 { 0.5 / step } else { 1.0 };
+            x.q += dq * damp;
+        }
+        if !converged {
+            sys.constraints(t, &x.q, &mut phi);
+            return Err(AssemblyError::NotAssembled {
+                iterations: settings.max_iterations,
+                residual: phi.amax(),
+                worst: worst_row(sys, &phi),
+            });
+        }
+        let (rank, labels) = redundant_constraints(sys, t, &x.q, settings.rank_tol);
+        report.rank = rank;
+        report.redundant = labels;
+        if rank < m && settings.redundancy == RedundancyPolicy::Error {
+            return Err(AssemblyError::Redundant {
+                rank,
+                m,
+                rows: report.redundant.join(", "),
+            });
+        }
+        // Velocities: least change of the free velocities.
+        let j = dense_jacobian(sys, t, &x.q);
+        let mut phi_t = Vector::zeros(m);
+        sys.constraint_time_derivative(t, &x.q, &mut phi_t);
+        let rv = -(&j * &x.v + &phi_t);
+        let dv = restricted_lstsq(&j, &rv, &free_v);
+        x.v += dv;
+        let res = &j * &x.v + &phi_t;
+        let scale = 1.0 + x.v.amax();
+        if res.amax() > 1e-8 * scale {
+            return Err(AssemblyError::Velocities {
+                residual: res.amax(),
+                worst: worst_row(sys, &res),
+            });
+        }
+    }
+    report.max_position_change = (&x.q - &q_user).amax();
+    consistent_accelerations(sys, x);
+    Ok(report)
+}
+
+/// Solves `[M Φ_qᵀ; Φ_q 0] [a; λ] = [Q; γ]` at (t, q, v) of `x` and writes a and λ into `x`
+/// (least squares, minimum norm, when the matrix is singular).
+pub fn consistent_accelerations<S: System>(sys: &S, x: &mut State) {
+    let (n, m) = (sys.n(), sys.m());
+    let mut a = Matrix::zeros(n + m, n + m);
+    sys.mass(&x.q, 1.0, &mut a);
+    if m > 0 {
+        sys.constraint_jacobian(
+            x.t,
+            &x.q,
+            1.0,
+            &mut Block {
+                inner: &mut a,
+                row: 0,
+                col: n,
+                scale: 1.0,
+                transpose: true,
+            },
+        );
+        sys.constraint_jacobian(
+            x.t,
+            &x.q,
+            1.0,
+            &mut Block {
+                inner: &mut a,
+                row: n,
+                col: 0,
+                scale: 1.0,
+                transpose: false,
+            },
+        );
+    }
+    let mut rhs = Vector::zeros(n + m);
+    let mut qf = Vector::zeros(n);
+    sys.forces(x.t, &x.q, &x.v, &mut qf);
+    rhs.rows_mut(0, n).copy_from(&qf);
+    if m > 0 {
+        let mut g = Vector::zeros(m);
+        sys.gamma(x.t, &x.q, &x.v, &mut g);
+        rhs.rows_mut(n, m).copy_from(&g);
+    }
+    let mut solver = DenseSolver::new(n + m);
+    solver.factor(&a);
+    solver.solve_in_place(&mut rhs);
+    x.a.copy_from(&rhs.rows(0, n));
+    x.lambda.copy_from(&rhs.rows(n, m));
+}

@@ -1,0 +1,153 @@
+//! Linear solves of the iteration matrix.
+//!
+//! [`DenseSolver`] factors with LU and partial pivoting; when the matrix is singular to working precision
+//! (redundant constraints, a singular configuration) it falls back to a least-squares (minimum-norm)
+//! solution from a singular value decomposition, and counts how often it did.
+
+use crate::linalg::{Matrix, Vector};
+
+/// Outcome counters of a linear solver.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LinearStats {
+    /// Number of factorizations.
+    pub factorizations: u64,
+    /// Number of solves that fell back to least squares because the matrix was singular.
+    pub least_squares_solves: u64,
+}
+
+/// Dense LU solver (faer, partial pivoting, in place, no allocation after construction) with a
+/// least-squares fallback (nalgebra SVD, minimum-norm solution) for singular matrices.
+pub struct DenseSolver {
+    dim: usize,
+    /// The LU factors, column-major, dim × dim.
+    lu: Vec<f64>,
+    perm: Vec<usize>,
+    perm_inv: Vec<usize>,
+    scratch: faer::dyn_stack::MemBuffer,
+    singular: bool,
+    fallback: Option<nalgebra::SVD<f64, nalgebra::Dyn, nalgebra::Dyn>>,
+    /// Counters.
+    pub stats: LinearStats,
+}
+
+impl std::fmt::Debug for DenseSolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DenseSolver")
+            .field("dim", &self.dim)
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+/// Smallest |U_kk| relative to the largest entry of the matrix below which it is treated as singular.
+const SINGULAR_PIVOT: f64 = 1e-13;
+
+impl DenseSolver {
+    /// A solver for matrices of size `dim` × `dim`.
+    pub fn new(dim: usize) -> Self {
+        use faer::linalg::lu::partial_pivoting::{factor, solve};
+        let req =
+            factor::lu_in_place_scratch::<usize, f64>(dim, dim, faer::Par::Seq, Default::default())
+                .or(solve::solve_in_place_scratch::<usize, f64>(
+                    dim,
+                    1,
+                    faer::Par::Seq,
+                ));
+        DenseSolver {
+            dim,
+            lu: vec![0.0; dim * dim],
+            perm: vec![0; dim],
+            perm_inv: vec![0; dim],
+            scratch: faer::dyn_stack::MemBuffer::new(req),
+            singular: false,
+            fallback: None,
+            stats: LinearStats::default(),
+        }
+    }
+
+    /// Factors `a` (dim × dim). Does not allocate unless `a` is singular.
+    ///
+    /// # Panics
+    /// When `a` is not dim × dim.
+    pub fn factor(&mut self, a: &Matrix) {
+        use faer::linalg::lu::partial_pivoting::factor;
+        assert_eq!((a.nrows(), a.ncols()), (self.dim, self.dim), "matrix shape");
+        self.stats.factorizations += 1;
+        self.lu.copy_from_slice(a.as_slice());
+        let n = self.dim;
+        let scale = a
+            .iter()
+            .fold(0.0_f64, |m, v| m.max(v.abs()))
+            .max(f64::MIN_POSITIVE);
+        let mat = faer::MatMut::from_column_major_slice_mut(&mut self.lu, n, n);
+        let stack = faer::dyn_stack::MemStack::new(&mut self.scratch);
+        factor::lu_in_place(
+            mat,
+            &mut self.perm,
+            &mut self.perm_inv,
+            faer::Par::Seq,
+            stack,
+            Default::default(),
+        );
+        let min_pivot = (0..n)
+            .map(|k| self.lu[k * n + k].abs())
+            .fold(f64::INFINITY, f64::min);
+        self.singular = !(min_pivot > SINGULAR_PIVOT * scale);
+        if self.singular {
+            self.fallback = Some(a.clone().svd(true, true));
+        }
+    }
+
+    /// True when the last factored matrix was singular to working precision.
+    pub fn is_singular(&self) -> bool {
+        self.singular
+    }
+
+    /// Solves `A x = b` in place (`b` becomes x), with the matrix of the last [`factor`](Self::factor).
+    /// For a singular matrix, x is the minimum-norm least-squares solution.
+    pub fn solve_in_place(&mut self, b: &mut Vector) {
+        use faer::linalg::lu::partial_pivoting::solve;
+        let n = self.dim;
+        if self.singular {
+            self.stats.least_squares_solves += 1;
+            let svd = self.fallback.as_ref().expect("fallback factor");
+            let smax = svd.singular_values.iter().fold(0.0_f64, |m, v| m.max(*v));
+            match svd.solve(b, smax * 1e-10) {
+                Ok(x) => b.copy_from(&x),
+                Err(_) => b.fill(f64::NAN),
+            }
+            return;
+        }
+        let lu = faer::MatRef::from_column_major_slice(&self.lu, n, n);
+        // SAFETY-free construction: perm and perm_inv come from lu_in_place and are inverse of each other.
+        let perm = faer::perm::PermRef::new_checked(&self.perm, &self.perm_inv, n);
+        let rhs = faer::MatMut::from_column_major_slice_mut(b.as_mut_slice(), n, 1);
+        let stack = faer::dyn_stack::MemStack::new(&mut self.scratch);
+        solve::solve_in_place(lu, lu, perm, rhs, faer::Par::Seq, stack);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn solves_regular_and_singular_systems() {
+        let a = Matrix::from_row_slice(3, 3, &[2.0, 1.0, 0.0, 1.0, 3.0, 1.0, 0.0, 1.0, 4.0]);
+        let x = Vector::from_vec(vec![1.0, -2.0, 0.5]);
+        let mut b = &a * &x;
+        let mut s = DenseSolver::new(3);
+        s.factor(&a);
+        s.solve_in_place(&mut b);
+        assert!((b - x).norm() < 1e-14);
+        // Rank-deficient, consistent: minimum-norm solution.
+        let a = Matrix::from_row_slice(2, 2, &[1.0, 1.0, 1.0, 1.0]);
+        let mut b = Vector::from_vec(vec![2.0, 2.0]);
+        let mut s = DenseSolver::new(2);
+        s.factor(&a);
+        assert!(s.is_singular());
+        s.solve_in_place(&mut b);
+        assert!((b - Vector::from_vec(vec![1.0, 1.0])).norm() < 1e-12);
+        assert_eq!(s.stats.least_squares_solves, 1);
+    }
+}

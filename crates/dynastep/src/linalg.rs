@@ -1,0 +1,135 @@
+//! Linear-algebra vocabulary shared by every layer.
+//!
+//! Vectors and dense matrices are nalgebra's [`DVector`] and [`DMatrix`] of `f64`. Matrices that the
+//! system layer contributes (mass matrix, constraint Jacobian, force Jacobians) are written through the
+//! [`Sink`] trait, one entry at a time, so that the same element code can fill a dense matrix, a sparse
+//! pattern, or compute a matrix–vector product without ever forming the matrix ([`MatVec`],
+//! [`TransposeMatVec`]).
+//!
+//! **Rule for implementers of [`Sink`] users:** an element adds the same entries, in the same order, on
+//! every call (add an explicit `0.0` rather than skipping an entry). A sparse sink may rely on it.
+
+use nalgebra::{DMatrix, DVector};
+
+/// Column vector of `f64` (length given by context: n coordinates, m constraints, …).
+pub type Vector = DVector<f64>;
+/// Dense column-major matrix of `f64`.
+pub type Matrix = DMatrix<f64>;
+
+/// Receives matrix entries: `add(row, col, value)` adds `value` to entry (`row`, `col`).
+pub trait Sink {
+    /// Adds `value` to the entry at (`row`, `col`).
+    ///
+    /// # Panics
+    /// Implementations may panic when the entry lies outside the target's shape.
+    fn add(&mut self, row: usize, col: usize, value: f64);
+}
+
+impl Sink for Matrix {
+    #[inline]
+    fn add(&mut self, row: usize, col: usize, value: f64) {
+        self[(row, col)] += value;
+    }
+}
+
+/// A sink that shifts every entry by a row and column offset and multiplies it by `scale`, used to
+/// place a block (such as Φ_q) inside a larger matrix (such as the iteration matrix).
+pub struct Block<'a, S: Sink + ?Sized> {
+    /// The target.
+    pub inner: &'a mut S,
+    /// Row offset added to every entry.
+    pub row: usize,
+    /// Column offset added to every entry.
+    pub col: usize,
+    /// Factor applied to every value.
+    pub scale: f64,
+    /// When true, `(r, c)` is written at `(c, r)` (before the offsets are applied).
+    pub transpose: bool,
+}
+
+impl<S: Sink + ?Sized> Sink for Block<'_, S> {
+    #[inline]
+    fn add(&mut self, row: usize, col: usize, value: f64) {
+        let (r, c) = if self.transpose {
+            (col, row)
+        } else {
+            (row, col)
+        };
+        self.inner
+            .add(self.row + r, self.col + c, self.scale * value);
+    }
+}
+
+/// A sink that accumulates the product `y += A x` of the matrix it is sent with a vector `x`, without
+/// forming `A`.
+pub struct MatVec<'a> {
+    /// The vector multiplied (length = number of columns of A).
+    pub x: &'a Vector,
+    /// The accumulated product (length = number of rows of A).
+    pub y: &'a mut Vector,
+}
+
+impl Sink for MatVec<'_> {
+    #[inline]
+    fn add(&mut self, row: usize, col: usize, value: f64) {
+        self.y[row] += value * self.x[col];
+    }
+}
+
+/// A sink that accumulates `y += Aᵀ x` of the matrix it is sent, without forming `A`.
+pub struct TransposeMatVec<'a> {
+    /// The vector multiplied (length = number of rows of A).
+    pub x: &'a Vector,
+    /// The accumulated product (length = number of columns of A).
+    pub y: &'a mut Vector,
+}
+
+impl Sink for TransposeMatVec<'_> {
+    #[inline]
+    fn add(&mut self, row: usize, col: usize, value: f64) {
+        self.y[col] += value * self.x[row];
+    }
+}
+
+/// Infinity norm (largest absolute entry) of a vector; 0 for an empty vector.
+pub fn norm_inf(x: &Vector) -> f64 {
+    x.iter().fold(0.0_f64, |m, v| m.max(v.abs()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matvec_sinks_match_dense_products() {
+        let a = Matrix::from_row_slice(2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let x = Vector::from_vec(vec![1.0, -1.0, 2.0]);
+        let mut y = Vector::zeros(2);
+        let mut s = MatVec { x: &x, y: &mut y };
+        for r in 0..2 {
+            for c in 0..3 {
+                s.add(r, c, a[(r, c)]);
+            }
+        }
+        assert_eq!(y, &a * &x);
+        let z = Vector::from_vec(vec![1.0, 3.0]);
+        let mut w = Vector::zeros(3);
+        let mut s = TransposeMatVec { x: &z, y: &mut w };
+        for r in 0..2 {
+            for c in 0..3 {
+                s.add(r, c, a[(r, c)]);
+            }
+        }
+        assert_eq!(w, a.transpose() * &z);
+        let mut big = Matrix::zeros(5, 5);
+        let mut b = Block {
+            inner: &mut big,
+            row: 2,
+            col: 1,
+            scale: 2.0,
+            transpose: true,
+        };
+        b.add(0, 1, 3.0);
+        assert_eq!(big[(3, 1)], 6.0);
+    }
+}

@@ -1,0 +1,3 @@
+//! The model layer: what the user describes. No time stepping here.
+
+pub mod function;

@@ -1,0 +1,183 @@
+//! The scheme registry: every scheme's name, parameters with defaults, source, and constructor.
+
+use std::collections::BTreeMap;
+
+use super::Scheme;
+
+/// Parameter values given by the user, by name (e.g. `rho_inf = 0.6`).
+pub type SchemeParams = BTreeMap<String, f64>;
+
+/// One parameter of a scheme.
+#[derive(Debug, Clone, Copy)]
+pub struct ParamInfo {
+    /// Name as given on the command line (`--param NAME=VALUE`) or in a model file.
+    pub name: &'static str,
+    /// Default value.
+    pub default: f64,
+    /// Meaning and admissible range.
+    pub description: &'static str,
+}
+
+/// A registry entry.
+#[derive(Debug, Clone, Copy)]
+pub struct SchemeInfo {
+    /// Registry name (lower case, hyphenated).
+    pub name: &'static str,
+    /// Other accepted names.
+    pub aliases: &'static [&'static str],
+    /// Family: "second-order single-step", "linear multistep", "ESDIRK", "conditionally explicit".
+    pub family: &'static str,
+    /// One-line description.
+    pub summary: &'static str,
+    /// Paper and equations implemented.
+    pub source: &'static str,
+    /// Parameters with defaults.
+    pub params: &'static [ParamInfo],
+    /// Builds the scheme from validated parameter values (every entry of `params` present).
+    pub build: fn(&SchemeParams) -> Result<Box<dyn Scheme>, SchemeError>,
+}
+
+/// Errors in choosing or configuring a scheme.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SchemeError {
+    /// No scheme of that name.
+    #[error("unknown scheme `{name}`; known schemes: {known}")]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// Comma-separated list of known names.
+        known: String,
+    },
+    /// The scheme has no parameter of that name.
+    #[error("scheme `{scheme}` has no parameter `{param}`; its parameters: {known}")]
+    UnknownParameter {
+        /// Scheme name.
+        scheme: String,
+        /// Parameter asked for.
+        param: String,
+        /// Its parameters.
+        known: String,
+    },
+    /// A parameter value is out of range.
+    #[error("scheme `{scheme}`: parameter `{param}` = {value} is out of range: {reason}")]
+    OutOfRange {
+        /// Scheme name.
+        scheme: String,
+        /// Parameter.
+        param: String,
+        /// Value given.
+        value: f64,
+        /// Admissible range.
+        reason: String,
+    },
+}
+
+impl SchemeError {
+    /// Convenience constructor for [`SchemeError::OutOfRange`].
+    pub fn out_of_range(scheme: &str, param: &str, value: f64, reason: &str) -> Self {
+        SchemeError::OutOfRange {
+            scheme: scheme.into(),
+            param: param.into(),
+            value,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// All schemes, in the order `dynastep schemes` lists them.
+pub const REGISTRY: &[SchemeInfo] = &[
+    super::newmark::TRAPEZOIDAL,
+    super::newmark::FOX_GOODWIN,
+    super::newmark::LINEAR_ACCELERATION,
+    super::newmark::NEWMARK,
+    super::hht::INFO,
+    super::generalized_alpha::INFO,
+];
+
+/// Finds a scheme by name or alias (case-insensitive; `_` and `-` are equivalent).
+pub fn find(name: &str) -> Option<&'static SchemeInfo> {
+    let norm = |s: &str| s.to_ascii_lowercase().replace('_', "-");
+    let wanted = norm(name);
+    REGISTRY
+        .iter()
+        .find(|s| norm(s.name) == wanted || s.aliases.iter().any(|a| norm(a) == wanted))
+}
+
+/// Builds the scheme `name` with the given parameters; missing parameters take their defaults.
+///
+/// # Errors
+/// [`SchemeError::Unknown`] for an unknown name, [`SchemeError::UnknownParameter`] for a parameter the
+/// scheme does not have, [`SchemeError::OutOfRange`] for an inadmissible value.
+pub fn build(name: &str, given: &SchemeParams) -> Result<Box<dyn Scheme>, SchemeError> {
+    let info = find(name).ok_or_else(|| SchemeError::Unknown {
+        name: name.into(),
+        known: REGISTRY
+            .iter()
+            .map(|s| s.name)
+            .collect::<Vec<_>>()
+            .join(", "),
+    })?;
+    let mut values = SchemeParams::new();
+    for p in info.params {
+        values.insert(p.name.to_string(), p.default);
+    }
+    for (k, v) in given {
+        if !values.contains_key(k) {
+            let known = if info.params.is_empty() {
+                "none".to_string()
+            } else {
+                info.params
+                    .iter()
+                    .map(|p| p.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return Err(SchemeError::UnknownParameter {
+                scheme: info.name.into(),
+                param: k.clone(),
+                known,
+            });
+        }
+        if !v.is_finite() {
+            return Err(SchemeError::out_of_range(
+                info.name,
+                k,
+                *v,
+                "must be a finite number",
+            ));
+        }
+        values.insert(k.clone(), *v);
+    }
+    (info.build)(&values)
+}
+
+/// Reads a parameter that [`build`] guarantees to be present.
+pub(crate) fn param(p: &SchemeParams, name: &str) -> f64 {
+    p.get(name).copied().unwrap_or(f64::NAN)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_found() {
+        for (i, a) in REGISTRY.iter().enumerate() {
+            assert_eq!(find(a.name).unwrap().name, a.name);
+            for b in &REGISTRY[i + 1..] {
+                assert_ne!(a.name, b.name);
+            }
+        }
+        assert!(find("Generalized_Alpha").is_some());
+        assert!(matches!(
+            build("nope", &SchemeParams::new()),
+            Err(SchemeError::Unknown { .. })
+        ));
+        let mut p = SchemeParams::new();
+        p.insert("zeta".into(), 1.0);
+        assert!(matches!(
+            build("generalized-alpha", &p),
+            Err(SchemeError::UnknownParameter { .. })
+        ));
+    }
+}

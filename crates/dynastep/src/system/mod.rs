@@ -1,0 +1,120 @@
+//! The system layer: the equations of a constrained mechanical system.
+//!
+//! ```text
+//! M(q) a + Φ_q(q, t)ᵀ λ = Q(q, v, t)          equations of motion          (n rows)
+//! Φ(q, t) = 0                                  position constraints, index 3 (m rows)
+//! Φ_q v + Φ_t = 0,   Φ_q a = γ(q, v, t)        velocity and acceleration constraints
+//! ```
+//!
+//! [`System`] is implemented by hand-written problems ([`test_problems`]) and by the planar multibody
+//! assembler ([`planar`]). Every matrix is written through a [`Sink`], so that one
+//! implementation serves dense assembly, sparse assembly and matrix-free products.
+//!
+//! Conventions: q, v, a have n entries; λ, Φ, γ have m entries. SI units; angles in radians.
+
+pub mod test_problems;
+
+use crate::linalg::{MatVec, Sink, TransposeMatVec, Vector};
+
+/// Mechanical energy split into kinetic and potential parts [J].
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Energy {
+    /// Kinetic energy ½ vᵀ M v [J].
+    pub kinetic: f64,
+    /// Potential energy of the conservative forces (gravity, springs) [J].
+    pub potential: f64,
+}
+
+/// The equations of a constrained mechanical system (see the module documentation).
+///
+/// Methods that produce a matrix *add* `scale ×` their matrix into a [`Sink`], entry by entry, always the
+/// same entries in the same order. Methods that produce a vector *overwrite* their output.
+pub trait System {
+    /// Number of generalized coordinates n.
+    fn n(&self) -> usize;
+    /// Number of constraint equations m (0 for an ODE).
+    fn m(&self) -> usize;
+
+    /// Adds `scale · M(q)` (n × n) to `out`.
+    fn mass<S: Sink>(&self, q: &Vector, scale: f64, out: &mut S);
+
+    /// Adds `scale · ∂(M(q) a)/∂q` (n × n) to `out`. The default adds nothing: constant mass matrix,
+    /// as for planar body coordinates.
+    fn mass_acceleration_q<S: Sink>(&self, _q: &Vector, _a: &Vector, _scale: f64, _out: &mut S) {}
+
+    /// Writes the generalized applied forces Q(q, v, t) (n entries, N or N m) into `out`.
+    fn forces(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector);
+
+    /// Adds `scale · ∂Q/∂q` (n × n) to `out`.
+    fn forces_q<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S);
+
+    /// Adds `scale · ∂Q/∂v` (n × n) to `out`.
+    fn forces_v<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S);
+
+    /// True when Q depends on the velocities (dampers, velocity-dependent inertia terms). An explicit
+    /// scheme then needs a Newton iteration instead of one linear solve.
+    fn forces_depend_on_velocity(&self) -> bool;
+
+    /// Writes the constraint violations Φ(q, t) (m entries) into `out`.
+    fn constraints(&self, t: f64, q: &Vector, out: &mut Vector);
+
+    /// Adds `scale · Φ_q(q, t)` (m × n) to `out`.
+    fn constraint_jacobian<S: Sink>(&self, t: f64, q: &Vector, scale: f64, out: &mut S);
+
+    /// Writes Φ_t(q, t) = ∂Φ/∂t (m entries) into `out`; non-zero only for drivers.
+    fn constraint_time_derivative(&self, t: f64, q: &Vector, out: &mut Vector);
+
+    /// Writes γ(q, v, t) = −(Φ_q v)_q v − 2 Φ_qt v − Φ_tt (m entries), the right-hand side of the
+    /// acceleration constraint Φ_q a = γ, into `out`.
+    fn gamma(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector);
+
+    /// Adds `scale · ∂(Φ_q(q, t)ᵀ λ)/∂q` (n × n) to `out`.
+    fn constraint_force_q<S: Sink>(
+        &self,
+        t: f64,
+        q: &Vector,
+        lambda: &Vector,
+        scale: f64,
+        out: &mut S,
+    );
+
+    /// Potential energy of the conservative applied forces (gravity, springs) [J].
+    fn potential_energy(&self, t: f64, q: &Vector) -> f64;
+
+    /// Power [W] of the applied forces that are not derived from the potential: dampers, actuators,
+    /// applied loads. The power of driving constraints is computed by the caller as λᵀ Φ_t.
+    fn nonconservative_power(&self, t: f64, q: &Vector, v: &Vector) -> f64;
+
+    /// A human-readable name of constraint row `row` (0 ≤ row < m), e.g. `"joint `O` (revolute), x"`,
+    /// used when reporting redundant constraints. The default is `"constraint row {row}"`.
+    fn constraint_label(&self, row: usize) -> String {
+        format!("constraint row {row}")
+    }
+
+    /// Kinetic and potential energy [J]. The default computes ½ vᵀ M v matrix-free.
+    fn energy(&self, t: f64, q: &Vector, v: &Vector, scratch: &mut Vector) -> Energy {
+        scratch.fill(0.0);
+        self.mass(q, 1.0, &mut MatVec { x: v, y: scratch });
+        Energy {
+            kinetic: 0.5 * v.dot(scratch),
+            potential: self.potential_energy(t, q),
+        }
+    }
+
+    /// Writes `M(q) a` (n entries) into `out` without forming M.
+    fn mass_times(&self, q: &Vector, a: &Vector, out: &mut Vector) {
+        out.fill(0.0);
+        self.mass(q, 1.0, &mut MatVec { x: a, y: out });
+    }
+
+    /// Adds `Φ_q(q, t)ᵀ λ` (n entries) to `out` without forming Φ_q.
+    fn add_constraint_force(&self, t: f64, q: &Vector, lambda: &Vector, out: &mut Vector) {
+        self.constraint_jacobian(t, q, 1.0, &mut TransposeMatVec { x: lambda, y: out });
+    }
+
+    /// Writes `Φ_q(q, t) x` (m entries) into `out` without forming Φ_q.
+    fn constraint_jacobian_times(&self, t: f64, q: &Vector, x: &Vector, out: &mut Vector) {
+        out.fill(0.0);
+        self.constraint_jacobian(t, q, 1.0, &mut MatVec { x, y: out });
+    }
+}
