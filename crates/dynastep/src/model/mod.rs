@@ -1,3 +1,9 @@
 //! The model layer: what the user describes. No time stepping here.
+//!
+//! - [`types`]: the model file's data (bodies, joints, drivers, forces, markers, solver settings).
+//! - [`function`]: time functions for drivers and loads.
 
 pub mod function;
+pub mod types;
+
+pub use types::*;

@@ -1,0 +1,343 @@
+//! The model as written in a TOML model file: plain data, addressed by names, in SI units and radians.
+//!
+//! These types are the schema of the model file (a JSON Schema is generated from them with
+//! `dynastep schema`). Parsing and validation with file/line/column errors live in
+//! [`super::parse`]; turning a valid model into equations lives in [`crate::system::planar`].
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::function::FunctionSpec;
+use crate::analysis::assembly::RedundancyPolicy;
+use crate::formulation::NewtonSettings;
+
+/// Name of the implicit ground body.
+pub const GROUND: &str = "ground";
+
+/// A planar mechanism model.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Model {
+    /// Title of the model.
+    #[serde(default)]
+    pub name: String,
+    /// Free text.
+    #[serde(default)]
+    pub description: String,
+    /// Gravitational acceleration vector (gx, gy) [m/s²]; default (0, 0).
+    #[serde(default)]
+    pub gravity: [f64; 2],
+    /// The ground: named points fixed in the global frame.
+    #[serde(default)]
+    pub ground: GroundSpec,
+    /// Moving bodies.
+    #[serde(default)]
+    pub bodies: Vec<BodySpec>,
+    /// Joints between points of two bodies.
+    #[serde(default)]
+    pub joints: Vec<JointSpec>,
+    /// Rheonomic constraints prescribing a joint value or a body coordinate in time.
+    #[serde(default)]
+    pub drivers: Vec<DriverSpec>,
+    /// Force elements (gravity is set by `gravity`).
+    #[serde(default)]
+    pub forces: Vec<ForceSpec>,
+    /// Points whose global position and velocity are written to the output.
+    #[serde(default)]
+    pub markers: Vec<MarkerSpec>,
+    /// Solver settings; the command line overrides them.
+    #[serde(default)]
+    pub solver: SolverSpec,
+}
+
+/// The ground body, always named `ground`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GroundSpec {
+    /// Named points, global coordinates [m].
+    #[serde(default)]
+    pub points: BTreeMap<String, [f64; 2]>,
+}
+
+/// Kind of a body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BodyKind {
+    /// Rigid body with coordinates (x, y, θ) of its body frame.
+    #[default]
+    Rigid,
+    /// Point mass with coordinates (x, y); no rotation, no inertia.
+    Point,
+}
+
+/// A body coordinate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Coordinate {
+    /// x of the body frame origin [m].
+    X,
+    /// y of the body frame origin [m].
+    Y,
+    /// Rotation of the body frame [rad] (rigid bodies only).
+    Theta,
+}
+
+/// A rigid body or point mass.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BodySpec {
+    /// Unique name (not `ground`).
+    pub name: String,
+    /// `rigid` (default) or `point`.
+    #[serde(default)]
+    pub kind: BodyKind,
+    /// Mass [kg]; positive.
+    pub mass: f64,
+    /// Moment of inertia about the centre of mass [kg m²]; positive for rigid bodies, absent for points.
+    #[serde(default)]
+    pub inertia: Option<f64>,
+    /// Initial x of the body frame origin [m] (approximate: assembly corrects it unless given).
+    #[serde(default)]
+    pub x: f64,
+    /// Initial y of the body frame origin [m].
+    #[serde(default)]
+    pub y: f64,
+    /// Initial rotation of the body frame [rad].
+    #[serde(default)]
+    pub theta: f64,
+    /// Centre of mass in the body frame [m]; default the origin.
+    #[serde(default)]
+    pub com: [f64; 2],
+    /// Named points in the body frame [m]. The origin is always available as point `origin`.
+    #[serde(default)]
+    pub points: BTreeMap<String, [f64; 2]>,
+    /// Initial velocity of the body frame origin, x component [m/s].
+    #[serde(default)]
+    pub vx: f64,
+    /// Initial velocity of the body frame origin, y component [m/s].
+    #[serde(default)]
+    pub vy: f64,
+    /// Initial angular velocity [rad/s].
+    #[serde(default)]
+    pub omega: f64,
+    /// Coordinates held at their initial values during assembly.
+    #[serde(default)]
+    pub given: Vec<Coordinate>,
+    /// Velocities held at their initial values during assembly (the others are the least change that
+    /// satisfies the velocity constraints).
+    #[serde(default)]
+    pub given_velocity: Vec<Coordinate>,
+}
+
+/// Kind of a joint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JointKind {
+    /// Points coincide (2 equations).
+    Revolute,
+    /// Point j slides along an axis fixed in body i, relative rotation locked (2 equations; 1 when
+    /// body j is a point mass).
+    Prismatic,
+    /// Points coincide and relative rotation locked (3 equations; 2 with a point mass).
+    Fixed,
+    /// Distance between the points is constant: a massless rod (1 equation).
+    Distance,
+}
+
+/// A joint between a point of body i and a point of body j.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JointSpec {
+    /// Unique name among joints.
+    pub name: String,
+    /// Kind.
+    #[serde(rename = "type")]
+    pub kind: JointKind,
+    /// First body (`ground` allowed).
+    pub body_i: String,
+    /// Point of body i (default `origin`).
+    #[serde(default)]
+    pub point_i: Option<String>,
+    /// Second body (`ground` allowed; not the same as body i).
+    pub body_j: String,
+    /// Point of body j (default `origin`).
+    #[serde(default)]
+    pub point_j: Option<String>,
+    /// Prismatic: sliding direction in the frame of body i (need not be unit) [-]; default (1, 0).
+    #[serde(default)]
+    pub axis: Option<[f64; 2]>,
+    /// Distance: rod length [m]; default the distance at the initial poses.
+    #[serde(default)]
+    pub length: Option<f64>,
+}
+
+/// What a driver prescribes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DriverKind {
+    /// The value of a joint: relative angle θ_j − θ_i of a revolute joint [rad], or displacement of a
+    /// prismatic joint along its axis [m].
+    Joint,
+    /// A coordinate of a body frame.
+    Coordinate,
+}
+
+/// A rheonomic constraint: driven value − f(t) = 0.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DriverSpec {
+    /// Unique name among drivers.
+    pub name: String,
+    /// `joint` or `coordinate`.
+    #[serde(rename = "type")]
+    pub kind: DriverKind,
+    /// For `joint`: the revolute or prismatic joint driven.
+    #[serde(default)]
+    pub joint: Option<String>,
+    /// For `coordinate`: the body.
+    #[serde(default)]
+    pub body: Option<String>,
+    /// For `coordinate`: which coordinate.
+    #[serde(default)]
+    pub coordinate: Option<Coordinate>,
+    /// The prescribed value f(t) [rad or m].
+    pub function: FunctionSpec,
+}
+
+/// Frame in which an applied force is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Frame {
+    /// Global axes.
+    #[default]
+    Global,
+    /// Axes of the body the force acts on (a follower force).
+    Body,
+}
+
+/// A force element.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ForceSpec {
+    /// Translational spring–damper–actuator between two points. Tension
+    /// f = k (l − l₀) + c l̇ + f_a(t) pulls the points together when positive.
+    Tsda {
+        /// Unique name among forces.
+        name: String,
+        /// First body.
+        body_i: String,
+        /// Point of body i (default `origin`).
+        #[serde(default)]
+        point_i: Option<String>,
+        /// Second body.
+        body_j: String,
+        /// Point of body j (default `origin`).
+        #[serde(default)]
+        point_j: Option<String>,
+        /// Stiffness k [N/m] (default 0).
+        #[serde(default)]
+        stiffness: f64,
+        /// Free length l₀ [m] (default: the initial distance).
+        #[serde(default)]
+        free_length: Option<f64>,
+        /// Damping c [N s/m] (default 0).
+        #[serde(default)]
+        damping: f64,
+        /// Actuator tension f_a(t) [N] (default none).
+        #[serde(default)]
+        actuator: Option<FunctionSpec>,
+    },
+    /// Rotational spring–damper–actuator at a revolute joint. Torque on body j
+    /// τ = −k (θ_r − θ₀) − c θ̇_r + τ_a(t), θ_r = θ_j − θ_i; the opposite torque acts on body i.
+    Rsda {
+        /// Unique name among forces.
+        name: String,
+        /// The revolute joint.
+        joint: String,
+        /// Stiffness k [N m/rad] (default 0).
+        #[serde(default)]
+        stiffness: f64,
+        /// Free relative angle θ₀ [rad] (default 0).
+        #[serde(default)]
+        free_angle: f64,
+        /// Damping c [N m s/rad] (default 0).
+        #[serde(default)]
+        damping: f64,
+        /// Actuator torque τ_a(t) on body j [N m] (default none).
+        #[serde(default)]
+        actuator: Option<FunctionSpec>,
+    },
+    /// A force applied at a point of a body.
+    Force {
+        /// Unique name among forces.
+        name: String,
+        /// The body.
+        body: String,
+        /// Point of application (default `origin`).
+        #[serde(default)]
+        point: Option<String>,
+        /// x component f_x(t) [N].
+        #[serde(default)]
+        fx: Option<FunctionSpec>,
+        /// y component f_y(t) [N].
+        #[serde(default)]
+        fy: Option<FunctionSpec>,
+        /// Axes of (fx, fy): `global` (default) or `body`.
+        #[serde(default)]
+        frame: Frame,
+    },
+    /// A torque applied to a rigid body.
+    Torque {
+        /// Unique name among forces.
+        name: String,
+        /// The body.
+        body: String,
+        /// Torque τ(t), counter-clockwise positive [N m].
+        torque: FunctionSpec,
+    },
+}
+
+/// A named point whose global position and velocity are output as `<name>.x`, `.y`, `.vx`, `.vy`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MarkerSpec {
+    /// Unique name among markers.
+    pub name: String,
+    /// The body (`ground` allowed).
+    pub body: String,
+    /// Point of the body (default `origin`).
+    #[serde(default)]
+    pub point: Option<String>,
+}
+
+/// Solver settings stored with the model.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SolverSpec {
+    /// Scheme name (see `dynastep schemes`); default `generalized-alpha`.
+    #[serde(default)]
+    pub scheme: Option<String>,
+    /// Scheme parameters by name.
+    #[serde(default)]
+    pub params: BTreeMap<String, f64>,
+    /// Step size [s].
+    #[serde(default)]
+    pub dt: Option<f64>,
+    /// Start time [s] (default 0).
+    #[serde(default)]
+    pub t_start: Option<f64>,
+    /// End time [s].
+    #[serde(default)]
+    pub t_end: Option<f64>,
+    /// Output interval [s] (default: every step, or 1/1000 of the run when that is longer).
+    #[serde(default)]
+    pub output_interval: Option<f64>,
+    /// Newton settings.
+    #[serde(default)]
+    pub newton: NewtonSettings,
+    /// Redundant constraints: `warn` (default) or `error`.
+    #[serde(default)]
+    pub redundancy: RedundancyPolicy,
+}
