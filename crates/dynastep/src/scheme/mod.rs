@@ -26,8 +26,11 @@
 //! Write one file with a struct implementing [`Scheme`] and a `pub const INFO: SchemeInfo`, and add the
 //! `INFO` to [`REGISTRY`] (in `registry.rs`). Nothing else changes.
 
+pub mod bathe;
+pub mod central_difference;
 pub mod generalized_alpha;
 pub mod hht;
+pub mod lms2;
 pub mod newmark;
 mod registry;
 

@@ -92,6 +92,10 @@ pub const REGISTRY: &[SchemeInfo] = &[
     super::newmark::NEWMARK,
     super::hht::INFO,
     super::generalized_alpha::INFO,
+    super::lms2::INFO,
+    super::bathe::INFO,
+    super::central_difference::CLASSICAL,
+    super::central_difference::REFORMULATED,
 ];
 
 /// Finds a scheme by name or alias (case-insensitive; `_` and `-` are equivalent).

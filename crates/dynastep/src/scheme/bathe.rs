@@ -1,0 +1,304 @@
+//! Stiffly accurate ESDIRK schemes in direct second-order form, and the ρ∞-Bathe method as the first
+//! tableau: Noh & Bathe (2019), Comput Struct 212:299–310, written as a three-stage ESDIRK in
+//! Zhang, Zhang, Zanoni & Masarati (2022), Multibody Syst Dyn (shared/seeds/002_8a8e59317f5bc96d.txt),
+//! eqs. (5)–(7); tableau and checks in shared/reference/integrators.md §2.
+//!
+//! # The ESDIRK shape
+//! An s-stage tableau (A, b, c) with an explicit first stage (a_1j = 0, c_1 = 0), the same diagonal
+//! g = a_ii for i ≥ 2, and stiffly accurate (b = last row of A, c_s = 1). In direct second-order form
+//! (integrators.md, "Direct second-order form") stage i has the unknown u = A_i (its acceleration) and
+//!
+//! ```text
+//! V_i = v_n + h Σ_{j<i} a_ij A_j + h g A_i          (c_v = h g)
+//! Q_i = q_n + h Σ_{j<i} a_ij V_j + h g V_i          (c_q = (h g)²)
+//! M(Q_i) A_i + Φ_q(Q_i)ᵀ Λ_i = Q(Q_i, V_i, t_n + c_i h),   Φ(Q_i, t_n + c_i h) = 0
+//! ```
+//!
+//! Stage 1 is the end of the previous step (Q_1, V_1, A_1, Λ_1) = (q_n, v_n, a_n, λ_n); each of the
+//! s − 1 implicit stages is one integration point, solved in sequence; the step ends at stage s.
+//! Newton starts (section 3.1 of the paper) from the constant prediction A_2⁽⁰⁾ = A_1 (eq. 15) at the
+//! second stage, and from the second-order prediction of eqs. (12)–(14), applied to the velocity
+//! level with the stage times as t_N, t_{N−1}, t_{N−2}, at later stages; Λ is extrapolated linearly
+//! in time over the previous two stages.
+//!
+//! Further tableaus (MSSTC, MSSTH, Kennedy–Carpenter, integrators.md §3–5) need only an
+//! [`EsdirkTableau`] and a registry entry.
+//!
+//! # ρ∞-Bathe
+//! g = 1/(2 + √(2(1 + ρ∞))) (the root in (0, ½) of 2(1 − ρ)g² − 4g + 1 = 0, equal to [MSD22] eq. 7),
+//! c = (0, 2g, 1), row 2 = (g, g), row 3 = b = (b1, b2, g) with b1 = −(4g² − 6g + 1)/(4g),
+//! b2 = (1 − 2g)/(4g). Second order, A-stable, R(∞) = +ρ∞; ρ∞ = 0 is TR-BDF2, ρ∞ = 1 two trapezoidal
+//! half steps.
+
+use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
+use super::{IntegrationPoint, PointSolution, Scheme, State};
+use crate::linalg::Vector;
+
+/// A stiffly accurate ESDIRK Butcher tableau with an explicit first stage and a constant diagonal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EsdirkTableau {
+    /// Stage matrix A (s × s, row-major: `a[i][j]`), lower triangular.
+    pub a: Vec<Vec<f64>>,
+    /// Weights b (s); equal to the last row of A.
+    pub b: Vec<f64>,
+    /// Abscissae c (s), with c_1 = 0 and c_s = 1.
+    pub c: Vec<f64>,
+}
+
+impl EsdirkTableau {
+    /// Checks and wraps a tableau (A, b, c) with s ≥ 2 stages.
+    ///
+    /// # Errors
+    /// A message when the shapes disagree, the first stage is not explicit, the diagonal of stages
+    /// 2..s is not constant and positive, A is not lower triangular, the tableau is not stiffly
+    /// accurate (b ≠ last row of A, c_s ≠ 1), or a row sum differs from c_i (tolerance 1e-12).
+    pub fn new(a: Vec<Vec<f64>>, b: Vec<f64>, c: Vec<f64>) -> Result<Self, String> {
+        let s = c.len();
+        if s < 2 || b.len() != s || a.len() != s || a.iter().any(|r| r.len() != s) {
+            return Err(format!("tableau shapes: A must be s×s, b and c of length s ≥ 2 (s = {s})"));
+        }
+        if c[0] != 0.0 || a[0].iter().any(|&x| x != 0.0) {
+            return Err("the first stage must be explicit (c_1 = 0, a_1j = 0)".into());
+        }
+        let g = a[1][1];
+        if g.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+            return Err(format!("the diagonal must be positive (g = {g})"));
+        }
+        for (i, row) in a.iter().enumerate() {
+            if i > 0 && (row[i] - g).abs() > 1e-14 * g.abs().max(1.0) {
+                return Err(format!("a[{i}][{i}] = {} differs from the diagonal {g}", row[i]));
+            }
+            if row[i + 1..].iter().any(|&x| x != 0.0) {
+                return Err(format!("row {i} has entries above the diagonal"));
+            }
+            let sum: f64 = row.iter().sum();
+            if (sum - c[i]).abs() > 1e-12 {
+                return Err(format!("row {i} sums to {sum}, c = {}", c[i]));
+            }
+        }
+        if (c[s - 1] - 1.0).abs() > 1e-14 || a[s - 1].iter().zip(&b).any(|(x, y)| (x - y).abs() > 1e-14) {
+            return Err("the tableau must be stiffly accurate (b = last row of A, c_s = 1)".into());
+        }
+        Ok(EsdirkTableau { a, b, c })
+    }
+
+    /// Number of stages s.
+    pub fn stages(&self) -> usize {
+        self.c.len()
+    }
+
+    /// The diagonal g = a_ii (i ≥ 2).
+    pub fn diagonal(&self) -> f64 {
+        self.a[1][1]
+    }
+
+    /// The ρ∞-Bathe tableau for ρ∞ ∈ [0, 1] ([MSD22] eq. 7; integrators.md §2).
+    ///
+    /// # Panics
+    /// Never for ρ∞ ∈ [0, 1] (the construction is exact).
+    pub fn rho_bathe(rho_inf: f64) -> Self {
+        let g = 1.0 / (2.0 + (2.0 * (1.0 + rho_inf)).sqrt());
+        let b1 = -(4.0 * g * g - 6.0 * g + 1.0) / (4.0 * g);
+        let b2 = (1.0 - 2.0 * g) / (4.0 * g);
+        let a = vec![vec![0.0, 0.0, 0.0], vec![g, g, 0.0], vec![b1, b2, g]];
+        // c_3 = b1 + b2 + g = 1 up to rounding: state it exactly.
+        EsdirkTableau::new(a, vec![b1, b2, g], vec![0.0, 2.0 * g, 1.0])
+            .expect("the ρ∞-Bathe tableau is a valid stiffly accurate ESDIRK")
+    }
+}
+
+/// An ESDIRK scheme in direct second-order form (see the module documentation): s − 1 integration
+/// points per step, one per implicit stage.
+#[derive(Debug, Clone)]
+pub struct Esdirk {
+    name: &'static str,
+    reported: Vec<(&'static str, f64)>,
+    tableau: EsdirkTableau,
+    h: f64,
+    t0: f64,
+    steps: u64,
+    // Stage values: index 0 is the explicit first stage (the state at t_n).
+    qs: Vec<Vector>,
+    vs: Vec<Vector>,
+    accs: Vec<Vector>,
+    lambdas: Vec<Vector>,
+    // Known parts of the current point.
+    q_hat: Vector,
+    v_hat: Vector,
+}
+
+impl Esdirk {
+    /// A scheme from a checked tableau; `name` and `reported` are what reports show.
+    pub fn new(name: &'static str, reported: Vec<(&'static str, f64)>, tableau: EsdirkTableau) -> Self {
+        Esdirk {
+            name,
+            reported,
+            tableau,
+            h: 0.0,
+            t0: 0.0,
+            steps: 0,
+            qs: Vec::new(),
+            vs: Vec::new(),
+            accs: Vec::new(),
+            lambdas: Vec::new(),
+            q_hat: Vector::zeros(0),
+            v_hat: Vector::zeros(0),
+        }
+    }
+
+    /// The tableau.
+    pub fn tableau(&self) -> &EsdirkTableau {
+        &self.tableau
+    }
+}
+
+impl Scheme for Esdirk {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn parameters(&self) -> Vec<(&'static str, f64)> {
+        self.reported.clone()
+    }
+
+    fn points_per_step(&self) -> usize {
+        self.tableau.stages() - 1
+    }
+
+    fn start(&mut self, h: f64, x0: &State, _force_terms: &Vector) {
+        let s = self.tableau.stages();
+        self.h = h;
+        self.t0 = x0.t;
+        self.steps = 0;
+        self.qs = vec![x0.q.clone(); s];
+        self.vs = vec![x0.v.clone(); s];
+        self.accs = vec![x0.a.clone(); s];
+        self.lambdas = vec![x0.lambda.clone(); s];
+        self.q_hat = Vector::zeros(x0.q.len());
+        self.v_hat = Vector::zeros(x0.q.len());
+    }
+
+    fn point(&mut self, k: usize, pt: &mut IntegrationPoint) {
+        let i = k + 1; // stage index (0-based); stage 0 is explicit
+        let (h, tab) = (self.h, &self.tableau);
+        let g = tab.diagonal();
+        let row = &tab.a[i];
+        let n = self.qs[0].len();
+        for r in 0..n {
+            let mut vh = self.vs[0][r];
+            let mut qh = self.qs[0][r];
+            for j in 0..i {
+                vh += h * row[j] * self.accs[j][r];
+                qh += h * row[j] * self.vs[j][r];
+            }
+            self.v_hat[r] = vh;
+            self.q_hat[r] = qh + h * g * vh;
+        }
+        let t_n = self.t0 + self.steps as f64 * h;
+        pt.t_e = t_n + tab.c[i] * h;
+        pt.t_c = pt.t_e;
+        pt.q_hat.copy_from(&self.q_hat);
+        pt.v_hat.copy_from(&self.v_hat);
+        pt.a_hat.fill(0.0);
+        pt.qc_hat.copy_from(&self.q_hat);
+        pt.c_v = h * g;
+        pt.c_q = pt.c_v * pt.c_v;
+        pt.c_a = 1.0;
+        pt.c_c = pt.c_q;
+        pt.force_weight = 1.0;
+        pt.has_history_residual = false;
+        // Prediction, section 3.1 of [MSD22].
+        let (d1, d2) = if i >= 2 {
+            (tab.c[i] - tab.c[i - 1], tab.c[i - 1] - tab.c[i - 2])
+        } else {
+            (0.0, 0.0)
+        };
+        if i >= 2 && d1 != 0.0 && d2 != 0.0 {
+            // Eqs. (12)-(14): ẏ⁽⁰⁾ = (m0 y_{N−1} + m1 y_{N−2})/(t_N − t_{N−1}) + n0 ẏ_{N−1} + n1 ẏ_{N−2}.
+            let al = d1 / d2;
+            let m0 = -6.0 * al * al * (1.0 + al);
+            let (m1, n0, n1) = (-m0, (1.0 + al) * (1.0 + 3.0 * al), al * (2.0 + 3.0 * al));
+            let dt = d1 * h;
+            for r in 0..n {
+                pt.u_guess[r] = (m0 * self.vs[i - 1][r] + m1 * self.vs[i - 2][r]) / dt
+                    + n0 * self.accs[i - 1][r]
+                    + n1 * self.accs[i - 2][r];
+            }
+            for j in 0..pt.lambda_guess.len() {
+                let (l1, l2) = (self.lambdas[i - 1][j], self.lambdas[i - 2][j]);
+                pt.lambda_guess[j] = l1 + al * (l1 - l2);
+            }
+        } else {
+            // Constant prediction, eq. (15).
+            pt.u_guess.copy_from(&self.accs[i - 1]);
+            pt.lambda_guess.copy_from(&self.lambdas[i - 1]);
+        }
+    }
+
+    fn accept_point(&mut self, k: usize, sol: &PointSolution<'_>) {
+        let i = k + 1;
+        let c_v = self.h * self.tableau.diagonal();
+        let c_q = c_v * c_v;
+        for r in 0..self.q_hat.len() {
+            let u = sol.u[r];
+            self.accs[i][r] = u;
+            self.vs[i][r] = self.v_hat[r] + c_v * u;
+            self.qs[i][r] = self.q_hat[r] + c_q * u;
+        }
+        self.lambdas[i].copy_from(sol.lambda);
+    }
+
+    fn end_step(&mut self, state: &mut State) {
+        // Stiffly accurate: the last stage is the new state and the next step's explicit stage.
+        let s = self.tableau.stages();
+        self.qs.swap(0, s - 1);
+        self.vs.swap(0, s - 1);
+        self.accs.swap(0, s - 1);
+        self.lambdas.swap(0, s - 1);
+        self.steps += 1;
+        state.t = self.t0 + self.steps as f64 * self.h;
+        state.q.copy_from(&self.qs[0]);
+        state.v.copy_from(&self.vs[0]);
+        state.a.copy_from(&self.accs[0]);
+        state.lambda.copy_from(&self.lambdas[0]);
+    }
+}
+
+/// The ρ∞-Bathe scheme for ρ∞ ∈ [0, 1].
+///
+/// # Errors
+/// [`SchemeError::OutOfRange`] when ρ∞ is outside [0, 1].
+pub fn rho_bathe(rho_inf: f64) -> Result<Esdirk, SchemeError> {
+    if !(0.0..=1.0).contains(&rho_inf) {
+        return Err(SchemeError::out_of_range(
+            INFO.name,
+            "rho_inf",
+            rho_inf,
+            "ρ∞ must lie in [0, 1]",
+        ));
+    }
+    let tab = EsdirkTableau::rho_bathe(rho_inf);
+    let reported = vec![
+        ("rho_inf", rho_inf),
+        ("g", tab.diagonal()),
+        ("c2", tab.c[1]),
+        ("b1", tab.b[0]),
+        ("b2", tab.b[1]),
+    ];
+    Ok(Esdirk::new(INFO.name, reported, tab))
+}
+
+/// Registry entry.
+pub const INFO: SchemeInfo = SchemeInfo {
+    name: "bathe",
+    aliases: &["rho-bathe", "rho-inf-bathe"],
+    family: "ESDIRK",
+    summary: "rho_inf-Bathe two-sub-step method as a 3-stage stiffly accurate ESDIRK (two implicit stages with equal diagonal); second order, A-stable, R(inf) = +rho_inf",
+    source: "Noh & Bathe (2019) Comput Struct 212:299; Zhang, Zhang, Zanoni & Masarati (2022) Multibody Syst Dyn, eqs. 5-7 and section 3.1 (shared/seeds/002_8a8e59317f5bc96d.txt); integrators.md §2",
+    params: &[ParamInfo {
+        name: "rho_inf",
+        default: 0.6,
+        description: "spectral radius at infinity, 0 ≤ ρ∞ ≤ 1 (0: TR-BDF2, strongest high-frequency filtering; 1: two trapezoidal half steps)",
+    }],
+    build: |p: &SchemeParams| Ok(Box::new(rho_bathe(param(p, "rho_inf"))?) as Box<dyn Scheme>),
+};
