@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod examples;
 pub mod formulation;
 pub mod linalg;
 pub mod model;

@@ -1,0 +1,93 @@
+//! The example models shipped with dynastep, embedded in the library.
+//!
+//! Each entry is a TOML model file from `examples/` at the repository root, compiled in with
+//! `include_str!`, so `dynastep` can list and run them without the files. Every example is checked
+//! against an independent reference by a test in `crates/dynastep/tests/examples_*.rs`; see
+//! `docs/examples.md` for what each one is, its source and the measured agreement.
+
+/// An embedded example model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Example {
+    /// Short name used on the command line (e.g. `andrews`).
+    pub name: &'static str,
+    /// One-line title.
+    pub title: &'static str,
+    /// What it is and what it is checked against.
+    pub description: &'static str,
+    /// The model file's text.
+    pub text: &'static str,
+    /// File name under `examples/` (used in error messages).
+    pub file: &'static str,
+}
+
+/// All examples, in the order they are listed.
+pub const EXAMPLES: &[Example] = &[
+    Example {
+        name: "pendulum",
+        title: "Simple pendulum (IFToMM / GDLC06 A01)",
+        description: "1 kg point mass on a massless 1 m rod, released horizontally from rest, 10 s; \
+                      checked against a DOP853 solution and the official A01 file.",
+        text: include_str!("../../../examples/pendulum.toml"),
+        file: "pendulum.toml",
+    },
+    Example {
+        name: "double-fourbar",
+        title: "Double four-bar mechanism (IFToMM)",
+        description: "Five 1 m, 1 kg bars with two parallelogram loops, B0 moving at 1 m/s, 10 s; passes \
+                      singular configurations; checked against the 1-DOF reduction and Exudyn's energy error.",
+        text: include_str!("../../../examples/double-fourbar.toml"),
+        file: "double-fourbar.toml",
+    },
+    Example {
+        name: "nfourbar40",
+        title: "N-four-bar mechanism, N = 40 (GDLC06 A02)",
+        description: "81 bars (243 coordinates, 242 constraints), 20 s; checked against the official \
+                      ADAMS trajectory of B0.",
+        text: include_str!("../../../examples/nfourbar40.toml"),
+        file: "nfourbar40.toml",
+    },
+    Example {
+        name: "andrews",
+        title: "Andrews' squeezing mechanism (seven-body mechanism)",
+        description: "7 bodies, 10 revolute joints, spring and constant torque, no gravity, 0.03 s; \
+                      checked against the IVP Test Set reference (PSIDE, rtol 1e-14).",
+        text: include_str!("../../../examples/andrews.toml"),
+        file: "andrews.toml",
+    },
+    Example {
+        name: "stiff-pendulum",
+        title: "Stiff pendulum (Fernández de Bustos et al. 2022)",
+        description: "Pendulum under a slow harmonic torque integrated with long steps in body \
+                      coordinates; checked against a DOP853 solution of the minimal-coordinate ODE.",
+        text: include_str!("../../../examples/stiff-pendulum.toml"),
+        file: "stiff-pendulum.toml",
+    },
+    Example {
+        name: "slider-crank",
+        title: "Slider-crank with driver and spring-damper",
+        description: "Crank driven at constant speed, slider on a prismatic joint held by a TSDA, gravity; \
+                      checked against the closed-form slider position and the energy balance.",
+        text: include_str!("../../../examples/slider-crank.toml"),
+        file: "slider-crank.toml",
+    },
+];
+
+/// The example called `name`, if any.
+pub fn find(name: &str) -> Option<&'static Example> {
+    EXAMPLES.iter().find(|e| e.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_findable() {
+        for (k, e) in EXAMPLES.iter().enumerate() {
+            assert!(EXAMPLES[..k].iter().all(|o| o.name != e.name), "duplicate {}", e.name);
+            assert_eq!(find(e.name).map(|x| x.file), Some(e.file));
+            assert!(!e.text.is_empty());
+        }
+        assert!(find("no-such-example").is_none());
+    }
+}
