@@ -3,3 +3,5 @@
 
 pub mod assembly;
 pub mod dynamic;
+
+pub mod stability;

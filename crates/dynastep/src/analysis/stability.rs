@@ -1,0 +1,687 @@
+//! Linear stability analysis of a scheme, by applying the scheme itself to the test oscillator
+//! ẍ + 2ξωẋ + ω²x = 0 ([`LinearOscillator`]) through the registry and the index-3 formulation, exactly
+//! as the time loop does (`start`, `point`, [`Index3::solve`], `accept_point`, `end_step`). No scheme
+//! needs a hand-derived amplification matrix.
+//!
+//! # The history and the amplification matrix
+//! A scheme's history (the state it carries from step to step) is private and differs between
+//! families: (q, v, a) for Newmark, plus the filtered acceleration for generalized-α and the force
+//! terms for HHT; two time levels for LMS2; positions of two levels for central differences. It is
+//! defined here generically, as the *minimal linear realization* of the scheme applied to the
+//! oscillator, identified from the scheme's responses (the eigensystem-realization idea of Ho &
+//! Kalman 1966, with many initial conditions instead of one impulse):
+//!
+//! 1. With h = 1 s and ω = Ω/h, run E = 3 + W·P experiments (P points per step, W = 4 warm-up steps):
+//!    three start from the unit states (q, v, a) = e_1, e_2, e_3 (a is deliberately not consistent with
+//!    q and v); the others start from rest and add a unit perturbation to the accepted solution u of
+//!    one point k of one warm-up step s (with the force terms recomputed at the perturbed point). These
+//!    perturbations are the errors a Newton tolerance leaves, so they excite every history direction
+//!    a real run can excite, including the parasitic roots of multistep methods and the earlier time
+//!    levels.
+//! 2. After step W every run is in the time-invariant regime (start-up steps such as LMS2's
+//!    trapezoidal step and the first central-difference step are over). The reported states
+//!    z_j = (q, v, a) after steps W … W + L (L = 6) of each experiment form the block-Hankel data
+//!    H = [z_W … z_{W+L−1}] (3L × E) and its shift H′ = [z_{W+1} … z_{W+L}]. For a linear scheme
+//!    H = O S and H′ = O A S, with O the observability matrix over the window, S the histories after
+//!    step W and A the amplification matrix of the history.
+//! 3. After scaling each time block and each experiment to unit largest entry (a legitimate change of
+//!    O and S), the singular value decomposition H = U Σ Vᵀ truncated to the numerical rank r
+//!    (σ_i > 1e-10 σ_1) gives A_r = Σ_r^{−½} U_rᵀ H′ V_r Σ_r^{−½}, similar to A restricted to the
+//!    reachable and observable history. r is the history dimension ("minimal" means that storage
+//!    which does not influence the future, such as LMS2's a_{n−1} beyond the combination it enters,
+//!    is not counted). Directions whose contribution over the window is below 1e-10 of the largest
+//!    (e.g. q after a step at Ω = 10⁸, which an implicit scheme sets to O(Ω⁻²)) are dropped.
+//!
+//! Eigenvalues of A_r: nalgebra's `complex_eigenvalues` (real Schur form). Only its eigenvalues are
+//! meaningful, not its entries (the coordinates are those of the SVD).
+//!
+//! # Measures (Zhang, Zhang, Zanoni & Masarati 2022, section 4, shared/seeds/002_8a8e59317f5bc96d.txt)
+//! * spectral radius ρ(Ω) = max |λ_i|;
+//! * the principal pair λ = exp(h(−ξ̄ω̄ ± iω̄√(1 − ξ̄²))) is the eigenvalue with positive imaginary
+//!   part closest to the exact exp(h(−ξω + iω√(1 − ξ²))); from ln λ = ln|λ| + i arg λ:
+//!   ω̄h = |ln λ|, amplitude decay ratio ξ̄ = −ln|λ| / (ω̄h), period elongation (T̄ − T)/T = ω/ω̄ − 1
+//!   (eq. 22 and the text after it). Both are `None` when no complex eigenvalue exists (the
+//!   principal roots have become real, at large Ω for dissipative schemes, or ξ ≥ 1);
+//! * Ω_crit: the first Ω of the grid where ρ > 1 + [`INSTABILITY_MARGIN`], refined by bisection
+//!   against the previous grid point (or 0) to a relative width of 1e-10;
+//! * ρ∞ = ρ(Ω = 10⁸) ([`OMEGA_INFINITY`]) with the same ξ.
+
+use std::io::Write;
+use std::path::Path;
+
+use nalgebra::Complex;
+
+use crate::formulation::{FormulationError, Index3, NewtonSettings, NewtonStats};
+use crate::linalg::{Matrix, Vector};
+use crate::scheme::{build, IntegrationPoint, PointSolution, SchemeError, SchemeParams, State};
+use crate::system::test_problems::LinearOscillator;
+use crate::system::System;
+
+/// Ω treated as infinity for ρ∞ [-].
+pub const OMEGA_INFINITY: f64 = 1e8;
+/// A spectral radius above 1 + this margin counts as unstable (it absorbs the rounding of the
+/// identification, which matters where two eigenvalues on the unit circle nearly coincide).
+pub const INSTABILITY_MARGIN: f64 = 1e-7;
+/// Relative singular-value threshold of the numerical rank of the response data.
+pub const RANK_TOLERANCE: f64 = 1e-10;
+const WARMUP_STEPS: usize = 4;
+const WINDOW: usize = 6;
+
+/// Errors of the stability analysis and its writers.
+#[derive(Debug, thiserror::Error)]
+pub enum StabilityError {
+    /// Unknown scheme or inadmissible parameters.
+    #[error(transparent)]
+    Scheme(#[from] SchemeError),
+    /// An integration point of the oscillator could not be solved (non-finite values, typically far
+    /// beyond the stability limit of an explicit scheme).
+    #[error("scheme `{scheme}` at Omega = {omega:e}: {source}")]
+    Solve {
+        /// Scheme name.
+        scheme: String,
+        /// Ω = ωh.
+        omega: f64,
+        /// The formulation's error.
+        source: FormulationError,
+    },
+    /// Invalid input (negative ξ, non-positive or non-finite Ω, empty grid).
+    #[error("invalid input: {0}")]
+    Invalid(String),
+    /// Writing the CSV file failed.
+    #[error("CSV output: {0}")]
+    Csv(#[from] csv::Error),
+    /// Writing a file failed.
+    #[error("I/O: {0}")]
+    Io(#[from] std::io::Error),
+    /// Drawing the chart failed.
+    #[error("chart: {0}")]
+    Plot(String),
+}
+
+/// The measures at one Ω.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct StabilityPoint {
+    /// Ω = ωh [-].
+    pub omega_h: f64,
+    /// Spectral radius of the amplification matrix [-].
+    pub spectral_radius: f64,
+    /// Amplitude decay ratio ξ̄ (numerical damping ratio) of the principal pair [-]; `None` when the
+    /// principal roots are real.
+    pub amplitude_decay: Option<f64>,
+    /// Period elongation (T̄ − T)/T = ω/ω̄ − 1 of the principal pair [-]; `None` when the principal
+    /// roots are real.
+    pub period_elongation: Option<f64>,
+    /// Eigenvalues (re, im) of the identified amplification matrix, by decreasing modulus.
+    pub eigenvalues: Vec<(f64, f64)>,
+}
+
+/// The result of [`analyse`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct StabilityReport {
+    /// Registry name of the scheme.
+    pub scheme: String,
+    /// The scheme's parameters as it reports them.
+    pub parameters: Vec<(String, f64)>,
+    /// Physical damping ratio ξ of the test oscillator [-].
+    pub xi: f64,
+    /// Dimension r of the identified history at Ω = 1 (see the module documentation).
+    pub history_dimension: usize,
+    /// Measures at each Ω of the grid, in the order given.
+    pub points: Vec<StabilityPoint>,
+    /// First Ω of the grid region where ρ > 1 + [`INSTABILITY_MARGIN`], refined by bisection; `None`
+    /// when stable over the whole grid.
+    pub omega_crit: Option<f64>,
+    /// Spectral radius at Ω = [`OMEGA_INFINITY`]; infinite or very large for conditionally stable
+    /// schemes.
+    pub rho_inf: f64,
+}
+
+/// Log-spaced grid of `count` values of Ω from `from` to `to` (both included).
+///
+/// # Panics
+/// When `count < 2` or the bounds are not positive.
+pub fn log_grid(from: f64, to: f64, count: usize) -> Vec<f64> {
+    assert!(count >= 2 && from > 0.0 && to > 0.0, "log_grid needs count ≥ 2 and positive bounds");
+    let (a, b) = (from.ln(), to.ln());
+    (0..count)
+        .map(|i| (a + (b - a) * i as f64 / (count - 1) as f64).exp())
+        .collect()
+}
+
+/// One experiment: start state and an optional perturbation (step, point) of the accepted solution.
+#[derive(Clone, Copy)]
+enum Excitation {
+    Start(usize),
+    Inject(usize, usize),
+}
+
+/// Runs one experiment and returns the reported (q, v, a) after steps W … W + L.
+fn experiment(
+    scheme_name: &str,
+    params: &SchemeParams,
+    sys: &LinearOscillator,
+    excitation: Excitation,
+) -> Result<Vec<[f64; 3]>, StabilityError> {
+    let mut scheme = build(scheme_name, params)?;
+    let h = 1.0;
+    let mut x0 = State::zeros(0.0, 1, 0);
+    if let Excitation::Start(c) = excitation {
+        match c {
+            0 => x0.q[0] = 1.0,
+            1 => x0.v[0] = 1.0,
+            _ => x0.a[0] = 1.0,
+        }
+    }
+    let mut f0 = Vector::zeros(1);
+    sys.forces(x0.t, &x0.q, &x0.v, &mut f0);
+    f0.neg_mut();
+    scheme.start(h, &x0, &f0);
+    // The oscillator is linear, so the first Newton step is exact to rounding and the second one
+    // confirms it through the position correction. The residual test is switched off: at large Ω the
+    // residual a + ω²q cannot fall below ~Ω²ε of its terms, because q = q̂ + c_q u cancels.
+    let settings = NewtonSettings {
+        max_iterations: 50,
+        residual_tol: f64::INFINITY,
+        ..NewtonSettings::default()
+    };
+    let mut form = Index3::new(1, 0, settings);
+    let mut pt = IntegrationPoint::new(1, 0);
+    let mut u = Vector::zeros(1);
+    let mut lambda = Vector::zeros(0);
+    let mut stats = NewtonStats::default();
+    let mut force_terms = Vector::zeros(1);
+    let mut qv = (Vector::zeros(1), Vector::zeros(1));
+    let mut state = x0.clone();
+    let mut out = Vec::with_capacity(WINDOW + 1);
+    for step in 1..=WARMUP_STEPS + WINDOW {
+        for k in 0..scheme.points_per_step() {
+            scheme.point(k, &mut pt);
+            u.copy_from(&pt.u_guess);
+            lambda.copy_from(&pt.lambda_guess);
+            form.solve(sys, &pt, &mut u, &mut lambda, &mut stats)
+                .map_err(|source| StabilityError::Solve {
+                    scheme: scheme_name.to_string(),
+                    omega: sys.omega,
+                    source,
+                })?;
+            force_terms.copy_from(&form.force_terms);
+            if let Excitation::Inject(s, kk) = excitation {
+                if s == step && kk == k {
+                    u[0] += 1.0;
+                    qv.0[0] = pt.q_hat[0] + pt.c_q * u[0];
+                    qv.1[0] = pt.v_hat[0] + pt.c_v * u[0];
+                    sys.forces(pt.t_e, &qv.0, &qv.1, &mut force_terms);
+                    force_terms.neg_mut();
+                }
+            }
+            scheme.accept_point(
+                k,
+                &PointSolution {
+                    u: &u,
+                    lambda: &lambda,
+                    force_terms: &force_terms,
+                },
+            );
+        }
+        scheme.end_step(&mut state);
+        if step >= WARMUP_STEPS {
+            out.push([state.q[0], state.v[0], state.a[0]]);
+        }
+    }
+    Ok(out)
+}
+
+/// The identified amplification matrix and the singular values of the scaled response data.
+struct Realization {
+    a: Matrix,
+    singular_values: Vec<f64>,
+}
+
+fn realize(
+    scheme_name: &str,
+    params: &SchemeParams,
+    xi: f64,
+    omega_h: f64,
+) -> Result<Realization, StabilityError> {
+    let sys = LinearOscillator { omega: omega_h, xi };
+    let points = build(scheme_name, params)?.points_per_step();
+    let mut excitations: Vec<Excitation> = (0..3).map(Excitation::Start).collect();
+    for s in 1..=WARMUP_STEPS {
+        for k in 0..points {
+            excitations.push(Excitation::Inject(s, k));
+        }
+    }
+    let e = excitations.len();
+    let rows = 3 * WINDOW;
+    let mut h0 = Matrix::zeros(rows, e);
+    let mut h1 = Matrix::zeros(rows, e);
+    for (col, ex) in excitations.iter().enumerate() {
+        let z = experiment(scheme_name, params, &sys, *ex)?;
+        for j in 0..WINDOW {
+            for c in 0..3 {
+                h0[(3 * j + c, col)] = z[j][c];
+                h1[(3 * j + c, col)] = z[j + 1][c];
+            }
+        }
+    }
+    if !(h0.iter().chain(h1.iter()).all(|x| x.is_finite())) {
+        return Err(StabilityError::Solve {
+            scheme: scheme_name.to_string(),
+            omega: omega_h,
+            source: FormulationError::NonFinite,
+        });
+    }
+    // Scale each time block (rows of one z_j, same factor in H and H') and each experiment.
+    for j in 0..WINDOW {
+        let mut m = 0.0_f64;
+        for c in 0..3 {
+            for col in 0..e {
+                m = m.max(h0[(3 * j + c, col)].abs());
+            }
+        }
+        if m > 0.0 {
+            for c in 0..3 {
+                for col in 0..e {
+                    h0[(3 * j + c, col)] /= m;
+                    h1[(3 * j + c, col)] /= m;
+                }
+            }
+        }
+    }
+    for col in 0..e {
+        let m = h0.column(col).amax();
+        if m > 0.0 {
+            h0.column_mut(col).scale_mut(1.0 / m);
+            h1.column_mut(col).scale_mut(1.0 / m);
+        }
+    }
+    let svd = h0.svd(true, true);
+    let (u, vt) = (svd.u.unwrap(), svd.v_t.unwrap());
+    // Order singular values (nalgebra does not sort them).
+    let mut order: Vec<usize> = (0..svd.singular_values.len()).collect();
+    order.sort_by(|&a, &b| svd.singular_values[b].total_cmp(&svd.singular_values[a]));
+    let sv: Vec<f64> = order.iter().map(|&i| svd.singular_values[i]).collect();
+    let r = sv.iter().filter(|&&s| s > RANK_TOLERANCE * sv[0]).count().max(1);
+    let mut ur = Matrix::zeros(rows, r);
+    let mut vr = Matrix::zeros(e, r);
+    for (k, &i) in order.iter().take(r).enumerate() {
+        let w = 1.0 / sv[k].sqrt();
+        ur.set_column(k, &(u.column(i) * w));
+        vr.set_column(k, &(vt.row(i).transpose() * w));
+    }
+    let a = ur.transpose() * h1 * vr;
+    Ok(Realization {
+        a,
+        singular_values: sv,
+    })
+}
+
+/// The amplification matrix of scheme `scheme_name` (with `params`) for the oscillator with damping
+/// ratio `xi` at Ω = `omega_h`, identified as described in the module documentation: an r × r matrix
+/// similar to the scheme's amplification matrix on its minimal history. Only its eigenvalues are
+/// meaningful.
+///
+/// # Errors
+/// [`StabilityError::Scheme`] for an unknown scheme or bad parameters; [`StabilityError::Invalid`]
+/// for ξ < 0 or Ω ≤ 0; [`StabilityError::Solve`] when the responses become non-finite.
+pub fn amplification_matrix(
+    scheme_name: &str,
+    params: &SchemeParams,
+    xi: f64,
+    omega_h: f64,
+) -> Result<Matrix, StabilityError> {
+    check_inputs(xi, &[omega_h])?;
+    Ok(realize(scheme_name, params, xi, omega_h)?.a)
+}
+
+fn check_inputs(xi: f64, omegas: &[f64]) -> Result<(), StabilityError> {
+    if !(xi.is_finite() && xi >= 0.0) {
+        return Err(StabilityError::Invalid(format!("damping ratio ξ = {xi} must be finite and ≥ 0")));
+    }
+    if let Some(w) = omegas.iter().find(|w| !(w.is_finite() && **w > 0.0)) {
+        return Err(StabilityError::Invalid(format!("Ω = {w} must be finite and positive")));
+    }
+    Ok(())
+}
+
+fn eigenvalues(a: &Matrix) -> Vec<Complex<f64>> {
+    let mut ev: Vec<Complex<f64>> = a.clone().complex_eigenvalues().iter().copied().collect();
+    ev.sort_by(|x, y| y.norm().total_cmp(&x.norm()));
+    ev
+}
+
+fn measure(scheme: &str, params: &SchemeParams, xi: f64, omega_h: f64) -> Result<StabilityPoint, StabilityError> {
+    let ev = eigenvalues(&realize(scheme, params, xi, omega_h)?.a);
+    let rho = ev.iter().map(|z| z.norm()).fold(0.0, f64::max);
+    // Principal pair: the eigenvalue with positive imaginary part closest to the exact one.
+    let (amplitude_decay, period_elongation) = if xi < 1.0 {
+        let wd = omega_h * (1.0 - xi * xi).sqrt();
+        let exact = Complex::new(-xi * omega_h, wd).exp();
+        ev.iter()
+            .filter(|z| z.im > 1e-12 * z.norm())
+            .min_by(|x, y| (*x - exact).norm().total_cmp(&(*y - exact).norm()))
+            .map(|z| {
+                let l = z.ln();
+                let wbar_h = l.norm();
+                (Some(-l.re / wbar_h), Some(omega_h / wbar_h - 1.0))
+            })
+            .unwrap_or((None, None))
+    } else {
+        (None, None)
+    };
+    Ok(StabilityPoint {
+        omega_h,
+        spectral_radius: rho,
+        amplitude_decay,
+        period_elongation,
+        eigenvalues: ev.iter().map(|z| (z.re, z.im)).collect(),
+    })
+}
+
+fn spectral_radius(scheme: &str, params: &SchemeParams, xi: f64, omega_h: f64) -> f64 {
+    match realize(scheme, params, xi, omega_h) {
+        Ok(r) => eigenvalues(&r.a).iter().map(|z| z.norm()).fold(0.0, f64::max),
+        Err(_) => f64::INFINITY,
+    }
+}
+
+/// Linear stability analysis of scheme `scheme_name` (registry name, parameters `params`, missing
+/// ones at their defaults) on ẍ + 2ξωẋ + ω²x = 0 with damping ratio `xi` ≥ 0 over the grid `omegas`
+/// of Ω = ωh (positive; see [`log_grid`]). Method and measures in the module documentation (after
+/// Zhang et al. 2022, section 4).
+///
+/// # Errors
+/// [`StabilityError::Scheme`] for an unknown scheme or bad parameters; [`StabilityError::Invalid`]
+/// for ξ < 0, an empty grid or a non-positive Ω. A point where the responses overflow (an explicit
+/// scheme far beyond its limit) is reported with an infinite spectral radius rather than as an
+/// error.
+pub fn analyse(
+    scheme_name: &str,
+    params: &SchemeParams,
+    xi: f64,
+    omegas: &[f64],
+) -> Result<StabilityReport, StabilityError> {
+    check_inputs(xi, omegas)?;
+    if omegas.is_empty() {
+        return Err(StabilityError::Invalid("empty Ω grid".into()));
+    }
+    let scheme = build(scheme_name, params)?;
+    let parameters = scheme
+        .parameters()
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    let history_dimension = realize(scheme_name, params, xi, 1.0)?.a.nrows();
+    let mut points = Vec::with_capacity(omegas.len());
+    for &w in omegas {
+        let p = match measure(scheme_name, params, xi, w) {
+            Ok(p) => p,
+            Err(StabilityError::Solve { .. }) => StabilityPoint {
+                omega_h: w,
+                spectral_radius: f64::INFINITY,
+                amplitude_decay: None,
+                period_elongation: None,
+                eigenvalues: Vec::new(),
+            },
+            Err(e) => return Err(e),
+        };
+        points.push(p);
+    }
+    // Ω_crit: first unstable grid point in increasing Ω, bisected against the previous one.
+    let mut sorted: Vec<f64> = omegas.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let radius_at = |w: f64| {
+        points
+            .iter()
+            .find(|p| p.omega_h == w)
+            .map(|p| p.spectral_radius)
+            .unwrap_or(f64::NAN)
+    };
+    let mut omega_crit = None;
+    let mut lower = 0.0;
+    for &w in &sorted {
+        if radius_at(w) > 1.0 + INSTABILITY_MARGIN {
+            let (mut lo, mut hi) = (lower, w);
+            while hi - lo > 1e-10 * hi {
+                let mid = 0.5 * (lo + hi);
+                if spectral_radius(scheme_name, params, xi, mid) > 1.0 + INSTABILITY_MARGIN {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            omega_crit = Some(0.5 * (lo + hi));
+            break;
+        }
+        lower = w;
+    }
+    let rho_inf = spectral_radius(scheme_name, params, xi, OMEGA_INFINITY);
+    Ok(StabilityReport {
+        scheme: scheme.name().to_string(),
+        parameters,
+        xi,
+        history_dimension,
+        points,
+        omega_crit,
+        rho_inf,
+    })
+}
+
+fn label(r: &StabilityReport) -> String {
+    let main: Vec<String> = r
+        .parameters
+        .iter()
+        .filter(|(k, _)| matches!(k.as_str(), "rho_inf" | "alpha" | "gamma" | "beta"))
+        .take(2)
+        .map(|(k, v)| {
+            let k = if k == "rho_inf" { "ρ∞" } else { k.as_str() };
+            format!("{k} = {}", (v * 1e4).round() / 1e4)
+        })
+        .collect();
+    if main.is_empty() || r.scheme == "trapezoidal" || r.scheme == "fox-goodwin" {
+        r.scheme.clone()
+    } else {
+        format!("{} ({})", r.scheme, main.join(", "))
+    }
+}
+
+/// Writes the reports as CSV, one row per (scheme, Ω), with the header
+/// `scheme,parameters,xi,omega_h,spectral_radius,amplitude_decay,period_elongation,omega_crit,rho_inf`
+/// (`parameters` as `k=v;k=v`; empty cells for undefined values; all quantities dimensionless).
+///
+/// # Errors
+/// [`StabilityError::Csv`] when writing fails.
+pub fn write_csv<W: Write>(reports: &[StabilityReport], out: W) -> Result<(), StabilityError> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record([
+        "scheme",
+        "parameters",
+        "xi",
+        "omega_h",
+        "spectral_radius",
+        "amplitude_decay",
+        "period_elongation",
+        "omega_crit",
+        "rho_inf",
+    ])?;
+    let opt = |x: Option<f64>| x.map(|v| format!("{v:e}")).unwrap_or_default();
+    for r in reports {
+        let params = r
+            .parameters
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(";");
+        for p in &r.points {
+            w.write_record([
+                r.scheme.clone(),
+                params.clone(),
+                format!("{}", r.xi),
+                format!("{:e}", p.omega_h),
+                format!("{:e}", p.spectral_radius),
+                opt(p.amplitude_decay),
+                opt(p.period_elongation),
+                opt(r.omega_crit),
+                format!("{:e}", r.rho_inf),
+            ])?;
+        }
+    }
+    w.flush()?;
+    Ok(())
+}
+
+static FONT: std::sync::Once = std::sync::Once::new();
+
+fn register_font() {
+    FONT.call_once(|| {
+        // DejaVu Sans (Bitstream Vera licence, crates/dynastep/assets/DejaVuSans-LICENSE.txt).
+        let bytes: &'static [u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+        let _ = plotters::style::register_font("sans-serif", plotters::style::FontStyle::Normal, bytes);
+    });
+}
+
+const COLORS: [(u8, u8, u8); 8] = [
+    (31, 119, 180),
+    (255, 127, 14),
+    (44, 160, 44),
+    (214, 39, 40),
+    (148, 103, 189),
+    (140, 86, 75),
+    (227, 119, 194),
+    (23, 190, 207),
+];
+
+fn draw<DB: plotters::prelude::DrawingBackend>(
+    root: plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
+    reports: &[StabilityReport],
+) -> Result<(), String> {
+    use plotters::prelude::*;
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    root.fill(&WHITE).map_err(err)?;
+    let (top, bottom) = root.split_vertically(root.dim_in_pixel().1 * 55 / 100);
+    let all: Vec<&StabilityPoint> = reports.iter().flat_map(|r| r.points.iter()).collect();
+    let (mut wmin, mut wmax) = (f64::INFINITY, 0.0_f64);
+    for p in &all {
+        wmin = wmin.min(p.omega_h);
+        wmax = wmax.max(p.omega_h);
+    }
+    if all.is_empty() || wmin >= wmax {
+        return Err("nothing to plot: the reports need at least two values of Ω".into());
+    }
+    // Panel 1: spectral radius.
+    let mut chart = ChartBuilder::on(&top)
+        .caption("Spectral radius", ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(56)
+        .build_cartesian_2d((wmin..wmax).log_scale(), 0.0..1.2)
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("Ω = ωh")
+        .y_desc("ρ")
+        .x_label_formatter(&|x| format!("{x:.0e}"))
+        .label_style(("sans-serif", 14))
+        .draw()
+        .map_err(err)?;
+    for (i, r) in reports.iter().enumerate() {
+        let (cr, cg, cb) = COLORS[i % COLORS.len()];
+        let color = RGBColor(cr, cg, cb);
+        let style = ShapeStyle::from(&color).stroke_width(2);
+        // Break the curve where points were dropped (beyond the stability limit).
+        let mut segments: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+        for p in &r.points {
+            if p.spectral_radius.is_finite() && p.spectral_radius <= 1.2 {
+                segments.last_mut().unwrap().push((p.omega_h, p.spectral_radius));
+            } else if !segments.last().unwrap().is_empty() {
+                segments.push(Vec::new());
+            }
+        }
+        let mut first = true;
+        for seg in segments.into_iter().filter(|s| !s.is_empty()) {
+            let series = chart.draw_series(LineSeries::new(seg, style)).map_err(err)?;
+            if first {
+                series
+                    .label(label(r))
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+                first = false;
+            }
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::LowerLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 14))
+        .draw()
+        .map_err(err)?;
+    // Panel 2: period elongation in percent where the principal pair is complex, Ω ≤ 1.
+    let pe_max = 1.0_f64.min(wmax);
+    let mut ymin = 0.0_f64;
+    let mut ymax = 0.0_f64;
+    for p in all.iter().filter(|p| p.omega_h <= pe_max) {
+        if let Some(pe) = p.period_elongation {
+            ymin = ymin.min(100.0 * pe);
+            ymax = ymax.max(100.0 * pe);
+        }
+    }
+    let pad = 0.05 * (ymax - ymin).max(1e-3);
+    let mut chart = ChartBuilder::on(&bottom)
+        .caption("Period elongation (T̄ − T)/T", ("sans-serif", 22))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(56)
+        .build_cartesian_2d((wmin..pe_max).log_scale(), (ymin - pad)..(ymax + pad))
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("Ω = ωh")
+        .y_desc("PE [%]")
+        .x_label_formatter(&|x| format!("{x:.0e}"))
+        .label_style(("sans-serif", 14))
+        .draw()
+        .map_err(err)?;
+    for (i, r) in reports.iter().enumerate() {
+        let (cr, cg, cb) = COLORS[i % COLORS.len()];
+        let style = ShapeStyle::from(&RGBColor(cr, cg, cb)).stroke_width(2);
+        let pts: Vec<(f64, f64)> = r
+            .points
+            .iter()
+            .filter(|p| p.omega_h <= pe_max)
+            .filter_map(|p| p.period_elongation.map(|pe| (p.omega_h, 100.0 * pe)))
+            .collect();
+        chart.draw_series(LineSeries::new(pts, style)).map_err(err)?;
+    }
+    root.present().map_err(err)?;
+    Ok(())
+}
+
+/// Draws the reports on one figure: spectral radius against Ω on a log axis (top panel) and period
+/// elongation in percent for Ω ≤ 1 (bottom panel), one colour per report, legend in the top panel.
+/// The format follows the extension of `path`: `.png` (1000 × 900 pixels) or `.svg`. Text uses the
+/// embedded DejaVu Sans font (no system fonts needed).
+///
+/// # Errors
+/// [`StabilityError::Invalid`] for another extension; [`StabilityError::Plot`] when drawing or
+/// writing fails, or the reports hold fewer than two values of Ω.
+pub fn write_chart(reports: &[StabilityReport], path: &Path) -> Result<(), StabilityError> {
+    use plotters::prelude::*;
+    register_font();
+    let size = (1000, 900);
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("png") => draw(BitMapBackend::new(path, size).into_drawing_area(), reports),
+        Some("svg") => draw(SVGBackend::new(path, size).into_drawing_area(), reports),
+        _ => {
+            return Err(StabilityError::Invalid(format!(
+                "chart file `{}` must end in .png or .svg",
+                path.display()
+            )))
+        }
+    }
+    .map_err(StabilityError::Plot)
+}
