@@ -231,10 +231,9 @@ fn experiment(
     Ok(out)
 }
 
-/// The identified amplification matrix and the singular values of the scaled response data.
+/// The identified amplification matrix (r × r).
 struct Realization {
     a: Matrix,
-    singular_values: Vec<f64>,
 }
 
 fn realize(
@@ -310,10 +309,7 @@ fn realize(
         vr.set_column(k, &(vt.row(i).transpose() * w));
     }
     let a = ur.transpose() * h1 * vr;
-    Ok(Realization {
-        a,
-        singular_values: sv,
-    })
+    Ok(Realization { a })
 }
 
 /// The amplification matrix of scheme `scheme_name` (with `params`) for the oscillator with damping
