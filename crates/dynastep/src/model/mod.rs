@@ -4,6 +4,8 @@
 //! - [`function`]: time functions for drivers and loads.
 
 pub mod function;
+pub mod parse;
 pub mod types;
+pub mod validate;
 
 pub use types::*;
