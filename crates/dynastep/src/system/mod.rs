@@ -12,6 +12,7 @@
 //!
 //! Conventions: q, v, a have n entries; λ, Φ, γ have m entries. SI units; angles in radians.
 
+pub mod planar;
 pub mod test_problems;
 
 use crate::linalg::{MatVec, Sink, TransposeMatVec, Vector};

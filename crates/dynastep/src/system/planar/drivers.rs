@@ -1,0 +1,87 @@
+//! Driving constraints `g(q) − f(t) = 0`, one row each (Haug 1989, §3.5; Nikravesh 1988, §5.4):
+//!
+//! | driver | g(q) |
+//! |---|---|
+//! | revolute joint | `θ_j − θ_i` (the ground has θ = 0) [rad] |
+//! | prismatic joint | `u_iᵀ (r_Pj − r_Pi)`, u_i = A_i u' the unit axis of body i [m] |
+//! | coordinate x / y | the body-frame origin `x_cm − (A com)_x` / `y_cm − (A com)_y` [m] |
+//! | coordinate θ | `θ` [rad] |
+//!
+//! Since f enters additively, `Φ_t = −ḟ`, `Φ_qt = 0`, `Φ_tt = −f̈` and `γ = −vᵀ g_qq v + f̈`.
+
+use super::kinematics::{perp, BodyRef, PointPair, Row, Slots, TI};
+use crate::linalg::Vector;
+use crate::model::function::TimeFunction;
+use crate::model::Coordinate;
+
+/// What a driver prescribes, resolved to coordinates.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum DriverType {
+    /// θ_j − θ_i of a revolute joint.
+    Revolute { bi: BodyRef, bj: BodyRef },
+    /// Displacement along the unit axis (body i axes) of a prismatic joint.
+    Prismatic {
+        bi: BodyRef,
+        si: [f64; 2],
+        bj: BodyRef,
+        sj: [f64; 2],
+        axis: [f64; 2],
+    },
+    /// A body-frame coordinate; `com` in body axes [m].
+    Coordinate {
+        body: BodyRef,
+        com: [f64; 2],
+        coordinate: Coordinate,
+    },
+}
+
+/// A driver, resolved to coordinates.
+#[derive(Debug, Clone)]
+pub(crate) struct Driver {
+    pub name: String,
+    pub geometry: DriverType,
+    pub slots: Slots,
+    pub function: TimeFunction,
+    /// Its row in Φ.
+    pub row: usize,
+}
+
+impl Driver {
+    /// g(q) with gradient and Hessian (without the −f(t)).
+    pub(crate) fn eval(&self, q: &Vector) -> Row {
+        match &self.geometry {
+            DriverType::Revolute { bi, bj } => Row::relative_angle(&bi.frame(q), &bj.frame(q), 0.0),
+            DriverType::Prismatic {
+                bi,
+                si,
+                bj,
+                sj,
+                axis,
+            } => Row::body_vector_dot(&PointPair::new(bi.frame(q), *si, bj.frame(q), *sj), *axis),
+            DriverType::Coordinate {
+                body,
+                com,
+                coordinate,
+            } => {
+                let f = body.frame(q);
+                let mut r = Row::ZERO;
+                match coordinate {
+                    Coordinate::X | Coordinate::Y => {
+                        let k = (*coordinate == Coordinate::Y) as usize;
+                        let a = f.rot(*com);
+                        // x_o = x_cm − (A com)_x; ∂(A com)/∂θ = R A com, ∂² = −A com.
+                        r.phi = f.r[k] - a[k];
+                        r.grad[k] = 1.0;
+                        r.grad[TI] = -perp(a)[k];
+                        r.hess[TI][TI] = a[k];
+                    }
+                    Coordinate::Theta => {
+                        r.phi = f.theta;
+                        r.grad[TI] = 1.0;
+                    }
+                }
+                r
+            }
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! Applied forces in centroidal coordinates, each with analytic ∂Q/∂q and ∂Q/∂v (Haug 1989, §6.1.3
+//! and §6.2 (TSDA, RSDA); Nikravesh 1988, §8.3):
+//!
+//! - **gravity** `Q = m g` at the centre of mass; potential `−m gᵀ r_cm`.
+//! - **TSDA** between P_i and P_j: `d = r_Pj − r_Pi`, `l = |d|`, `l̇ = ∇lᵀ v`, tension
+//!   `f = k (l − l₀) + c l̇ + f_a(t)` (positive pulls the points together), `Q = −f ∇l`;
+//!   `∂Q/∂q = −∇l (k ∇l + c ∇²l v)ᵀ − f ∇²l`, `∂Q/∂v = −c ∇l ∇lᵀ`, with `ψ = dᵀd / 2`,
+//!   `∇l = ∇ψ / l` and `∇²l = (∇²ψ − ∇l ∇lᵀ) / l`.
+//!   Potential `½ k (l − l₀)²`; the damper and actuator are non-conservative.
+//! - **RSDA** at a revolute joint: `θ_r = θ_j − θ_i`, torque on j `τ = −k (θ_r − θ₀) − c θ̇_r + τ_a(t)`,
+//!   `−τ` on i; potential `½ k (θ_r − θ₀)²`.
+//! - **applied force** F at P: `Q = (F_x, F_y, a × F)` with `a = A s'_P`; a
+//!   body-frame force `F = A F'` rotates with the body, so `∂(F_x, F_y)/∂θ = R F` (the moment
+//!   `a × F = s' × F'` is then constant); a global force has `∂(a × F)/∂θ = −aᵀ F`.
+//! - **applied torque** τ(t) on a rigid body.
+
+use super::kinematics::{
+    cross, dot, ldot, lmul, perp, BodyRef, LMat, LVec, PointPair, Row, Slots, NS, TI, TJ,
+};
+use crate::linalg::Vector;
+use crate::model::function::TimeFunction;
+
+/// Lengths below this [m] are replaced by it when a TSDA's direction is computed, so that Q stays finite
+/// when its points meet (the direction is then arbitrary).
+pub(crate) const MIN_LENGTH: f64 = 1e-12;
+
+/// The law of a force element, resolved to coordinates.
+#[derive(Debug, Clone)]
+pub(crate) enum ForceType {
+    /// Weight `m g` [N] of the body in slots i.
+    Gravity { col: usize, weight: [f64; 2] },
+    /// Translational spring–damper–actuator.
+    Tsda {
+        bi: BodyRef,
+        si: [f64; 2],
+        bj: BodyRef,
+        sj: [f64; 2],
+        stiffness: f64,
+        free_length: f64,
+        damping: f64,
+        actuator: Option<TimeFunction>,
+    },
+    /// Rotational spring–damper–actuator.
+    Rsda {
+        bi: BodyRef,
+        bj: BodyRef,
+        stiffness: f64,
+        free_angle: f64,
+        damping: f64,
+        actuator: Option<TimeFunction>,
+    },
+    /// Force at point `s` (relative to the centre of mass, body axes) of the body in slots i.
+    Load {
+        body: BodyRef,
+        s: [f64; 2],
+        fx: TimeFunction,
+        fy: TimeFunction,
+        body_frame: bool,
+    },
+    /// Torque on the rigid body in slots i.
+    Torque { torque: TimeFunction },
+}
+
+/// A force element.
+#[derive(Debug, Clone)]
+pub(crate) struct ForceElement {
+    pub slots: Slots,
+    pub law: ForceType,
+}
+
+/// Q, its Jacobians and its non-conservative power at one state (local slots).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ForceEval {
+    /// Generalized force [N, N m].
+    pub q: LVec,
+    /// ∂Q/∂q.
+    pub dq: LMat,
+    /// ∂Q/∂v.
+    pub dv: LMat,
+    /// Power of the non-conservative part [W].
+    pub power: f64,
+}
+
+impl ForceEval {
+    const ZERO: ForceEval = ForceEval {
+        q: [0.0; NS],
+        dq: [[0.0; NS]; NS],
+        dv: [[0.0; NS]; NS],
+        power: 0.0,
+    };
+}
+
+/// l, ∇l, ∇²l of a TSDA (local slots).
+fn length_derivatives(p: &PointPair) -> (f64, LVec, LMat) {
+    let psi = Row::half_square_distance(p, 0.0);
+    let l = (2.0 * psi.phi).sqrt().max(MIN_LENGTH);
+    let mut g = psi.grad;
+    g.iter_mut().for_each(|x| *x /= l);
+    let mut h = psi.hess;
+    for a in 0..NS {
+        for b in 0..NS {
+            h[a][b] = (h[a][b] - g[a] * g[b]) / l;
+        }
+    }
+    (l, g, h)
+}
+
+impl ForceElement {
+    /// True when ∂Q/∂q can be non-zero (fixed at construction).
+    pub(crate) fn has_q_jacobian(&self) -> bool {
+        match &self.law {
+            ForceType::Gravity { .. } | ForceType::Torque { .. } => false,
+            ForceType::Tsda { .. } => true,
+            ForceType::Rsda { stiffness, .. } => *stiffness != 0.0,
+            ForceType::Load { body, .. } => matches!(body, BodyRef::Rigid { .. }),
+        }
+    }
+
+    /// True when ∂Q/∂v can be non-zero (fixed at construction).
+    pub(crate) fn has_v_jacobian(&self) -> bool {
+        match &self.law {
+            ForceType::Tsda { damping, .. } | ForceType::Rsda { damping, .. } => *damping != 0.0,
+            _ => false,
+        }
+    }
+
+    /// Potential energy [J].
+    pub(crate) fn potential(&self, q: &Vector) -> f64 {
+        match &self.law {
+            ForceType::Gravity { col, weight } => -dot(*weight, [q[*col], q[*col + 1]]),
+            ForceType::Tsda {
+                bi,
+                si,
+                bj,
+                sj,
+                stiffness,
+                free_length,
+                ..
+            } => {
+                let p = PointPair::new(bi.frame(q), *si, bj.frame(q), *sj);
+                let e = dot(p.d, p.d).sqrt() - free_length;
+                0.5 * stiffness * e * e
+            }
+            ForceType::Rsda {
+                bi,
+                bj,
+                stiffness,
+                free_angle,
+                ..
+            } => {
+                let e = bj.frame(q).theta - bi.frame(q).theta - free_angle;
+                0.5 * stiffness * e * e
+            }
+            ForceType::Load { .. } | ForceType::Torque { .. } => 0.0,
+        }
+    }
+
+    /// Q, ∂Q/∂q, ∂Q/∂v and the non-conservative power at (t, q, v).
+    pub(crate) fn eval(&self, t: f64, q: &Vector, v: &Vector) -> ForceEval {
+        let mut e = ForceEval::ZERO;
+        let vl = self.slots.gather(v);
+        match &self.law {
+            ForceType::Gravity { weight, .. } => {
+                e.q[0] = weight[0];
+                e.q[1] = weight[1];
+            }
+            ForceType::Tsda {
+                bi,
+                si,
+                bj,
+                sj,
+                stiffness: k,
+                free_length,
+                damping: c,
+                actuator,
+            } => {
+                let p = PointPair::new(bi.frame(q), *si, bj.frame(q), *sj);
+                let (l, gl, hl) = length_derivatives(&p);
+                let ldot_ = ldot(&gl, &vl);
+                let fa = actuator.as_ref().map_or(0.0, |f| f.value(t));
+                let f = k * (l - free_length) + c * ldot_ + fa;
+                let hv = lmul(&hl, &vl);
+                for a in 0..NS {
+                    e.q[a] = -f * gl[a];
+                    for b in 0..NS {
+                        e.dq[a][b] = -gl[a] * (k * gl[b] + c * hv[b]) - f * hl[a][b];
+                        e.dv[a][b] = -c * gl[a] * gl[b];
+                    }
+                }
+                e.power = -(c * ldot_ + fa) * ldot_;
+            }
+            ForceType::Rsda {
+                bi,
+                bj,
+                stiffness: k,
+                free_angle,
+                damping: c,
+                actuator,
+            } => {
+                let tr = bj.frame(q).theta - bi.frame(q).theta;
+                let wr = vl[TJ] - vl[TI];
+                let ta = actuator.as_ref().map_or(0.0, |f| f.value(t));
+                let tau = -k * (tr - free_angle) - c * wr + ta;
+                e.q[TJ] = tau;
+                e.q[TI] = -tau;
+                for (a, sa) in [(TJ, 1.0), (TI, -1.0)] {
+                    for (b, sb) in [(TJ, 1.0), (TI, -1.0)] {
+                        e.dq[a][b] = -k * sa * sb;
+                        e.dv[a][b] = -c * sa * sb;
+                    }
+                }
+                e.power = (-c * wr + ta) * wr;
+            }
+            ForceType::Load {
+                body,
+                s,
+                fx,
+                fy,
+                body_frame,
+            } => {
+                let fr = body.frame(q);
+                let a = fr.rot(*s);
+                let f0 = [fx.value(t), fy.value(t)];
+                let f = if *body_frame { fr.rot(f0) } else { f0 };
+                e.q[0] = f[0];
+                e.q[1] = f[1];
+                e.q[TI] = cross(a, f);
+                if *body_frame {
+                    let rf = perp(f);
+                    e.dq[0][TI] = rf[0];
+                    e.dq[1][TI] = rf[1];
+                } else {
+                    e.dq[TI][TI] = -dot(a, f);
+                }
+                // Only existing slots carry velocity (θ of a point mass gathers 0).
+                e.power = ldot(&e.q, &vl);
+            }
+            ForceType::Torque { torque } => {
+                e.q[TI] = torque.value(t);
+                e.power = e.q[TI] * vl[TI];
+            }
+        }
+        e
+    }
+}

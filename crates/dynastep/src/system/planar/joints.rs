@@ -1,0 +1,135 @@
+//! Planar joints between a point P_i of body i and a point P_j of body j (Haug 1989, §3.3; Nikravesh
+//! 1988, §5.2), with `d = r_Pj − r_Pi`:
+//!
+//! | kind | rows, in this order |
+//! |---|---|
+//! | revolute | `d_x = 0`, `d_y = 0` |
+//! | prismatic | `n_iᵀ d = 0` (`n_i = A_i R u'`, u' the unit axis in body i); then, unless body j is a point mass, `θ_j − θ_i − (θ_j0 − θ_i0) = 0` |
+//! | fixed | `d_x = 0`, `d_y = 0`; then, unless a body is a point mass, `θ_j − θ_i − (θ_j0 − θ_i0) = 0` |
+//! | distance | `(dᵀd − L²)/2 = 0` |
+//!
+//! θ_i0, θ_j0 are the initial rotations of the model (0 for the ground and point masses). None of the
+//! rows depends on time, so Φ_t = 0 and γ = −vᵀ (∂²φ/∂q²) v for each row.
+
+use super::kinematics::{BodyRef, PointPair, Row, Slots};
+use crate::linalg::Vector;
+use crate::model::JointKind;
+
+/// The geometry of a joint kind.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum JointType {
+    /// Coincident points.
+    Revolute,
+    /// Sliding along the unit `axis` of body i (body axes); relative rotation kept at `angle0` when
+    /// `Some`.
+    Prismatic {
+        /// Unit sliding direction in body i axes.
+        axis: [f64; 2],
+        /// Initial relative rotation θ_j0 − θ_i0 [rad]; `None` when body j is a point mass.
+        angle0: Option<f64>,
+    },
+    /// Coincident points and, when `Some`, relative rotation kept at `angle0`.
+    Fixed {
+        /// Initial relative rotation [rad]; `None` when a body is a point mass.
+        angle0: Option<f64>,
+    },
+    /// Constant distance `length` [m].
+    Distance {
+        /// Rod length L [m].
+        length: f64,
+    },
+}
+
+/// A joint, resolved to coordinates.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Joint {
+    pub name: String,
+    pub kind: JointKind,
+    pub bi: BodyRef,
+    /// P_i relative to the centre of mass of body i, body axes (ground: global) [m].
+    pub si: [f64; 2],
+    pub bj: BodyRef,
+    /// P_j relative to the centre of mass of body j, body axes (ground: global) [m].
+    pub sj: [f64; 2],
+    pub slots: Slots,
+    pub geometry: JointType,
+    /// Index of the joint's first row in Φ.
+    pub first_row: usize,
+}
+
+impl Joint {
+    /// Number of rows.
+    pub(crate) fn rows(&self) -> usize {
+        match self.geometry {
+            JointType::Revolute => 2,
+            JointType::Prismatic { angle0, .. } => 1 + angle0.is_some() as usize,
+            JointType::Fixed { angle0 } => 2 + angle0.is_some() as usize,
+            JointType::Distance { .. } => 1,
+        }
+    }
+
+    /// What row `r` (0-based within the joint) constrains.
+    pub(crate) fn row_name(&self, r: usize) -> &'static str {
+        match (self.geometry, r) {
+            (JointType::Revolute | JointType::Fixed { .. }, 0) => "x",
+            (JointType::Revolute | JointType::Fixed { .. }, 1) => "y",
+            (JointType::Fixed { .. }, _) => "rotation",
+            (JointType::Revolute, _) => "?",
+            (JointType::Prismatic { .. }, 0) => "normal",
+            (JointType::Prismatic { .. }, _) => "rotation",
+            (JointType::Distance { .. }, _) => "length",
+        }
+    }
+
+    /// The point pair at q.
+    pub(crate) fn pair(&self, q: &Vector) -> PointPair {
+        PointPair::new(self.bi.frame(q), self.si, self.bj.frame(q), self.sj)
+    }
+
+    /// Evaluates the rows at q into `out`; returns the number of rows.
+    pub(crate) fn eval(&self, q: &Vector, out: &mut [Row; 3]) -> usize {
+        let p = self.pair(q);
+        match self.geometry {
+            JointType::Revolute => {
+                out[0] = Row::component(&p, 0);
+                out[1] = Row::component(&p, 1);
+                2
+            }
+            JointType::Prismatic { axis, angle0 } => {
+                out[0] = Row::body_vector_dot(&p, [-axis[1], axis[0]]);
+                match angle0 {
+                    Some(c) => {
+                        out[1] = Row::relative_angle(&p.fi, &self.bj.frame(q), c);
+                        2
+                    }
+                    None => 1,
+                }
+            }
+            JointType::Fixed { angle0 } => {
+                out[0] = Row::component(&p, 0);
+                out[1] = Row::component(&p, 1);
+                match angle0 {
+                    Some(c) => {
+                        out[2] = Row::relative_angle(&p.fi, &self.bj.frame(q), c);
+                        3
+                    }
+                    None => 2,
+                }
+            }
+            JointType::Distance { length } => {
+                out[0] = Row::half_square_distance(&p, length);
+                1
+            }
+        }
+    }
+}
+
+/// Name of a joint kind as written in a model file.
+pub(crate) fn kind_name(k: JointKind) -> &'static str {
+    match k {
+        JointKind::Revolute => "revolute",
+        JointKind::Prismatic => "prismatic",
+        JointKind::Fixed => "fixed",
+        JointKind::Distance => "distance",
+    }
+}

@@ -1,0 +1,367 @@
+//! Planar kinematic primitives shared by the elements: body frames evaluated from q, the canonical local
+//! layout of an element's coordinates ("slots"), the relative position of two points with its first and
+//! second derivatives, and the scalar constraint kernels (value, gradient, Hessian) that joints and
+//! drivers are built from.
+//!
+//! # Local layout
+//! Every element sees at most two bodies, i and j. Its local coordinates are always the six *slots*
+//! `[x_i, y_i, θ_i, x_j, y_j, θ_j]` (centroidal coordinates); a slot whose coordinate does not exist
+//! (the ground, the rotation of a point mass, the second body of a one-body element) is evaluated with
+//! that coordinate frozen (θ = 0 for the ground and a point mass) and dropped when the element writes
+//! into a global vector or matrix. The entries an element writes therefore depend only on which slots
+//! exist, fixed at construction, so every call writes the same entries in the same order.
+//!
+//! # Source
+//! Haug 1989, *Computer-Aided Kinematics and Dynamics of Mechanical Systems*, §3.2–3.3 (planar
+//! kinematics: `r_P = r + A(φ) s'_P`, `∂(A s')/∂φ = B s' = R A s'`), and Nikravesh 1988, §5.
+
+use crate::linalg::{Sink, Vector};
+
+/// Number of local slots of an element.
+pub(crate) const NS: usize = 6;
+/// A local vector (one entry per slot).
+pub(crate) type LVec = [f64; NS];
+/// A local square matrix (slot × slot).
+pub(crate) type LMat = [[f64; NS]; NS];
+
+/// Slot of θ_i.
+pub(crate) const TI: usize = 2;
+/// Slot of θ_j.
+pub(crate) const TJ: usize = 5;
+
+/// The vector rotated by +90°: `R a = (−a_y, a_x)`.
+#[inline]
+pub(crate) fn perp(a: [f64; 2]) -> [f64; 2] {
+    [-a[1], a[0]]
+}
+
+/// Scalar product.
+#[inline]
+pub(crate) fn dot(a: [f64; 2], b: [f64; 2]) -> f64 {
+    a[0] * b[0] + a[1] * b[1]
+}
+
+/// Planar cross product `a × b = a_x b_y − a_y b_x`.
+#[inline]
+pub(crate) fn cross(a: [f64; 2], b: [f64; 2]) -> f64 {
+    a[0] * b[1] - a[1] * b[0]
+}
+
+/// The pose of a body frame at its centre of mass, evaluated from q.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Frame {
+    /// Position of the centre of mass (ground: the global origin) [m].
+    pub r: [f64; 2],
+    /// Rotation [rad] (0 for the ground and point masses).
+    pub theta: f64,
+    cos: f64,
+    sin: f64,
+}
+
+impl Frame {
+    /// A frame at `r` rotated by `theta`.
+    pub(crate) fn new(r: [f64; 2], theta: f64) -> Self {
+        let (sin, cos) = theta.sin_cos();
+        Frame { r, theta, cos, sin }
+    }
+
+    /// `A(θ) s` for a vector `s` in body axes.
+    #[inline]
+    pub(crate) fn rot(&self, s: [f64; 2]) -> [f64; 2] {
+        [
+            self.cos * s[0] - self.sin * s[1],
+            self.sin * s[0] + self.cos * s[1],
+        ]
+    }
+}
+
+/// Which coordinates a body has and where they are in q.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BodyRef {
+    /// The ground: no coordinates.
+    Ground,
+    /// A point mass with coordinates (x_cm, y_cm) at `col`, `col + 1`.
+    Point {
+        /// Index of x_cm in q.
+        col: usize,
+    },
+    /// A rigid body with coordinates (x_cm, y_cm, θ) at `col .. col + 3`.
+    Rigid {
+        /// Index of x_cm in q.
+        col: usize,
+    },
+}
+
+impl BodyRef {
+    /// The frame at the centre of mass for coordinates `q`.
+    #[inline]
+    pub(crate) fn frame(&self, q: &Vector) -> Frame {
+        match *self {
+            BodyRef::Ground => Frame::new([0.0, 0.0], 0.0),
+            BodyRef::Point { col } => Frame::new([q[col], q[col + 1]], 0.0),
+            BodyRef::Rigid { col } => Frame::new([q[col], q[col + 1]], q[col + 2]),
+        }
+    }
+
+    /// Velocity of the centre of mass [m/s] and angular velocity [rad/s] for velocities `v`.
+    #[inline]
+    pub(crate) fn velocity(&self, v: &Vector) -> ([f64; 2], f64) {
+        match *self {
+            BodyRef::Ground => ([0.0, 0.0], 0.0),
+            BodyRef::Point { col } => ([v[col], v[col + 1]], 0.0),
+            BodyRef::Rigid { col } => ([v[col], v[col + 1]], v[col + 2]),
+        }
+    }
+
+    /// Global columns of (x, y, θ); `None` where the coordinate does not exist.
+    pub(crate) fn cols(&self) -> [Option<usize>; 3] {
+        match *self {
+            BodyRef::Ground => [None; 3],
+            BodyRef::Point { col } => [Some(col), Some(col + 1), None],
+            BodyRef::Rigid { col } => [Some(col), Some(col + 1), Some(col + 2)],
+        }
+    }
+
+    /// True for a point mass.
+    pub(crate) fn is_point_mass(&self) -> bool {
+        matches!(self, BodyRef::Point { .. })
+    }
+}
+
+/// Global columns of an element's six slots (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Slots(pub [Option<usize>; NS]);
+
+impl Slots {
+    /// Slots of a two-body element.
+    pub(crate) fn pair(i: BodyRef, j: BodyRef) -> Self {
+        let (a, b) = (i.cols(), j.cols());
+        Slots([a[0], a[1], a[2], b[0], b[1], b[2]])
+    }
+
+    /// Slots of a one-body element (the body takes the slots of body i).
+    pub(crate) fn single(b: BodyRef) -> Self {
+        Self::pair(b, BodyRef::Ground)
+    }
+
+    /// The local vector of `v` (0 where a slot does not exist).
+    #[inline]
+    pub(crate) fn gather(&self, v: &Vector) -> LVec {
+        let mut out = [0.0; NS];
+        for (o, c) in out.iter_mut().zip(self.0.iter()) {
+            if let Some(c) = c {
+                *o = v[*c];
+            }
+        }
+        out
+    }
+
+    /// Adds `scale · g` as row `row` of a matrix with n columns.
+    #[inline]
+    pub(crate) fn add_row<S: Sink>(&self, out: &mut S, row: usize, scale: f64, g: &LVec) {
+        for (c, x) in self.0.iter().zip(g.iter()) {
+            if let Some(c) = c {
+                out.add(row, *c, scale * x);
+            }
+        }
+    }
+
+    /// Adds `scale · h` into an n × n matrix (every existing slot pair, explicit zeros included).
+    #[inline]
+    pub(crate) fn add_block<S: Sink>(&self, out: &mut S, scale: f64, h: &LMat) {
+        for (a, ca) in self.0.iter().enumerate() {
+            let Some(ca) = ca else { continue };
+            for (b, cb) in self.0.iter().enumerate() {
+                if let Some(cb) = cb {
+                    out.add(*ca, *cb, scale * h[a][b]);
+                }
+            }
+        }
+    }
+
+    /// Adds the local vector `g` into the global vector `out` (n entries).
+    #[inline]
+    pub(crate) fn add_vec(&self, out: &mut Vector, g: &LVec) {
+        for (c, x) in self.0.iter().zip(g.iter()) {
+            if let Some(c) = c {
+                out[*c] += x;
+            }
+        }
+    }
+}
+
+/// `xᵀ H x` for a local matrix.
+#[inline]
+pub(crate) fn quad(h: &LMat, x: &LVec) -> f64 {
+    let mut s = 0.0;
+    for a in 0..NS {
+        if x[a] == 0.0 {
+            continue;
+        }
+        let mut r = 0.0;
+        for b in 0..NS {
+            r += h[a][b] * x[b];
+        }
+        s += x[a] * r;
+    }
+    s
+}
+
+/// `g · x` for local vectors.
+#[inline]
+pub(crate) fn ldot(g: &LVec, x: &LVec) -> f64 {
+    g.iter().zip(x.iter()).map(|(a, b)| a * b).sum()
+}
+
+/// `H x` for a local matrix.
+#[inline]
+pub(crate) fn lmul(h: &LMat, x: &LVec) -> LVec {
+    let mut out = [0.0; NS];
+    for (o, row) in out.iter_mut().zip(h.iter()) {
+        *o = ldot(row, x);
+    }
+    out
+}
+
+/// The relative position `d = r_Pj − r_Pi` of a point P_i of body i and a point P_j of body j, with
+/// its derivatives with respect to the six slots (Haug 1989, eq. 3.3.3):
+///
+/// ```text
+/// ∂d/∂(x_i, y_i, θ_i, x_j, y_j, θ_j) = [−I, −R a_i, I, R a_j]          (2 × 6)
+/// ∂²d/∂θ_i² = a_i,   ∂²d/∂θ_j² = −a_j,   all other second derivatives 0
+/// ```
+///
+/// with `a = A(θ) s'` the point's offset from the centre of mass in global axes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PointPair {
+    /// d = r_Pj − r_Pi [m].
+    pub d: [f64; 2],
+    /// Offset of P_i from the centre of mass of body i, global axes [m].
+    pub a_i: [f64; 2],
+    /// Offset of P_j from the centre of mass of body j, global axes [m].
+    pub a_j: [f64; 2],
+    /// Column `s` is ∂d/∂slot_s.
+    pub dcol: [[f64; 2]; NS],
+    /// Frame of body i.
+    pub fi: Frame,
+}
+
+impl PointPair {
+    /// Evaluates the pair for frames `fi`, `fj` and points `si`, `sj` (body axes, relative to the
+    /// centre of mass; for the ground, global coordinates).
+    pub(crate) fn new(fi: Frame, si: [f64; 2], fj: Frame, sj: [f64; 2]) -> Self {
+        let a_i = fi.rot(si);
+        let a_j = fj.rot(sj);
+        let d = [
+            fj.r[0] + a_j[0] - fi.r[0] - a_i[0],
+            fj.r[1] + a_j[1] - fi.r[1] - a_i[1],
+        ];
+        let pi = perp(a_i);
+        let pj = perp(a_j);
+        PointPair {
+            d,
+            a_i,
+            a_j,
+            dcol: [
+                [-1.0, 0.0],
+                [0.0, -1.0],
+                [-pi[0], -pi[1]],
+                [1.0, 0.0],
+                [0.0, 1.0],
+                pj,
+            ],
+            fi,
+        }
+    }
+
+    /// ∂²d/∂slot_a∂slot_b.
+    #[inline]
+    pub(crate) fn d2(&self, a: usize, b: usize) -> [f64; 2] {
+        if a == TI && b == TI {
+            self.a_i
+        } else if a == TJ && b == TJ {
+            [-self.a_j[0], -self.a_j[1]]
+        } else {
+            [0.0, 0.0]
+        }
+    }
+}
+
+/// One scalar constraint (or scalar function) of the slots: value, gradient and Hessian.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Row {
+    /// Value.
+    pub phi: f64,
+    /// ∂φ/∂slot.
+    pub grad: LVec,
+    /// ∂²φ/∂slot².
+    pub hess: LMat,
+}
+
+impl Row {
+    /// A row of zeros.
+    pub(crate) const ZERO: Row = Row {
+        phi: 0.0,
+        grad: [0.0; NS],
+        hess: [[0.0; NS]; NS],
+    };
+
+    /// Component `k` (0: x, 1: y) of d (revolute and fixed joints, Haug 1989, eq. 3.3.6).
+    pub(crate) fn component(p: &PointPair, k: usize) -> Row {
+        let mut r = Row::ZERO;
+        r.phi = p.d[k];
+        for a in 0..NS {
+            r.grad[a] = p.dcol[a][k];
+        }
+        r.hess[TI][TI] = p.a_i[k];
+        r.hess[TJ][TJ] = -p.a_j[k];
+        r
+    }
+
+    /// `(dᵀd − L²)/2` (distance joint, Haug 1989, eq. 3.3.2 written in squared form so it stays smooth
+    /// at d = 0; `length` = L [m]).
+    pub(crate) fn half_square_distance(p: &PointPair, length: f64) -> Row {
+        let mut r = Row::ZERO;
+        r.phi = 0.5 * (dot(p.d, p.d) - length * length);
+        for a in 0..NS {
+            r.grad[a] = dot(p.d, p.dcol[a]);
+            for b in 0..NS {
+                r.hess[a][b] = dot(p.dcol[a], p.dcol[b]) + dot(p.d, p.d2(a, b));
+            }
+        }
+        r
+    }
+
+    /// `wᵀ d` with `w = A_i w'` a vector fixed in body i (`w_body` = w' in body axes): the normal row of
+    /// a prismatic joint (Haug 1989, eq. 3.3.11) and the prismatic joint driver. With
+    /// `∂w/∂θ_i = R w`, `∂²w/∂θ_i² = −w`.
+    pub(crate) fn body_vector_dot(p: &PointPair, w_body: [f64; 2]) -> Row {
+        let w = p.fi.rot(w_body);
+        let pw = perp(w);
+        let mut r = Row::ZERO;
+        r.phi = dot(w, p.d);
+        for a in 0..NS {
+            r.grad[a] = dot(w, p.dcol[a]);
+            for b in 0..NS {
+                r.hess[a][b] = dot(w, p.d2(a, b));
+            }
+        }
+        r.grad[TI] += dot(pw, p.d);
+        for b in 0..NS {
+            let x = dot(pw, p.dcol[b]);
+            r.hess[TI][b] += x;
+            r.hess[b][TI] += x;
+        }
+        r.hess[TI][TI] -= dot(w, p.d);
+        r
+    }
+
+    /// `θ_j − θ_i − c` (relative rotation; Haug 1989, eq. 3.3.10).
+    pub(crate) fn relative_angle(fi: &Frame, fj: &Frame, c: f64) -> Row {
+        let mut r = Row::ZERO;
+        r.phi = fj.theta - fi.theta - c;
+        r.grad[TI] = -1.0;
+        r.grad[TJ] = 1.0;
+        r
+    }
+}

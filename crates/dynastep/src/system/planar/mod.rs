@@ -1,0 +1,1032 @@
+//! The planar multibody assembler: turns a [`Model`] into a [`System`].
+//!
+//! # Coordinates
+//! Each rigid body contributes `(x_cm, y_cm, θ)`, each point mass `(x_cm, y_cm)`, in the order of
+//! `model.bodies`; the ground contributes none. Coordinates are taken at the centre of mass, so the mass
+//! matrix is the constant diagonal `diag(m, m, I_cm)` and `∂(M a)/∂q = 0` (Haug 1989, §6.1.2;
+//! Nikravesh 1988, §6.3). The user's body-frame values are converted on the way in
+//! ([`PlanarSystem::initial_state`]) and out ([`PlanarSystem::body_pose`],
+//! [`PlanarSystem::body_velocity`]).
+//!
+//! # Constraint rows
+//! Joints in model order, then drivers in model order (see the `joints` and `drivers` source files for
+//! the equations):
+//!
+//! | element | rows |
+//! |---|---|
+//! | revolute | x, y |
+//! | prismatic | normal, then rotation (omitted when body j is a point mass) |
+//! | fixed | x, y, then rotation (omitted when a body is a point mass) |
+//! | distance | length: `(dᵀd − L²)/2` |
+//! | driver | 1 |
+//!
+//! Sign convention: `M a + Φ_qᵀ λ = Q`, so `−Φ_qᵀ λ` is the generalized constraint force.
+//!
+//! # Elements
+//! Every element (joint, driver, force) works on the six local *slots* `(x_i, y_i, θ_i, x_j, y_j, θ_j)`
+//! of at most two bodies and returns its values with analytic first and second derivatives; the system
+//! scatters them into global vectors and sinks. A new kind of body (e.g. spatial) adds a [`Body`]
+//! variant and its own kinematic primitives; the [`System`] trait does not change.
+//!
+//! # Sources
+//! Haug 1989, *Computer-Aided Kinematics and Dynamics of Mechanical Systems*, ch. 3 (planar joints and
+//! drivers), ch. 6 (planar dynamics, TSDA/RSDA); Nikravesh 1988, *Computer-Aided Analysis of Mechanical
+//! Systems*, ch. 5–8.
+
+mod body;
+mod drivers;
+mod forces;
+mod joints;
+mod kinematics;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::Range;
+
+pub use body::{Body, BodyCommon, PointMass, RigidBody};
+
+use self::body::{point_list, ORIGIN};
+use self::drivers::{Driver, DriverType};
+use self::forces::{ForceElement, ForceType};
+use self::joints::{kind_name, Joint, JointType};
+use self::kinematics::{cross, perp, quad, BodyRef, Row, Slots, NS};
+use super::System;
+use crate::analysis::assembly::GivenValues;
+use crate::linalg::{Sink, Vector};
+use crate::model::function::{FunctionError, FunctionSpec, TimeFunction};
+use crate::model::{
+    Coordinate, DriverKind, ForceSpec, Frame as LoadFrame, JointKind, Model, GROUND,
+};
+use crate::scheme::State;
+
+/// Why a model cannot be turned into a [`PlanarSystem`]. Every message names the offending entity.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlanarError {
+    /// A body's own data is invalid (mass, inertia, kind, reserved point name, …).
+    #[error("body `{body}`: {reason}")]
+    InvalidBody {
+        /// The body.
+        body: String,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
+    /// An element refers to a body that does not exist.
+    #[error("{element}: unknown body `{body}`; the bodies are: {known}")]
+    UnknownBody {
+        /// The element, e.g. "joint `B` (revolute)".
+        element: String,
+        /// The name used.
+        body: String,
+        /// The existing bodies.
+        known: String,
+    },
+    /// An element refers to a point a body does not have.
+    #[error("{element}: body `{body}` has no point `{point}`; its points are: {known}")]
+    UnknownPoint {
+        /// The element.
+        element: String,
+        /// The body.
+        body: String,
+        /// The name used.
+        point: String,
+        /// The body's points.
+        known: String,
+    },
+    /// A driver or RSDA refers to a joint that does not exist.
+    #[error("{element}: unknown joint `{joint}`; the joints are: {known}")]
+    UnknownJoint {
+        /// The element.
+        element: String,
+        /// The name used.
+        joint: String,
+        /// The existing joints.
+        known: String,
+    },
+    /// An element's data is invalid or does not fit the bodies it connects.
+    #[error("{element}: {reason}")]
+    InvalidElement {
+        /// The element.
+        element: String,
+        /// What is wrong and how to fix it.
+        reason: String,
+    },
+    /// A time function does not compile.
+    #[error("{element}: {source}")]
+    Function {
+        /// The element and the function's role, e.g. "driver `crank`, function".
+        element: String,
+        /// Why.
+        source: FunctionError,
+    },
+    /// Two entities of one kind share a name.
+    #[error("{what} `{name}` is defined more than once; names must be unique among {what}s")]
+    Duplicate {
+        /// "body", "joint", "driver", "force" or "marker".
+        what: &'static str,
+        /// The name.
+        name: String,
+    },
+}
+
+/// A marker resolved to coordinates.
+#[derive(Debug, Clone, PartialEq)]
+struct Marker {
+    name: String,
+    body: BodyRef,
+    /// Point relative to the centre of mass, body axes (ground: global) [m].
+    s: [f64; 2],
+}
+
+/// A planar multibody system built from a [`Model`]; implements [`System`] (see the module
+/// documentation for coordinates, row order and sources).
+#[derive(Debug, Clone)]
+pub struct PlanarSystem {
+    bodies: Vec<Body>,
+    joints: Vec<Joint>,
+    drivers: Vec<Driver>,
+    forces: Vec<ForceElement>,
+    markers: Vec<Marker>,
+    n: usize,
+    m: usize,
+    damped: bool,
+}
+
+/// Name lookup during construction.
+struct Resolver<'a> {
+    bodies: &'a [Body],
+    index: HashMap<&'a str, usize>,
+    ground: BTreeMap<String, [f64; 2]>,
+}
+
+impl Resolver<'_> {
+    fn known_bodies(&self) -> String {
+        std::iter::once(GROUND)
+            .chain(self.bodies.iter().map(|b| b.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The body named `name` (`None` index: the ground).
+    fn body(&self, element: &str, name: &str) -> Result<(BodyRef, Option<usize>), PlanarError> {
+        if name == GROUND {
+            return Ok((BodyRef::Ground, None));
+        }
+        match self.index.get(name) {
+            Some(&k) => Ok((self.bodies[k].body_ref(), Some(k))),
+            None => Err(PlanarError::UnknownBody {
+                element: element.into(),
+                body: name.into(),
+                known: self.known_bodies(),
+            }),
+        }
+    }
+
+    /// Body and point (relative to the centre of mass in body axes; global for the ground).
+    fn point(
+        &self,
+        element: &str,
+        body: &str,
+        point: Option<&str>,
+    ) -> Result<(BodyRef, [f64; 2]), PlanarError> {
+        let point = point.unwrap_or(ORIGIN);
+        let (b, k) = self.body(element, body)?;
+        let found = match k {
+            None => self.ground.get(point).copied(),
+            Some(k) => self.bodies[k].point(point),
+        };
+        found
+            .map(|s| (b, s))
+            .ok_or_else(|| PlanarError::UnknownPoint {
+                element: element.into(),
+                body: body.into(),
+                point: point.into(),
+                known: match k {
+                    None => point_list(&self.ground),
+                    Some(k) => point_list(&self.bodies[k].common().points),
+                },
+            })
+    }
+}
+
+fn compile(element: &str, spec: &FunctionSpec) -> Result<TimeFunction, PlanarError> {
+    TimeFunction::new(spec).map_err(|source| PlanarError::Function {
+        element: element.into(),
+        source,
+    })
+}
+
+fn invalid(element: &str, reason: impl Into<String>) -> PlanarError {
+    PlanarError::InvalidElement {
+        element: element.into(),
+        reason: reason.into(),
+    }
+}
+
+fn check_unique<'a>(
+    what: &'static str,
+    names: impl Iterator<Item = &'a str>,
+) -> Result<(), PlanarError> {
+    let mut seen = HashSet::new();
+    for n in names {
+        if !seen.insert(n) {
+            return Err(PlanarError::Duplicate {
+                what,
+                name: n.into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn finite(element: &str, what: &str, x: f64) -> Result<(), PlanarError> {
+    if x.is_finite() {
+        Ok(())
+    } else {
+        Err(invalid(
+            element,
+            format!("{what} must be a finite number (got {x})"),
+        ))
+    }
+}
+
+fn force_name(f: &ForceSpec) -> &str {
+    match f {
+        ForceSpec::Tsda { name, .. }
+        | ForceSpec::Rsda { name, .. }
+        | ForceSpec::Force { name, .. }
+        | ForceSpec::Torque { name, .. } => name,
+    }
+}
+
+impl PlanarSystem {
+    /// Builds the system of `model`.
+    ///
+    /// # Errors
+    /// [`PlanarError`], naming the entity, for: duplicate names; a body named `ground`; a non-positive
+    /// mass; a rigid body without a positive inertia or a point mass with one; unknown bodies, points
+    /// or joints; a joint or force element with body i = body j; a prismatic joint with a zero axis; a
+    /// distance joint of zero length; a joint driver on a joint that is not revolute or prismatic (or on
+    /// a revolute joint with a point mass, which has no rotation); a coordinate driver on the ground or
+    /// asking for θ of a point mass; an RSDA on a non-revolute joint or on one with a point mass; a
+    /// TSDA whose points coincide initially (length < 1e-12 m); a load on the ground, a torque on a
+    /// point mass or the ground; a time function that does not compile; non-finite parameters.
+    ///
+    /// Never panics.
+    pub fn new(model: &Model) -> Result<PlanarSystem, PlanarError> {
+        // Bodies.
+        check_unique("body", model.bodies.iter().map(|b| b.name.as_str()))?;
+        check_unique("joint", model.joints.iter().map(|j| j.name.as_str()))?;
+        check_unique("driver", model.drivers.iter().map(|d| d.name.as_str()))?;
+        check_unique("force", model.forces.iter().map(force_name))?;
+        check_unique("marker", model.markers.iter().map(|m| m.name.as_str()))?;
+        let mut bodies = Vec::with_capacity(model.bodies.len());
+        let mut n = 0;
+        for spec in &model.bodies {
+            if spec.name == GROUND {
+                return Err(PlanarError::InvalidBody {
+                    body: spec.name.clone(),
+                    reason: "the name `ground` is reserved for the fixed ground; rename the body"
+                        .into(),
+                });
+            }
+            let b = Body::from_spec(spec, n)?;
+            n += b.dof();
+            bodies.push(b);
+        }
+        let mut ground = model.ground.points.clone();
+        match ground.get(ORIGIN) {
+            Some(p) if *p != [0.0, 0.0] => {
+                return Err(PlanarError::InvalidBody {
+                    body: GROUND.into(),
+                    reason: format!(
+                        "point `origin` is reserved for the global origin [0, 0] (got {p:?}); rename the point"
+                    ),
+                })
+            }
+            _ => {
+                ground.insert(ORIGIN.into(), [0.0, 0.0]);
+            }
+        }
+        if ground.values().flatten().any(|x| !x.is_finite()) {
+            return Err(PlanarError::InvalidBody {
+                body: GROUND.into(),
+                reason: "points must be finite numbers".into(),
+            });
+        }
+        let res = Resolver {
+            bodies: &bodies,
+            index: bodies
+                .iter()
+                .enumerate()
+                .map(|(k, b)| (b.name(), k))
+                .collect(),
+            ground,
+        };
+        let mut q0 = Vector::zeros(n);
+        let mut v0 = Vector::zeros(n);
+        for b in &bodies {
+            b.write_initial(&mut q0, &mut v0);
+        }
+
+        // Joints.
+        let mut joints = Vec::with_capacity(model.joints.len());
+        let mut m = 0;
+        for spec in &model.joints {
+            let el = format!("joint `{}` ({})", spec.name, kind_name(spec.kind));
+            if spec.body_i == spec.body_j {
+                return Err(invalid(
+                    &el,
+                    format!(
+                        "body_i and body_j are both `{}`; a joint connects two different bodies",
+                        spec.body_i
+                    ),
+                ));
+            }
+            let (bi, si) = res.point(&el, &spec.body_i, spec.point_i.as_deref())?;
+            let (bj, sj) = res.point(&el, &spec.body_j, spec.point_j.as_deref())?;
+            if spec.axis.is_some() && spec.kind != JointKind::Prismatic {
+                return Err(invalid(&el, "`axis` applies to prismatic joints only"));
+            }
+            if spec.length.is_some() && spec.kind != JointKind::Distance {
+                return Err(invalid(&el, "`length` applies to distance joints only"));
+            }
+            let angle0 = bj.frame(&q0).theta - bi.frame(&q0).theta;
+            let geometry = match spec.kind {
+                JointKind::Revolute => JointType::Revolute,
+                JointKind::Prismatic => {
+                    let a = spec.axis.unwrap_or([1.0, 0.0]);
+                    let norm = (a[0] * a[0] + a[1] * a[1]).sqrt();
+                    if !(norm > 1e-12 && norm.is_finite()) {
+                        return Err(invalid(
+                            &el,
+                            format!("axis {a:?} has no direction; give a non-zero sliding direction in the frame of body i"),
+                        ));
+                    }
+                    JointType::Prismatic {
+                        axis: [a[0] / norm, a[1] / norm],
+                        angle0: (!bj.is_point_mass()).then_some(angle0),
+                    }
+                }
+                JointKind::Fixed => JointType::Fixed {
+                    angle0: (!bi.is_point_mass() && !bj.is_point_mass()).then_some(angle0),
+                },
+                JointKind::Distance => {
+                    let length = match spec.length {
+                        Some(l) => l,
+                        None => {
+                            let p =
+                                kinematics::PointPair::new(bi.frame(&q0), si, bj.frame(&q0), sj);
+                            (p.d[0] * p.d[0] + p.d[1] * p.d[1]).sqrt()
+                        }
+                    };
+                    if !(length > 1e-12 && length.is_finite()) {
+                        return Err(invalid(
+                            &el,
+                            format!(
+                                "length must be positive and finite (got {length} m{}); for coincident points use a revolute joint",
+                                if spec.length.is_none() { ", the initial distance" } else { "" }
+                            ),
+                        ));
+                    }
+                    JointType::Distance { length }
+                }
+            };
+            let j = Joint {
+                name: spec.name.clone(),
+                kind: spec.kind,
+                bi,
+                si,
+                bj,
+                sj,
+                slots: Slots::pair(bi, bj),
+                geometry,
+                first_row: m,
+            };
+            m += j.rows();
+            joints.push(j);
+        }
+        let known_joints = || {
+            model
+                .joints
+                .iter()
+                .map(|j| j.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let find_joint = |el: &str, name: &str| -> Result<&Joint, PlanarError> {
+            joints
+                .iter()
+                .find(|j| j.name == name)
+                .ok_or_else(|| PlanarError::UnknownJoint {
+                    element: el.into(),
+                    joint: name.into(),
+                    known: known_joints(),
+                })
+        };
+
+        // Drivers.
+        let mut drivers = Vec::with_capacity(model.drivers.len());
+        for spec in &model.drivers {
+            let el = format!("driver `{}`", spec.name);
+            let geometry = match spec.kind {
+                DriverKind::Joint => {
+                    if spec.body.is_some() || spec.coordinate.is_some() {
+                        return Err(invalid(
+                            &el,
+                            "`body` and `coordinate` belong to coordinate drivers; a joint driver names only `joint`",
+                        ));
+                    }
+                    let name = spec
+                        .joint
+                        .as_deref()
+                        .ok_or_else(|| invalid(&el, "a joint driver needs `joint`, the revolute or prismatic joint it drives"))?;
+                    let j = find_joint(&el, name)?;
+                    match j.geometry {
+                        JointType::Revolute => {
+                            if j.bi.is_point_mass() || j.bj.is_point_mass() {
+                                return Err(invalid(
+                                    &el,
+                                    format!("joint `{name}` connects a point mass, which has no rotation to drive"),
+                                ));
+                            }
+                            DriverType::Revolute { bi: j.bi, bj: j.bj }
+                        }
+                        JointType::Prismatic { axis, .. } => DriverType::Prismatic {
+                            bi: j.bi,
+                            si: j.si,
+                            bj: j.bj,
+                            sj: j.sj,
+                            axis,
+                        },
+                        _ => {
+                            return Err(invalid(
+                                &el,
+                                format!(
+                                    "joint `{name}` is a {} joint; joint drivers apply to revolute and prismatic joints only (use a coordinate driver otherwise)",
+                                    kind_name(j.kind)
+                                ),
+                            ))
+                        }
+                    }
+                }
+                DriverKind::Coordinate => {
+                    if spec.joint.is_some() {
+                        return Err(invalid(
+                            &el,
+                            "`joint` belongs to joint drivers; a coordinate driver names `body` and `coordinate`",
+                        ));
+                    }
+                    let name = spec
+                        .body
+                        .as_deref()
+                        .ok_or_else(|| invalid(&el, "a coordinate driver needs `body`"))?;
+                    let coordinate = spec.coordinate.ok_or_else(|| {
+                        invalid(
+                            &el,
+                            "a coordinate driver needs `coordinate` (x, y or theta)",
+                        )
+                    })?;
+                    let (body, k) = res.body(&el, name)?;
+                    let Some(k) = k else {
+                        return Err(invalid(&el, "the ground has no coordinates to drive"));
+                    };
+                    if coordinate == Coordinate::Theta && body.is_point_mass() {
+                        return Err(invalid(
+                            &el,
+                            format!("body `{name}` is a point mass and has no theta"),
+                        ));
+                    }
+                    DriverType::Coordinate {
+                        body,
+                        com: bodies[k].com(),
+                        coordinate,
+                    }
+                }
+            };
+            let slots = match &geometry {
+                DriverType::Revolute { bi, bj } | DriverType::Prismatic { bi, bj, .. } => {
+                    Slots::pair(*bi, *bj)
+                }
+                DriverType::Coordinate { body, .. } => Slots::single(*body),
+            };
+            drivers.push(Driver {
+                name: spec.name.clone(),
+                geometry,
+                slots,
+                function: compile(&format!("{el}, function"), &spec.function)?,
+                row: m,
+            });
+            m += 1;
+        }
+
+        // Forces: gravity first, then the model's force elements.
+        let g = model.gravity;
+        if !(g[0].is_finite() && g[1].is_finite()) {
+            return Err(invalid("gravity", format!("must be finite (got {g:?})")));
+        }
+        let mut forces = Vec::new();
+        if g != [0.0, 0.0] {
+            for b in &bodies {
+                let br = b.body_ref();
+                forces.push(ForceElement {
+                    slots: Slots::single(br),
+                    law: ForceType::Gravity {
+                        col: b.first_coordinate(),
+                        weight: [b.mass() * g[0], b.mass() * g[1]],
+                    },
+                });
+            }
+        }
+        let optional =
+            |el: &str, f: &Option<FunctionSpec>| -> Result<Option<TimeFunction>, PlanarError> {
+                f.as_ref().map(|s| compile(el, s)).transpose()
+            };
+        for spec in &model.forces {
+            let f = match spec {
+                ForceSpec::Tsda {
+                    name,
+                    body_i,
+                    point_i,
+                    body_j,
+                    point_j,
+                    stiffness,
+                    free_length,
+                    damping,
+                    actuator,
+                } => {
+                    let el = format!("force `{name}` (tsda)");
+                    if body_i == body_j {
+                        return Err(invalid(
+                            &el,
+                            format!("body_i and body_j are both `{body_i}`; a TSDA connects two different bodies"),
+                        ));
+                    }
+                    let (bi, si) = res.point(&el, body_i, point_i.as_deref())?;
+                    let (bj, sj) = res.point(&el, body_j, point_j.as_deref())?;
+                    finite(&el, "stiffness", *stiffness)?;
+                    finite(&el, "damping", *damping)?;
+                    let p = kinematics::PointPair::new(bi.frame(&q0), si, bj.frame(&q0), sj);
+                    let l = (p.d[0] * p.d[0] + p.d[1] * p.d[1]).sqrt();
+                    if l.is_nan() || l < forces::MIN_LENGTH {
+                        return Err(invalid(
+                            &el,
+                            format!("its points are {l:e} m apart initially; a TSDA needs a direction, so move the points apart"),
+                        ));
+                    }
+                    let free_length = free_length.unwrap_or(l);
+                    if !(free_length >= 0.0 && free_length.is_finite()) {
+                        return Err(invalid(
+                            &el,
+                            format!(
+                                "free_length must be non-negative and finite (got {free_length} m)"
+                            ),
+                        ));
+                    }
+                    ForceElement {
+                        slots: Slots::pair(bi, bj),
+                        law: ForceType::Tsda {
+                            bi,
+                            si,
+                            bj,
+                            sj,
+                            stiffness: *stiffness,
+                            free_length,
+                            damping: *damping,
+                            actuator: optional(&format!("{el}, actuator"), actuator)?,
+                        },
+                    }
+                }
+                ForceSpec::Rsda {
+                    name,
+                    joint,
+                    stiffness,
+                    free_angle,
+                    damping,
+                    actuator,
+                } => {
+                    let el = format!("force `{name}` (rsda)");
+                    let j = find_joint(&el, joint)?;
+                    if j.kind != JointKind::Revolute {
+                        return Err(invalid(
+                            &el,
+                            format!(
+                                "joint `{joint}` is a {} joint; an RSDA acts at a revolute joint",
+                                kind_name(j.kind)
+                            ),
+                        ));
+                    }
+                    if j.bi.is_point_mass() || j.bj.is_point_mass() {
+                        return Err(invalid(
+                            &el,
+                            format!(
+                                "joint `{joint}` connects a point mass, which cannot take a torque"
+                            ),
+                        ));
+                    }
+                    finite(&el, "stiffness", *stiffness)?;
+                    finite(&el, "damping", *damping)?;
+                    finite(&el, "free_angle", *free_angle)?;
+                    ForceElement {
+                        slots: Slots::pair(j.bi, j.bj),
+                        law: ForceType::Rsda {
+                            bi: j.bi,
+                            bj: j.bj,
+                            stiffness: *stiffness,
+                            free_angle: *free_angle,
+                            damping: *damping,
+                            actuator: optional(&format!("{el}, actuator"), actuator)?,
+                        },
+                    }
+                }
+                ForceSpec::Force {
+                    name,
+                    body,
+                    point,
+                    fx,
+                    fy,
+                    frame,
+                } => {
+                    let el = format!("force `{name}` (force)");
+                    let (b, s) = res.point(&el, body, point.as_deref())?;
+                    if b == BodyRef::Ground {
+                        return Err(invalid(
+                            &el,
+                            "a force on the ground has no effect; apply it to a moving body",
+                        ));
+                    }
+                    let zero = TimeFunction::Constant(0.0);
+                    ForceElement {
+                        slots: Slots::single(b),
+                        law: ForceType::Load {
+                            body: b,
+                            s,
+                            fx: optional(&format!("{el}, fx"), fx)?.unwrap_or(zero.clone()),
+                            fy: optional(&format!("{el}, fy"), fy)?.unwrap_or(zero),
+                            body_frame: *frame == LoadFrame::Body,
+                        },
+                    }
+                }
+                ForceSpec::Torque { name, body, torque } => {
+                    let el = format!("force `{name}` (torque)");
+                    let (b, _) = res.body(&el, body)?;
+                    match b {
+                        BodyRef::Rigid { .. } => {}
+                        BodyRef::Point { .. } => {
+                            return Err(invalid(
+                                &el,
+                                format!(
+                                    "body `{body}` is a point mass, which cannot take a torque"
+                                ),
+                            ))
+                        }
+                        BodyRef::Ground => return Err(invalid(
+                            &el,
+                            "a torque on the ground has no effect; apply it to a moving rigid body",
+                        )),
+                    }
+                    ForceElement {
+                        slots: Slots::single(b),
+                        law: ForceType::Torque {
+                            torque: compile(&format!("{el}, torque"), torque)?,
+                        },
+                    }
+                }
+            };
+            forces.push(f);
+        }
+        let damped = forces.iter().any(|f| f.has_v_jacobian());
+
+        // Markers.
+        let mut markers = Vec::with_capacity(model.markers.len());
+        for spec in &model.markers {
+            let el = format!("marker `{}`", spec.name);
+            let (body, s) = res.point(&el, &spec.body, spec.point.as_deref())?;
+            markers.push(Marker {
+                name: spec.name.clone(),
+                body,
+                s,
+            });
+        }
+
+        Ok(PlanarSystem {
+            bodies,
+            joints,
+            drivers,
+            forces,
+            markers,
+            n,
+            m,
+            damped,
+        })
+    }
+
+    /// Number of moving bodies (the ground excluded).
+    pub fn n_bodies(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Body `b` (0 ≤ b < [`Self::n_bodies`], model order).
+    ///
+    /// # Panics
+    /// When `b` is out of range.
+    pub fn body(&self, b: usize) -> &Body {
+        &self.bodies[b]
+    }
+
+    /// Names of the moving bodies, in model order.
+    pub fn body_names(&self) -> Vec<&str> {
+        self.bodies.iter().map(|b| b.name()).collect()
+    }
+
+    /// Index of the moving body called `name`; `None` for an unknown name and for `ground`.
+    pub fn body_index(&self, name: &str) -> Option<usize> {
+        self.bodies.iter().position(|b| b.name() == name)
+    }
+
+    /// Index in q of `coordinate` of body `b`: x_cm, y_cm or θ (centroidal coordinates); `None` for θ
+    /// of a point mass or when `b` is out of range.
+    pub fn coordinate_index(&self, b: usize, coordinate: Coordinate) -> Option<usize> {
+        self.bodies.get(b)?.coordinate(coordinate)
+    }
+
+    /// Pose `[x, y, θ]` [m, m, rad] of the *body frame* origin of body `b` at coordinates q (n
+    /// entries). θ = 0 for a point mass.
+    ///
+    /// # Panics
+    /// When `b` ≥ [`Self::n_bodies`] or q is shorter than n.
+    pub fn body_pose(&self, b: usize, q: &Vector) -> [f64; 3] {
+        self.bodies[b].frame_pose(q)
+    }
+
+    /// Velocity `[vx, vy, ω]` [m/s, m/s, rad/s] of the *body frame* origin of body `b`,
+    /// `v_o = v_cm − ω R A com`. ω = 0 for a point mass.
+    ///
+    /// # Panics
+    /// When `b` ≥ [`Self::n_bodies`] or q, v are shorter than n.
+    pub fn body_velocity(&self, b: usize, q: &Vector, v: &Vector) -> [f64; 3] {
+        self.bodies[b].frame_velocity(q, v)
+    }
+
+    /// Names of the model's markers, in model order.
+    pub fn marker_names(&self) -> Vec<&str> {
+        self.markers.iter().map(|m| m.name.as_str()).collect()
+    }
+
+    /// Global position `[x, y]` [m] and velocity `[vx, vy]` [m/s] of marker `k` (model order):
+    /// `r_P = r_cm + A s'`, `ṙ_P = ṙ_cm + ω R A s'` (Haug 1989, eq. 3.3.5). Ground markers have zero
+    /// velocity.
+    ///
+    /// # Panics
+    /// When `k` is out of range or q, v are shorter than n.
+    pub fn marker_state(&self, k: usize, q: &Vector, v: &Vector) -> ([f64; 2], [f64; 2]) {
+        let mk = &self.markers[k];
+        let f = mk.body.frame(q);
+        let (vc, w) = mk.body.velocity(v);
+        let a = f.rot(mk.s);
+        let pa = perp(a);
+        (
+            [f.r[0] + a[0], f.r[1] + a[1]],
+            [vc[0] + w * pa[0], vc[1] + w * pa[1]],
+        )
+    }
+
+    /// Names of the joints, in model order.
+    pub fn joint_names(&self) -> Vec<&str> {
+        self.joints.iter().map(|j| j.name.as_str()).collect()
+    }
+
+    /// Rows of joint `k` in Φ (and λ).
+    ///
+    /// # Panics
+    /// When `k` is out of range.
+    pub fn joint_rows(&self, k: usize) -> Range<usize> {
+        let j = &self.joints[k];
+        j.first_row..j.first_row + j.rows()
+    }
+
+    /// Rows of the drivers in Φ (one each, model order, after the joints).
+    pub fn driver_rows(&self) -> Range<usize> {
+        let first = self.joints.last().map_or(0, |j| j.first_row + j.rows());
+        first..first + self.drivers.len()
+    }
+
+    /// Reaction of joint `k` on its body j at coordinates q (n) and multipliers λ (m):
+    /// `[f_x, f_y, τ]`, the constraint force on body j in global axes [N] and the constraint torque on
+    /// body j about the joint point P_j [N m].
+    ///
+    /// From `−Φ_qᵀλ` restricted to the joint's rows and body j's coordinates `(x_cm, y_cm, θ)`, which
+    /// gives the force and the torque about the centre of mass; the torque is moved to P_j with
+    /// `τ_P = τ_cm − a_j × F` (Haug 1989, §6.6, eq. 6.6.8). For the ground as body j the same formula
+    /// is applied with the ground's (frozen) coordinates. The torque of a revolute joint is exactly 0;
+    /// a point mass takes no torque, so only the moment of the force remains. For a distance joint the
+    /// force acts along the rod.
+    ///
+    /// # Panics
+    /// When `k` is out of range, or q, λ are too short.
+    pub fn joint_reaction(&self, k: usize, q: &Vector, lambda: &Vector) -> [f64; 3] {
+        let j = &self.joints[k];
+        let mut rows = [Row::ZERO; 3];
+        let nr = j.eval(q, &mut rows);
+        let mut g = [0.0; 3];
+        for (r, row) in rows.iter().enumerate().take(nr) {
+            let l = lambda[j.first_row + r];
+            for (c, gc) in g.iter_mut().enumerate() {
+                *gc -= l * row.grad[3 + c];
+            }
+        }
+        let force = [g[0], g[1]];
+        let torque = match (j.geometry, j.bj) {
+            (JointType::Revolute, _) => 0.0,
+            (_, b) => {
+                let tau_cm = if b.is_point_mass() { 0.0 } else { g[2] };
+                let a = b.frame(q).rot(j.sj);
+                tau_cm - cross(a, force)
+            }
+        };
+        [force[0], force[1], torque]
+    }
+
+    /// The initial state at time `t0` [s] from the model: q from the body poses, v from the body-frame
+    /// velocities converted to the centres of mass (`v_cm = v_o + ω R A com`); a (n) and λ (m) zero.
+    /// The state is generally not consistent: pass it to [`crate::analysis::assembly::assemble`].
+    pub fn initial_state(&self, t0: f64) -> State {
+        let mut x = State::zeros(t0, self.n, self.m);
+        for b in &self.bodies {
+            b.write_initial(&mut x.q, &mut x.v);
+        }
+        x
+    }
+
+    /// The coordinates and velocities marked as given in the model (`given`, `given_velocity`), mapped
+    /// to the centroidal coordinates (n entries each).
+    ///
+    /// Approximation: a given body-frame x (or y) holds x_cm (y_cm). This equals holding the frame
+    /// origin when θ is also given or the centre of mass is at the origin; otherwise the origin may move
+    /// by the rotation of the com offset during assembly. Likewise for velocities.
+    pub fn given_values(&self) -> GivenValues {
+        let mut g = GivenValues::none(self.n);
+        for b in &self.bodies {
+            let c = b.common();
+            for &k in &c.given {
+                if let Some(i) = b.coordinate(k) {
+                    g.positions[i] = true;
+                }
+            }
+            for &k in &c.given_velocity {
+                if let Some(i) = b.coordinate(k) {
+                    g.velocities[i] = true;
+                }
+            }
+        }
+        g
+    }
+}
+
+impl System for PlanarSystem {
+    fn n(&self) -> usize {
+        self.n
+    }
+
+    fn m(&self) -> usize {
+        self.m
+    }
+
+    fn mass<S: Sink>(&self, _q: &Vector, scale: f64, out: &mut S) {
+        for b in &self.bodies {
+            b.add_mass(scale, out);
+        }
+    }
+
+    fn forces(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
+        out.fill(0.0);
+        for f in &self.forces {
+            let e = f.eval(t, q, v);
+            f.slots.add_vec(out, &e.q);
+        }
+    }
+
+    fn forces_q<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+        for f in self.forces.iter().filter(|f| f.has_q_jacobian()) {
+            let e = f.eval(t, q, v);
+            f.slots.add_block(out, scale, &e.dq);
+        }
+    }
+
+    fn forces_v<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+        for f in self.forces.iter().filter(|f| f.has_v_jacobian()) {
+            let e = f.eval(t, q, v);
+            f.slots.add_block(out, scale, &e.dv);
+        }
+    }
+
+    fn forces_depend_on_velocity(&self) -> bool {
+        self.damped
+    }
+
+    fn constraints(&self, t: f64, q: &Vector, out: &mut Vector) {
+        let mut rows = [Row::ZERO; 3];
+        for j in &self.joints {
+            let nr = j.eval(q, &mut rows);
+            for (r, row) in rows.iter().enumerate().take(nr) {
+                out[j.first_row + r] = row.phi;
+            }
+        }
+        for d in &self.drivers {
+            out[d.row] = d.eval(q).phi - d.function.value(t);
+        }
+    }
+
+    fn constraint_jacobian<S: Sink>(&self, _t: f64, q: &Vector, scale: f64, out: &mut S) {
+        let mut rows = [Row::ZERO; 3];
+        for j in &self.joints {
+            let nr = j.eval(q, &mut rows);
+            for (r, row) in rows.iter().enumerate().take(nr) {
+                j.slots.add_row(out, j.first_row + r, scale, &row.grad);
+            }
+        }
+        for d in &self.drivers {
+            d.slots.add_row(out, d.row, scale, &d.eval(q).grad);
+        }
+    }
+
+    fn constraint_time_derivative(&self, t: f64, _q: &Vector, out: &mut Vector) {
+        for j in &self.joints {
+            for r in 0..j.rows() {
+                out[j.first_row + r] = 0.0;
+            }
+        }
+        for d in &self.drivers {
+            out[d.row] = -d.function.eval(t).1;
+        }
+    }
+
+    fn gamma(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
+        let mut rows = [Row::ZERO; 3];
+        for j in &self.joints {
+            let nr = j.eval(q, &mut rows);
+            let vl = j.slots.gather(v);
+            for (r, row) in rows.iter().enumerate().take(nr) {
+                out[j.first_row + r] = -quad(&row.hess, &vl);
+            }
+        }
+        for d in &self.drivers {
+            let vl = d.slots.gather(v);
+            out[d.row] = -quad(&d.eval(q).hess, &vl) + d.function.eval(t).2;
+        }
+    }
+
+    fn constraint_force_q<S: Sink>(
+        &self,
+        _t: f64,
+        q: &Vector,
+        lambda: &Vector,
+        scale: f64,
+        out: &mut S,
+    ) {
+        let mut rows = [Row::ZERO; 3];
+        for j in &self.joints {
+            let nr = j.eval(q, &mut rows);
+            let mut h = [[0.0; NS]; NS];
+            for (r, row) in rows.iter().enumerate().take(nr) {
+                let l = lambda[j.first_row + r];
+                for (ha, ra) in h.iter_mut().zip(row.hess.iter()) {
+                    for (x, y) in ha.iter_mut().zip(ra.iter()) {
+                        *x += l * y;
+                    }
+                }
+            }
+            j.slots.add_block(out, scale, &h);
+        }
+        for d in &self.drivers {
+            d.slots
+                .add_block(out, scale * lambda[d.row], &d.eval(q).hess);
+        }
+    }
+
+    fn potential_energy(&self, _t: f64, q: &Vector) -> f64 {
+        self.forces.iter().map(|f| f.potential(q)).sum()
+    }
+
+    fn nonconservative_power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
+        self.forces.iter().map(|f| f.eval(t, q, v).power).sum()
+    }
+
+    fn constraint_label(&self, row: usize) -> String {
+        for j in &self.joints {
+            let r = j.first_row;
+            if (r..r + j.rows()).contains(&row) {
+                return format!(
+                    "joint `{}` ({}), {}",
+                    j.name,
+                    kind_name(j.kind),
+                    j.row_name(row - r)
+                );
+            }
+        }
+        match self.drivers.iter().find(|d| d.row == row) {
+            Some(d) => format!("driver `{}`", d.name),
+            None => format!("constraint row {row}"),
+        }
+    }
+}

@@ -1,0 +1,886 @@
+//! Tests of the planar assembler: every element's analytic derivatives against central finite
+//! differences, energy bookkeeping, body-frame conversions, joint reactions and construction errors.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::analysis::assembly::consistent_accelerations;
+use crate::linalg::Matrix;
+use crate::model::function::TaggedFunction;
+use crate::model::{BodyKind, BodySpec, DriverSpec, JointSpec, MarkerSpec};
+
+// ---------------------------------------------------------------------------------------------
+// Model builders
+// ---------------------------------------------------------------------------------------------
+
+fn pts(list: &[(&str, [f64; 2])]) -> BTreeMap<String, [f64; 2]> {
+    list.iter().map(|(n, p)| (n.to_string(), *p)).collect()
+}
+
+/// A rigid body at a generic pose and velocity, with a com offset and points A, B.
+fn rigid(name: &str, x: f64, y: f64, theta: f64) -> BodySpec {
+    BodySpec {
+        name: name.into(),
+        kind: BodyKind::Rigid,
+        mass: 1.7,
+        inertia: Some(0.23),
+        x,
+        y,
+        theta,
+        com: [0.31, -0.12],
+        points: pts(&[("A", [0.8, 0.1]), ("B", [-0.4, 0.35])]),
+        vx: 0.7,
+        vy: -0.4,
+        omega: 1.3,
+        given: vec![],
+        given_velocity: vec![],
+    }
+}
+
+/// A point mass at a generic position and velocity.
+fn point(name: &str, x: f64, y: f64) -> BodySpec {
+    BodySpec {
+        name: name.into(),
+        kind: BodyKind::Point,
+        mass: 0.9,
+        inertia: None,
+        x,
+        y,
+        theta: 0.0,
+        com: [0.0, 0.0],
+        points: BTreeMap::new(),
+        vx: -0.6,
+        vy: 0.9,
+        omega: 0.0,
+        given: vec![],
+        given_velocity: vec![],
+    }
+}
+
+fn joint(name: &str, kind: JointKind, bi: &str, pi: &str, bj: &str, pj: &str) -> JointSpec {
+    JointSpec {
+        name: name.into(),
+        kind,
+        body_i: bi.into(),
+        point_i: Some(pi.into()),
+        body_j: bj.into(),
+        point_j: Some(pj.into()),
+        axis: None,
+        length: None,
+    }
+}
+
+fn harmonic(amplitude: f64, omega: f64, offset: f64) -> FunctionSpec {
+    FunctionSpec::Tagged(TaggedFunction::Harmonic {
+        amplitude,
+        omega,
+        phase: 0.4,
+        offset,
+    })
+}
+
+fn model() -> Model {
+    Model {
+        ground: crate::model::GroundSpec {
+            points: pts(&[("O", [0.2, -0.3]), ("G", [1.5, 0.9])]),
+        },
+        ..Default::default()
+    }
+}
+
+fn joint_driver(name: &str, j: &str, f: FunctionSpec) -> DriverSpec {
+    DriverSpec {
+        name: name.into(),
+        kind: DriverKind::Joint,
+        joint: Some(j.into()),
+        body: None,
+        coordinate: None,
+        function: f,
+    }
+}
+
+fn coordinate_driver(name: &str, body: &str, c: Coordinate, f: FunctionSpec) -> DriverSpec {
+    DriverSpec {
+        name: name.into(),
+        kind: DriverKind::Coordinate,
+        joint: None,
+        body: Some(body.into()),
+        coordinate: Some(c),
+        function: f,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Finite-difference checks
+// ---------------------------------------------------------------------------------------------
+
+/// Deterministic pseudo-random numbers in [−1, 1].
+fn noise(k: usize, seed: u64) -> Vector {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    Vector::from_iterator(
+        k,
+        (0..k).map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        }),
+    )
+}
+
+const H: f64 = 1e-6;
+
+fn assert_close(what: &str, analytic: &Matrix, fd: &Matrix) {
+    let scale = 1.0 + analytic.amax().max(fd.amax());
+    let err = (analytic - fd).amax();
+    assert!(
+        err <= 1e-6 * scale,
+        "{what}: analytic and finite differences differ by {err:e} (scale {scale})\nanalytic {analytic}\nfinite differences {fd}"
+    );
+}
+
+/// Central differences of a vector function of q (columns: coordinates).
+fn fd_q(n: usize, rows: usize, q: &Vector, f: impl Fn(&Vector) -> Vector) -> Matrix {
+    let mut out = Matrix::zeros(rows, n);
+    for c in 0..n {
+        let mut qp = q.clone();
+        qp[c] += H;
+        let mut qm = q.clone();
+        qm[c] -= H;
+        let d = (f(&qp) - f(&qm)) / (2.0 * H);
+        out.set_column(c, &d);
+    }
+    out
+}
+
+fn as_matrix(v: &Vector) -> Matrix {
+    Matrix::from_column_slice(v.len(), 1, v.as_slice())
+}
+
+/// A sink recording the entries it receives, to check that every call writes the same pattern.
+#[derive(Default)]
+struct Pattern(Vec<(usize, usize)>);
+
+impl Sink for Pattern {
+    fn add(&mut self, row: usize, col: usize, _value: f64) {
+        self.0.push((row, col));
+    }
+}
+
+/// Checks every derivative of `sys` at (t, q, v) against finite differences.
+fn check_derivatives(sys: &PlanarSystem, t: f64, q: &Vector, v: &Vector) {
+    let (n, m) = (sys.n(), sys.m());
+    let phi = |q: &Vector, t: f64| {
+        let mut o = Vector::zeros(m);
+        sys.constraints(t, q, &mut o);
+        o
+    };
+    let jac = |q: &Vector, t: f64| {
+        let mut j = Matrix::zeros(m, n);
+        sys.constraint_jacobian(t, q, 1.0, &mut j);
+        j
+    };
+    let phi_t = |q: &Vector, t: f64| {
+        let mut o = Vector::zeros(m);
+        sys.constraint_time_derivative(t, q, &mut o);
+        o
+    };
+    let forces = |q: &Vector, v: &Vector| {
+        let mut o = Vector::zeros(n);
+        sys.forces(t, q, v, &mut o);
+        o
+    };
+
+    if m > 0 {
+        // Φ_q.
+        assert_close("Φ_q", &jac(q, t), &fd_q(n, m, q, |q| phi(q, t)));
+
+        // ∂(Φ_qᵀλ)/∂q.
+        let lambda = noise(m, 7);
+        let mut k = Matrix::zeros(n, n);
+        sys.constraint_force_q(t, q, &lambda, 1.0, &mut k);
+        let fd = fd_q(n, n, q, |q| jac(q, t).transpose() * &lambda);
+        assert_close("∂(Φ_qᵀλ)/∂q", &k, &fd);
+
+        // Φ_t.
+        let fd_t = (phi(q, t + H) - phi(q, t - H)) / (2.0 * H);
+        assert_close("Φ_t", &as_matrix(&phi_t(q, t)), &as_matrix(&fd_t));
+
+        // γ = −d/dt (Φ_q v + Φ_t) along (q + ε v, t + ε) at fixed v.
+        let c = |e: f64| {
+            let qe = q + v * e;
+            jac(&qe, t + e) * v + phi_t(&qe, t + e)
+        };
+        let fd_g = -(c(H) - c(-H)) / (2.0 * H);
+        let mut g = Vector::zeros(m);
+        sys.gamma(t, q, v, &mut g);
+        assert_close("γ", &as_matrix(&g), &as_matrix(&fd_g));
+
+        // Φ_qᵀλ and Φ_q x through the matrix-free sinks agree with the dense Jacobian.
+        let mut y = Vector::zeros(n);
+        sys.add_constraint_force(t, q, &lambda, &mut y);
+        assert_close(
+            "Φ_qᵀλ",
+            &as_matrix(&y),
+            &as_matrix(&(jac(q, t).transpose() * &lambda)),
+        );
+    }
+
+    // ∂Q/∂q and ∂Q/∂v.
+    let mut kq = Matrix::zeros(n, n);
+    sys.forces_q(t, q, v, 1.0, &mut kq);
+    assert_close("∂Q/∂q", &kq, &fd_q(n, n, q, |q| forces(q, v)));
+    let mut kv = Matrix::zeros(n, n);
+    sys.forces_v(t, q, v, 1.0, &mut kv);
+    assert_close("∂Q/∂v", &kv, &fd_q(n, n, v, |v| forces(q, v)));
+    if !sys.forces_depend_on_velocity() {
+        assert_eq!(
+            kv.amax(),
+            0.0,
+            "Q depends on v but forces_depend_on_velocity is false"
+        );
+    }
+
+    // P_nc = Q·v + ∇V·v (the conservative part of Q is −∇V).
+    let dv_dt =
+        (sys.potential_energy(t, &(q + v * H)) - sys.potential_energy(t, &(q - v * H))) / (2.0 * H);
+    let p = sys.nonconservative_power(t, q, v);
+    let expected = forces(q, v).dot(v) + dv_dt;
+    assert!(
+        (p - expected).abs() <= 1e-6 * (1.0 + p.abs()),
+        "non-conservative power {p} vs Q·v + dV/dt = {expected}"
+    );
+
+    // Same entries in the same order on every call (a sparse sink relies on it).
+    let q2 = q + noise(n, 3) * 0.1;
+    let v2 = v + noise(n, 4);
+    let lambda = noise(m, 5);
+    let pattern = |q: &Vector, v: &Vector| {
+        let mut p = Pattern::default();
+        sys.mass(q, 1.0, &mut p);
+        sys.constraint_jacobian(t, q, 1.0, &mut p);
+        sys.constraint_force_q(t, q, &lambda, 1.0, &mut p);
+        sys.forces_q(t, q, v, 1.0, &mut p);
+        sys.forces_v(t, q, v, 1.0, &mut p);
+        p.0
+    };
+    assert_eq!(pattern(q, v), pattern(&q2, &v2), "sink pattern changed");
+}
+
+/// Builds the model and checks its derivatives at the initial state, at a perturbed one and at a
+/// second time.
+fn check_model(model: &Model) -> PlanarSystem {
+    let sys = PlanarSystem::new(model).expect("valid model");
+    let x = sys.initial_state(0.3);
+    check_derivatives(&sys, 0.3, &x.q, &x.v);
+    let q = &x.q + noise(sys.n(), 11) * 0.3;
+    let v = &x.v + noise(sys.n(), 12);
+    check_derivatives(&sys, 1.1, &q, &v);
+    sys
+}
+
+// ---------------------------------------------------------------------------------------------
+// Derivative tests, one per element kind
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn revolute_joints() {
+    let mut m = model();
+    m.bodies = vec![rigid("a", 0.3, 0.4, 0.5), rigid("b", 1.2, -0.2, -0.8)];
+    m.joints = vec![
+        joint("O", JointKind::Revolute, GROUND, "O", "a", "B"),
+        joint("J", JointKind::Revolute, "a", "A", "b", "B"),
+    ];
+    let sys = check_model(&m);
+    assert_eq!((sys.n(), sys.m()), (6, 4));
+    assert_eq!(sys.constraint_label(0), "joint `O` (revolute), x");
+    assert_eq!(sys.constraint_label(3), "joint `J` (revolute), y");
+    assert_eq!(sys.joint_rows(1), 2..4);
+}
+
+#[test]
+fn prismatic_joints() {
+    let mut m = model();
+    m.bodies = vec![
+        rigid("a", 0.3, 0.4, 0.5),
+        rigid("b", 1.2, -0.2, -0.8),
+        point("p", -0.7, 0.6),
+        point("r", 0.9, 1.1),
+    ];
+    let mut j1 = joint("P1", JointKind::Prismatic, GROUND, "G", "a", "A");
+    j1.axis = Some([2.0, 1.0]);
+    let mut j2 = joint("P2", JointKind::Prismatic, "a", "B", "b", "A");
+    j2.axis = Some([0.3, -0.7]);
+    let j3 = joint("P3", JointKind::Prismatic, "b", "A", "p", "origin");
+    let mut j4 = joint("P4", JointKind::Prismatic, GROUND, "O", "r", "origin");
+    j4.axis = Some([0.0, 3.0]);
+    m.joints = vec![j1, j2, j3, j4];
+    let sys = check_model(&m);
+    assert_eq!(sys.m(), 2 + 2 + 1 + 1);
+    assert_eq!(sys.constraint_label(1), "joint `P1` (prismatic), rotation");
+    assert_eq!(sys.constraint_label(4), "joint `P3` (prismatic), normal");
+}
+
+#[test]
+fn fixed_joints() {
+    let mut m = model();
+    m.bodies = vec![
+        rigid("a", 0.3, 0.4, 0.5),
+        rigid("b", 1.2, -0.2, -0.8),
+        point("p", -0.7, 0.6),
+    ];
+    m.joints = vec![
+        joint("F1", JointKind::Fixed, "a", "A", "b", "B"),
+        joint("F2", JointKind::Fixed, "p", "origin", "b", "A"),
+        joint("F3", JointKind::Fixed, GROUND, "G", "a", "B"),
+    ];
+    let sys = check_model(&m);
+    assert_eq!(sys.m(), 3 + 2 + 3);
+    assert_eq!(sys.constraint_label(2), "joint `F1` (fixed), rotation");
+}
+
+#[test]
+fn distance_joints() {
+    let mut m = model();
+    m.bodies = vec![
+        rigid("a", 0.3, 0.4, 0.5),
+        rigid("b", 1.2, -0.2, -0.8),
+        point("p", -0.7, 0.6),
+    ];
+    let mut d1 = joint("D1", JointKind::Distance, "a", "A", "b", "B");
+    d1.length = Some(0.9);
+    m.joints = vec![
+        d1,
+        joint("D2", JointKind::Distance, GROUND, "O", "p", "origin"),
+        joint("D3", JointKind::Distance, "p", "origin", "b", "A"),
+    ];
+    let sys = check_model(&m);
+    assert_eq!(sys.m(), 3);
+    // Default length: the initial distance, so Φ = 0 initially for D2 and D3.
+    let x = sys.initial_state(0.0);
+    let mut phi = Vector::zeros(3);
+    sys.constraints(0.0, &x.q, &mut phi);
+    assert!(phi[1].abs() < 1e-14 && phi[2].abs() < 1e-14, "{phi}");
+    assert_eq!(sys.constraint_label(0), "joint `D1` (distance), length");
+}
+
+#[test]
+fn joint_drivers() {
+    let mut m = model();
+    m.bodies = vec![rigid("a", 0.3, 0.4, 0.5), rigid("b", 1.2, -0.2, -0.8)];
+    let mut p = joint("P", JointKind::Prismatic, "a", "A", "b", "B");
+    p.axis = Some([1.0, 2.0]);
+    m.joints = vec![
+        joint("O", JointKind::Revolute, GROUND, "O", "a", "B"),
+        p,
+        joint("R", JointKind::Revolute, "b", "A", "a", "origin"),
+    ];
+    m.drivers = vec![
+        joint_driver("d_O", "O", harmonic(0.3, 2.0, 0.1)),
+        joint_driver("d_P", "P", harmonic(0.2, 1.5, 0.5)),
+        joint_driver("d_R", "R", harmonic(0.4, 3.0, -0.2)),
+    ];
+    let sys = check_model(&m);
+    assert_eq!(sys.m(), 2 + 2 + 2 + 3);
+    assert_eq!(sys.constraint_label(7), "driver `d_P`");
+    assert_eq!(sys.driver_rows(), 6..9);
+}
+
+#[test]
+fn coordinate_drivers() {
+    let mut m = model();
+    m.bodies = vec![rigid("a", 0.3, 0.4, 0.5), point("p", -0.7, 0.6)];
+    m.drivers = vec![
+        coordinate_driver("x", "a", Coordinate::X, harmonic(0.3, 2.0, 0.1)),
+        coordinate_driver("y", "a", Coordinate::Y, harmonic(0.2, 1.0, 0.0)),
+        coordinate_driver("th", "a", Coordinate::Theta, harmonic(0.5, 0.7, 0.2)),
+        coordinate_driver("px", "p", Coordinate::X, FunctionSpec::Constant(0.4)),
+    ];
+    let sys = check_model(&m);
+    // The driven values are the body-frame coordinates.
+    let x = sys.initial_state(0.0);
+    let mut phi = Vector::zeros(4);
+    sys.constraints(0.0, &x.q, &mut phi);
+    let f = |s: &FunctionSpec| TimeFunction::new(s).unwrap().value(0.0);
+    assert!((phi[0] - (0.3 - f(&m.drivers[0].function))).abs() < 1e-14);
+    assert!((phi[1] - (0.4 - f(&m.drivers[1].function))).abs() < 1e-14);
+    assert!((phi[2] - (0.5 - f(&m.drivers[2].function))).abs() < 1e-14);
+    assert!((phi[3] - (-0.7 - 0.4)).abs() < 1e-14);
+}
+
+#[test]
+fn tsda_forces() {
+    let mut m = model();
+    m.gravity = [0.0, 0.0];
+    m.bodies = vec![
+        rigid("a", 0.3, 0.4, 0.5),
+        rigid("b", 1.2, -0.2, -0.8),
+        point("p", -0.7, 0.6),
+    ];
+    m.forces = vec![
+        ForceSpec::Tsda {
+            name: "s1".into(),
+            body_i: "a".into(),
+            point_i: Some("A".into()),
+            body_j: "b".into(),
+            point_j: Some("B".into()),
+            stiffness: 120.0,
+            free_length: Some(0.4),
+            damping: 3.5,
+            actuator: Some(harmonic(5.0, 2.0, 1.0)),
+        },
+        ForceSpec::Tsda {
+            name: "s2".into(),
+            body_i: GROUND.into(),
+            point_i: Some("O".into()),
+            body_j: "p".into(),
+            point_j: None,
+            stiffness: 40.0,
+            free_length: None,
+            damping: 0.0,
+            actuator: None,
+        },
+        ForceSpec::Tsda {
+            name: "s3".into(),
+            body_i: "p".into(),
+            point_i: None,
+            body_j: "a".into(),
+            point_j: Some("B".into()),
+            stiffness: 0.0,
+            free_length: None,
+            damping: 2.0,
+            actuator: None,
+        },
+    ];
+    let sys = check_model(&m);
+    assert!(sys.forces_depend_on_velocity());
+}
+
+#[test]
+fn rsda_forces() {
+    let mut m = model();
+    m.bodies = vec![rigid("a", 0.3, 0.4, 0.5), rigid("b", 1.2, -0.2, -0.8)];
+    m.joints = vec![
+        joint("O", JointKind::Revolute, GROUND, "O", "a", "B"),
+        joint("J", JointKind::Revolute, "a", "A", "b", "B"),
+    ];
+    m.forces = vec![
+        ForceSpec::Rsda {
+            name: "r1".into(),
+            joint: "O".into(),
+            stiffness: 30.0,
+            free_angle: 0.2,
+            damping: 1.5,
+            actuator: Some(harmonic(2.0, 1.0, 0.5)),
+        },
+        ForceSpec::Rsda {
+            name: "r2".into(),
+            joint: "J".into(),
+            stiffness: 12.0,
+            free_angle: -0.4,
+            damping: 0.0,
+            actuator: None,
+        },
+    ];
+    let sys = check_model(&m);
+    assert!(sys.forces_depend_on_velocity());
+}
+
+#[test]
+fn applied_forces_and_torques() {
+    let mut m = model();
+    m.gravity = [0.3, -9.81];
+    m.bodies = vec![rigid("a", 0.3, 0.4, 0.5), point("p", -0.7, 0.6)];
+    let load = |name: &str, body: &str, point: Option<&str>, frame: LoadFrame| ForceSpec::Force {
+        name: name.into(),
+        body: body.into(),
+        point: point.map(Into::into),
+        fx: Some(harmonic(3.0, 2.0, 1.0)),
+        fy: Some(FunctionSpec::Constant(-2.0)),
+        frame,
+    };
+    m.forces = vec![
+        load("fg", "a", Some("A"), LoadFrame::Global),
+        load("fb", "a", Some("B"), LoadFrame::Body),
+        load("pg", "p", None, LoadFrame::Global),
+        load("pb", "p", None, LoadFrame::Body),
+        ForceSpec::Force {
+            name: "only_y".into(),
+            body: "a".into(),
+            point: None,
+            fx: None,
+            fy: Some(FunctionSpec::Constant(1.0)),
+            frame: LoadFrame::Body,
+        },
+        ForceSpec::Torque {
+            name: "t".into(),
+            body: "a".into(),
+            torque: harmonic(1.0, 3.0, 0.2),
+        },
+    ];
+    let sys = check_model(&m);
+    assert!(!sys.forces_depend_on_velocity());
+}
+
+#[test]
+fn potential_gradient_is_the_conservative_force() {
+    let mut m = model();
+    m.gravity = [0.4, -9.81];
+    m.bodies = vec![
+        rigid("a", 0.3, 0.4, 0.5),
+        rigid("b", 1.2, -0.2, -0.8),
+        point("p", -0.7, 0.6),
+    ];
+    m.joints = vec![joint("J", JointKind::Revolute, "a", "A", "b", "B")];
+    m.forces = vec![
+        ForceSpec::Tsda {
+            name: "s".into(),
+            body_i: "a".into(),
+            point_i: Some("B".into()),
+            body_j: "p".into(),
+            point_j: None,
+            stiffness: 50.0,
+            free_length: Some(0.3),
+            damping: 0.0,
+            actuator: None,
+        },
+        ForceSpec::Rsda {
+            name: "r".into(),
+            joint: "J".into(),
+            stiffness: 20.0,
+            free_angle: 0.3,
+            damping: 0.0,
+            actuator: None,
+        },
+    ];
+    let sys = PlanarSystem::new(&m).unwrap();
+    let x = sys.initial_state(0.0);
+    let n = sys.n();
+    let mut q = Vector::zeros(n);
+    sys.forces(0.0, &x.q, &x.v, &mut q);
+    let grad = fd_q(n, 1, &x.q, |q| {
+        Vector::from_element(1, sys.potential_energy(0.0, q))
+    });
+    assert_close("−∇V", &as_matrix(&q), &(-grad.transpose()));
+    assert_eq!(sys.nonconservative_power(0.0, &x.q, &x.v), 0.0);
+}
+
+#[test]
+fn body_frame_values_round_trip() {
+    let mut m = model();
+    m.bodies = vec![rigid("a", 0.3, 0.4, 0.5), point("p", -0.7, 0.6)];
+    m.bodies[1].com = [0.1, 0.2];
+    m.markers = vec![
+        MarkerSpec {
+            name: "tip".into(),
+            body: "a".into(),
+            point: Some("A".into()),
+        },
+        MarkerSpec {
+            name: "g".into(),
+            body: GROUND.into(),
+            point: Some("G".into()),
+        },
+        MarkerSpec {
+            name: "a_origin".into(),
+            body: "a".into(),
+            point: None,
+        },
+    ];
+    let sys = PlanarSystem::new(&m).unwrap();
+    let x = sys.initial_state(0.5);
+    assert_eq!(x.t, 0.5);
+    for (b, spec) in m.bodies.iter().enumerate() {
+        let pose = sys.body_pose(b, &x.q);
+        let vel = sys.body_velocity(b, &x.q, &x.v);
+        let (th, om) = match spec.kind {
+            BodyKind::Rigid => (spec.theta, spec.omega),
+            BodyKind::Point => (0.0, 0.0),
+        };
+        for (a, e) in pose.iter().zip([spec.x, spec.y, th]) {
+            assert!((a - e).abs() < 1e-14, "{pose:?}");
+        }
+        for (a, e) in vel.iter().zip([spec.vx, spec.vy, om]) {
+            assert!((a - e).abs() < 1e-14, "{vel:?}");
+        }
+    }
+    // The centre of mass of `a` is at r_o + A com.
+    let (s, c) = 0.5f64.sin_cos();
+    let com = [0.31, -0.12];
+    assert!((x.q[0] - (0.3 + c * com[0] - s * com[1])).abs() < 1e-15);
+    assert_eq!(sys.coordinate_index(1, Coordinate::Theta), None);
+    assert_eq!(sys.coordinate_index(1, Coordinate::Y), Some(4));
+    assert_eq!(sys.body_index("p"), Some(1));
+    assert_eq!(sys.body_index(GROUND), None);
+    assert_eq!(sys.body_names(), vec!["a", "p"]);
+    assert_eq!(sys.marker_names(), vec!["tip", "g", "a_origin"]);
+    // Markers: the body-frame point A and the ground point; velocities by finite differences.
+    let (r, v) = sys.marker_state(0, &x.q, &x.v);
+    let pa = [0.8, 0.1];
+    assert!((r[0] - (0.3 + c * pa[0] - s * pa[1])).abs() < 1e-14);
+    assert!((r[1] - (0.4 + s * pa[0] + c * pa[1])).abs() < 1e-14);
+    let rp = sys.marker_state(0, &(&x.q + &x.v * H), &x.v).0;
+    let rm = sys.marker_state(0, &(&x.q - &x.v * H), &x.v).0;
+    for k in 0..2 {
+        assert!(((rp[k] - rm[k]) / (2.0 * H) - v[k]).abs() < 1e-8);
+    }
+    assert_eq!(sys.marker_state(1, &x.q, &x.v), ([1.5, 0.9], [0.0, 0.0]));
+    let (r, v) = sys.marker_state(2, &x.q, &x.v);
+    assert!((r[0] - 0.3).abs() < 1e-14 && (r[1] - 0.4).abs() < 1e-14);
+    assert!((v[0] - 0.7).abs() < 1e-14 && (v[1] + 0.4).abs() < 1e-14);
+}
+
+#[test]
+fn given_values_map_to_centroidal_coordinates() {
+    let mut m = model();
+    m.bodies = vec![rigid("a", 0.3, 0.4, 0.5), point("p", -0.7, 0.6)];
+    m.bodies[0].given = vec![Coordinate::Theta, Coordinate::X];
+    m.bodies[1].given_velocity = vec![Coordinate::Y];
+    let g = PlanarSystem::new(&m).unwrap().given_values();
+    assert_eq!(g.positions, vec![true, false, true, false, false]);
+    assert_eq!(g.velocities, vec![false, false, false, false, true]);
+}
+
+/// A uniform rod of length 1 hanging at rest from a ground pin: the joint carries its weight.
+#[test]
+fn pendulum_reaction_is_its_weight() {
+    let mut m = model();
+    m.gravity = [0.0, -9.81];
+    let mut rod = rigid("rod", 0.2, -0.3, -std::f64::consts::FRAC_PI_2);
+    rod.com = [0.5, 0.0];
+    rod.points = BTreeMap::new();
+    rod.vx = 0.0;
+    rod.vy = 0.0;
+    rod.omega = 0.0;
+    m.bodies = vec![rod];
+    m.joints = vec![joint(
+        "O",
+        JointKind::Revolute,
+        GROUND,
+        "O",
+        "rod",
+        "origin",
+    )];
+    let sys = PlanarSystem::new(&m).unwrap();
+    let mut x = sys.initial_state(0.0);
+    consistent_accelerations(&sys, &mut x);
+    assert!(x.a.amax() < 1e-12, "{}", x.a);
+    let r = sys.joint_reaction(0, &x.q, &x.lambda);
+    let w = 1.7 * 9.81;
+    assert!(
+        r[0].abs() < 1e-12 && (r[1] - w).abs() < 1e-12 && r[2] == 0.0,
+        "{r:?}"
+    );
+
+    // The same rod cantilevered horizontally by a fixed joint: force w up, torque w · 0.5 about the
+    // joint point (counter-clockwise, holding the rod up).
+    m.bodies[0].theta = 0.0;
+    m.joints[0].kind = JointKind::Fixed;
+    let sys = PlanarSystem::new(&m).unwrap();
+    let mut x = sys.initial_state(0.0);
+    consistent_accelerations(&sys, &mut x);
+    let r = sys.joint_reaction(0, &x.q, &x.lambda);
+    assert!(
+        r[0].abs() < 1e-12 && (r[1] - w).abs() < 1e-12 && (r[2] - 0.5 * w).abs() < 1e-12,
+        "{r:?}"
+    );
+
+    // Ground as body j: the reaction on the ground is the opposite of the weight.
+    m.joints[0] = joint("O", JointKind::Fixed, "rod", "origin", GROUND, "O");
+    let sys = PlanarSystem::new(&m).unwrap();
+    let mut x = sys.initial_state(0.0);
+    consistent_accelerations(&sys, &mut x);
+    let r = sys.joint_reaction(0, &x.q, &x.lambda);
+    assert!(
+        r[0].abs() < 1e-12 && (r[1] + w).abs() < 1e-12 && (r[2] + 0.5 * w).abs() < 1e-12,
+        "{r:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Construction errors
+// ---------------------------------------------------------------------------------------------
+
+fn error_of(m: &Model) -> String {
+    PlanarSystem::new(m)
+        .expect_err("should be rejected")
+        .to_string()
+}
+
+#[test]
+fn construction_errors_name_the_entity() {
+    let mut base = model();
+    base.bodies = vec![rigid("crank", 0.3, 0.4, 0.5), point("p", -0.7, 0.6)];
+    base.joints = vec![
+        joint("O", JointKind::Revolute, GROUND, "O", "crank", "A"),
+        joint("F", JointKind::Fixed, "crank", "A", "p", "origin"),
+    ];
+
+    let mut m = base.clone();
+    m.joints
+        .push(joint("B", JointKind::Revolute, "crank", "Q", "p", "origin"));
+    assert_eq!(
+        error_of(&m),
+        "joint `B` (revolute): body `crank` has no point `Q`; its points are: A, B, origin"
+    );
+
+    let mut m = base.clone();
+    m.joints.push(joint(
+        "B",
+        JointKind::Revolute,
+        "crank",
+        "A",
+        "nope",
+        "origin",
+    ));
+    assert!(
+        error_of(&m).contains("unknown body `nope`"),
+        "{}",
+        error_of(&m)
+    );
+
+    let mut m = base.clone();
+    m.joints.push(joint(
+        "B",
+        JointKind::Revolute,
+        "p",
+        "origin",
+        "p",
+        "origin",
+    ));
+    assert!(error_of(&m).starts_with("joint `B` (revolute): body_i and body_j"));
+
+    let mut m = base.clone();
+    m.bodies[0].mass = 0.0;
+    assert!(error_of(&m).starts_with("body `crank`: mass"));
+    m.bodies[0].mass = f64::NAN;
+    assert!(error_of(&m).starts_with("body `crank`: mass"));
+
+    let mut m = base.clone();
+    m.bodies[0].inertia = None;
+    assert!(error_of(&m).contains("needs `inertia`"));
+    m.bodies[0].inertia = Some(-1.0);
+    assert!(error_of(&m).contains("inertia must be positive"));
+
+    let mut m = base.clone();
+    m.bodies[1].inertia = Some(1.0);
+    assert!(error_of(&m).starts_with("body `p`: a point mass has no inertia"));
+
+    let mut m = base.clone();
+    m.bodies.push(rigid("crank", 0.0, 0.0, 0.0));
+    assert!(error_of(&m).contains("body `crank` is defined more than once"));
+
+    let mut m = base.clone();
+    m.bodies.push(rigid(GROUND, 0.0, 0.0, 0.0));
+    assert!(error_of(&m).starts_with("body `ground`"));
+
+    let mut m = base.clone();
+    let mut p = joint("P", JointKind::Prismatic, GROUND, "G", "crank", "B");
+    p.axis = Some([0.0, 0.0]);
+    m.joints.push(p);
+    assert!(error_of(&m).starts_with("joint `P` (prismatic): axis"));
+
+    let mut m = base.clone();
+    m.joints
+        .push(joint("D", JointKind::Distance, "crank", "A", "p", "origin"));
+    m.bodies[1].x = m.bodies[0].x; // not coincident in general; force a zero length explicitly
+    m.joints[2].length = Some(0.0);
+    assert!(error_of(&m).starts_with("joint `D` (distance): length"));
+
+    let mut m = base.clone();
+    m.drivers
+        .push(joint_driver("d", "F", FunctionSpec::Constant(0.0)));
+    assert!(error_of(&m).contains("revolute and prismatic joints only"));
+
+    let mut m = base.clone();
+    m.drivers
+        .push(joint_driver("d", "X", FunctionSpec::Constant(0.0)));
+    assert_eq!(
+        error_of(&m),
+        "driver `d`: unknown joint `X`; the joints are: O, F"
+    );
+
+    let mut m = base.clone();
+    m.drivers.push(coordinate_driver(
+        "d",
+        "p",
+        Coordinate::Theta,
+        FunctionSpec::Constant(0.0),
+    ));
+    assert!(error_of(&m).contains("point mass and has no theta"));
+
+    let mut m = base.clone();
+    m.drivers.push(coordinate_driver(
+        "d",
+        GROUND,
+        Coordinate::X,
+        FunctionSpec::Constant(0.0),
+    ));
+    assert!(error_of(&m).contains("ground has no coordinates"));
+
+    let mut m = base.clone();
+    m.drivers.push(joint_driver(
+        "d",
+        "O",
+        FunctionSpec::Tagged(TaggedFunction::Expression {
+            expr: "sin(x)".into(),
+        }),
+    ));
+    assert!(error_of(&m).starts_with("driver `d`, function: expression `sin(x)`"));
+
+    let mut m = base.clone();
+    m.forces.push(ForceSpec::Rsda {
+        name: "r".into(),
+        joint: "F".into(),
+        stiffness: 1.0,
+        free_angle: 0.0,
+        damping: 0.0,
+        actuator: None,
+    });
+    assert!(error_of(&m).contains("an RSDA acts at a revolute joint"));
+
+    let mut m = base.clone();
+    m.forces.push(ForceSpec::Torque {
+        name: "t".into(),
+        body: "p".into(),
+        torque: FunctionSpec::Constant(1.0),
+    });
+    assert!(error_of(&m).starts_with("force `t` (torque): body `p` is a point mass"));
+
+    let mut m = base.clone();
+    m.forces.push(ForceSpec::Tsda {
+        name: "s".into(),
+        body_i: "crank".into(),
+        point_i: Some("A".into()),
+        body_j: "p".into(),
+        point_j: None,
+        stiffness: 1.0,
+        free_length: None,
+        damping: 0.0,
+        actuator: None,
+    });
+    // Move p onto crank's point A: the TSDA has no direction.
+    let sys = PlanarSystem::new(&base).unwrap();
+    let x = sys.initial_state(0.0);
+    let mut r = [0.0; 2];
+    let f = kinematics::Frame::new([x.q[0], x.q[1]], x.q[2]);
+    let a = f.rot(sys.body(0).point("A").unwrap());
+    r[0] = f.r[0] + a[0];
+    r[1] = f.r[1] + a[1];
+    m.bodies[1].x = r[0];
+    m.bodies[1].y = r[1];
+    assert!(error_of(&m).starts_with("force `s` (tsda): its points are"));
+
+    let mut m = base.clone();
+    m.markers.push(MarkerSpec {
+        name: "mk".into(),
+        body: GROUND.into(),
+        point: Some("Z".into()),
+    });
+    assert_eq!(
+        error_of(&m),
+        "marker `mk`: body `ground` has no point `Z`; its points are: G, O, origin"
+    );
+}
