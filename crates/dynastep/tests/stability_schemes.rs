@@ -1,7 +1,9 @@
 //! Linear stability of every scheme, measured by applying the scheme itself to ẍ + 2ξωẋ + ω²x = 0
 //! (dynastep::analysis::stability), against the oracles of shared/reference/integrators.md §6–§8.
 
-use dynastep::analysis::stability::{amplification_matrix, analyse, log_grid, StabilityReport};
+use dynastep::analysis::stability::{
+    amplification_matrix, analyse, log_grid, write_chart, write_csv, StabilityReport,
+};
 use dynastep::scheme::SchemeParams;
 
 fn params(p: &[(&str, f64)]) -> SchemeParams {
@@ -134,4 +136,25 @@ fn errors_are_reported() {
     assert!(analyse("trapezoidal", &SchemeParams::new(), -1.0, &[1.0]).is_err());
     assert!(analyse("trapezoidal", &SchemeParams::new(), 0.0, &[0.0]).is_err());
     assert!(analyse("trapezoidal", &SchemeParams::new(), 0.0, &[]).is_err());
+}
+
+#[test]
+fn writers_produce_files() {
+    let omegas = log_grid(1e-2, 1e2, 9);
+    let reports = vec![
+        analyse("central-difference", &SchemeParams::new(), 0.0, &omegas).unwrap(),
+        analyse("bathe", &SchemeParams::new(), 0.05, &omegas).unwrap(),
+    ];
+    let mut buf = Vec::new();
+    write_csv(&reports, &mut buf).unwrap();
+    let text = String::from_utf8(buf).unwrap();
+    assert_eq!(text.lines().count(), 1 + 2 * omegas.len());
+    assert!(text.starts_with("scheme,parameters,xi,omega_h,spectral_radius"));
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    for name in ["writers.png", "writers.svg"] {
+        let path = dir.join(name);
+        write_chart(&reports, &path).unwrap();
+        assert!(std::fs::metadata(&path).unwrap().len() > 1000, "{name}");
+    }
+    assert!(write_chart(&reports, &dir.join("writers.pdf")).is_err());
 }

@@ -24,8 +24,8 @@
 //!    H = [z_W … z_{W+L−1}] (3L × E) and its shift H′ = [z_{W+1} … z_{W+L}]. For a linear scheme
 //!    H = O S and H′ = O A S, with O the observability matrix over the window, S the histories after
 //!    step W and A the amplification matrix of the history.
-//! 3. After scaling each time block and each experiment to unit largest entry (a legitimate change of
-//!    O and S), the singular value decomposition H = U Σ Vᵀ truncated to the numerical rank r
+//! 3. After scaling down the time blocks that exceed the first one (a legitimate change of O, needed
+//!    beyond a stability limit where the responses grow), the singular value decomposition H = U Σ Vᵀ truncated to the numerical rank r
 //!    (σ_i > 1e-10 σ_1) gives A_r = Σ_r^{−½} U_rᵀ H′ V_r Σ_r^{−½}, similar to A restricted to the
 //!    reachable and observable history. r is the history dimension ("minimal" means that storage
 //!    which does not influence the future, such as LMS2's a_{n−1} beyond the combination it enters,
@@ -270,28 +270,28 @@ fn realize(
             source: FormulationError::NonFinite,
         });
     }
-    // Scale each time block (rows of one z_j, same factor in H and H') and each experiment.
-    for j in 0..WINDOW {
-        let mut m = 0.0_f64;
+    // Scale down each time block that is larger than the first one (rows of one z_j, same factor in
+    // H and H′), so that growing responses beyond a stability limit do not swamp the first blocks.
+    // Blocks are never scaled up: that would lift rounding noise of decayed responses to O(1).
+    let block_max = |m: &Matrix, j: usize| {
+        let mut x = 0.0_f64;
         for c in 0..3 {
             for col in 0..e {
-                m = m.max(h0[(3 * j + c, col)].abs());
+                x = x.max(m[(3 * j + c, col)].abs());
             }
         }
-        if m > 0.0 {
+        x
+    };
+    let m0 = block_max(&h0, 0);
+    for j in 1..WINDOW {
+        let m = block_max(&h0, j);
+        if m > m0 && m0 > 0.0 {
             for c in 0..3 {
                 for col in 0..e {
-                    h0[(3 * j + c, col)] /= m;
-                    h1[(3 * j + c, col)] /= m;
+                    h0[(3 * j + c, col)] *= m0 / m;
+                    h1[(3 * j + c, col)] *= m0 / m;
                 }
             }
-        }
-    }
-    for col in 0..e {
-        let m = h0.column(col).amax();
-        if m > 0.0 {
-            h0.column_mut(col).scale_mut(1.0 / m);
-            h1.column_mut(col).scale_mut(1.0 / m);
         }
     }
     let svd = h0.svd(true, true);
@@ -464,21 +464,15 @@ pub fn analyse(
 }
 
 fn label(r: &StabilityReport) -> String {
-    let main: Vec<String> = r
-        .parameters
-        .iter()
-        .filter(|(k, _)| matches!(k.as_str(), "rho_inf" | "alpha" | "gamma" | "beta"))
-        .take(2)
-        .map(|(k, v)| {
-            let k = if k == "rho_inf" { "ρ∞" } else { k.as_str() };
-            format!("{k} = {}", (v * 1e4).round() / 1e4)
-        })
-        .collect();
-    if main.is_empty() || r.scheme == "trapezoidal" || r.scheme == "fox-goodwin" {
-        r.scheme.clone()
-    } else {
-        format!("{} ({})", r.scheme, main.join(", "))
+    let rho = r.parameters.iter().find(|(k, _)| k == "rho_inf").map(|(_, v)| *v);
+    let mut s = r.scheme.clone();
+    if let Some(v) = rho.filter(|v| *v >= 0.0) {
+        s.push_str(&format!(" (ρ∞ = {})", (v * 1e4).round() / 1e4));
     }
+    if let Some(w) = r.omega_crit {
+        s.push_str(&format!(", Ω_crit = {w:.4}"));
+    }
+    s
 }
 
 /// Writes the reports as CSV, one row per (scheme, Ω), with the header
@@ -536,6 +530,8 @@ fn register_font() {
     });
 }
 
+const RHO_TOP: f64 = 1.5;
+
 const COLORS: [(u8, u8, u8); 8] = [
     (31, 119, 180),
     (255, 127, 14),
@@ -570,7 +566,7 @@ fn draw<DB: plotters::prelude::DrawingBackend>(
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(56)
-        .build_cartesian_2d((wmin..wmax).log_scale(), 0.0..1.2)
+        .build_cartesian_2d((wmin..wmax).log_scale(), 0.0..RHO_TOP)
         .map_err(err)?;
     chart
         .configure_mesh()
@@ -584,25 +580,21 @@ fn draw<DB: plotters::prelude::DrawingBackend>(
         let (cr, cg, cb) = COLORS[i % COLORS.len()];
         let color = RGBColor(cr, cg, cb);
         let style = ShapeStyle::from(&color).stroke_width(2);
-        // Break the curve where points were dropped (beyond the stability limit).
-        let mut segments: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+        // Values above the top of the axis are drawn at the top, and the curve stops there: the
+        // vertical rise marks Ω_crit of a conditionally stable scheme.
+        let mut pts: Vec<(f64, f64)> = Vec::new();
         for p in &r.points {
-            if p.spectral_radius.is_finite() && p.spectral_radius <= 1.2 {
-                segments.last_mut().unwrap().push((p.omega_h, p.spectral_radius));
-            } else if !segments.last().unwrap().is_empty() {
-                segments.push(Vec::new());
+            let clipped = !(p.spectral_radius.is_finite() && p.spectral_radius <= RHO_TOP);
+            pts.push((p.omega_h, if clipped { RHO_TOP } else { p.spectral_radius }));
+            if clipped {
+                break;
             }
         }
-        let mut first = true;
-        for seg in segments.into_iter().filter(|s| !s.is_empty()) {
-            let series = chart.draw_series(LineSeries::new(seg, style)).map_err(err)?;
-            if first {
-                series
-                    .label(label(r))
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
-                first = false;
-            }
-        }
+        chart
+            .draw_series(LineSeries::new(pts, style))
+            .map_err(err)?
+            .label(label(r))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
     }
     chart
         .configure_series_labels()
@@ -613,7 +605,7 @@ fn draw<DB: plotters::prelude::DrawingBackend>(
         .draw()
         .map_err(err)?;
     // Panel 2: period elongation in percent where the principal pair is complex, Ω ≤ 1.
-    let pe_max = 1.0_f64.min(wmax);
+    let pe_max = (1.0 + 1e-9_f64).min(wmax);
     let mut ymin = 0.0_f64;
     let mut ymax = 0.0_f64;
     for p in all.iter().filter(|p| p.omega_h <= pe_max) {
@@ -624,7 +616,7 @@ fn draw<DB: plotters::prelude::DrawingBackend>(
     }
     let pad = 0.05 * (ymax - ymin).max(1e-3);
     let mut chart = ChartBuilder::on(&bottom)
-        .caption("Period elongation (T̄ − T)/T", ("sans-serif", 22))
+        .caption("Period elongation T_num/T − 1 (principal roots)", ("sans-serif", 22))
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(56)
