@@ -519,7 +519,7 @@ impl Sources<'_> {
                     span = at;
                 }
             }
-            (raw.to_string(), type_hint(raw))
+            (plain_type_message(raw), type_hint(raw))
         };
         let entity = entity_at(root, span.start);
         (span.start, self.error(span, entity, message, hint))
@@ -682,6 +682,32 @@ fn type_hint(message: &str) -> String {
     } else {
         "see docs/model-format.md for the expected value".into()
     }
+}
+
+/// Rewords serde's `invalid type: string "x", expected f64` as `expected a number, found string "x"`.
+fn plain_type_message(raw: &str) -> String {
+    let Some(rest) = raw.strip_prefix("invalid type: ") else {
+        return raw.to_string();
+    };
+    let Some((found, expected)) = rest.rsplit_once(", expected ") else {
+        return raw.to_string();
+    };
+    let expected = match expected {
+        "f64" | "f32" => "a number",
+        "usize" | "u64" | "u32" | "u16" | "u8" => "a non-negative whole number",
+        "i64" | "i32" => "a whole number",
+        "a sequence" => "an array",
+        "a map" => "a table",
+        e if e.starts_with("struct ") || e.starts_with("internally tagged enum") => "a table",
+        e if e.starts_with("enum ") || e.starts_with("variant identifier") => "a string",
+        e => e,
+    };
+    let found = match found {
+        "sequence" => "an array".to_string(),
+        "map" => "a table".to_string(),
+        f => f.to_string(),
+    };
+    format!("expected {expected}, found {found}")
 }
 
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {
@@ -1421,10 +1447,10 @@ t_end = 2.0
     #[test]
     fn type_errors_are_located_and_all_reported() {
         let text = edit("mass = 2", "mass = \"heavy\"");
-        let e = one_error(&text, "\"heavy\"", 0, "invalid type");
+        let e = one_error(&text, "\"heavy\"", 0, "expected a number, found");
         assert!(e.hint.contains("number"), "{}", e.hint);
         let text = edit("x = 0.1", "x = [0.1]");
-        one_error(&text, "[0.1]", 0, "invalid type");
+        one_error(&text, "[0.1]", 0, "expected a number, found");
         let text = edit("gravity = [0.0, -9.81]", "gravity = [0.0, -9.81, 1.0]");
         let e = one_error(
             &text,
@@ -1443,12 +1469,12 @@ t_end = 2.0
         let e = one_error(&text, "\"sin(t)\"", 0, "time function");
         assert!(e.hint.contains("expression"), "{}", e.hint);
         let text = edit("stiffness = 100.0", "stiffness = \"stiff\"");
-        one_error(&text, "\"stiff\"", 0, "invalid type");
+        one_error(&text, "\"stiff\"", 0, "expected a number, found");
         let text = format!("{VALID}\n[[forces]]\nname = \"t\"\ntype = \"torque\"\nbody = \"rod\"\ntorque = \"2*t\"\n");
         let e = one_error(&text, "\"2*t\"", 0, "time function");
         assert!(e.hint.contains("expr = \"2*t\""), "{e}");
         let text = edit("fy = -2.0", "fy = { type = \"ramp\", slope = \"steep\" }");
-        one_error(&text, "\"steep\"", 0, "invalid type");
+        one_error(&text, "\"steep\"", 0, "expected a number, found");
         let text = edit("slope = 6.283", "slop = 6.283");
         let e = one_error(&text, "slop", 0, "unknown field `slop`");
         assert!(e.hint.starts_with("did you mean `slope`?"), "{}", e.hint);
@@ -1568,13 +1594,13 @@ t_end = 2.0
             "function = { type = \"ramp\", slope = 6.283 }",
             "function = { type = \"expression\", expr = \"sin(x)\" }",
         );
-        let e = one_error(&text, "{ type = \"expression\"", 0, "invalid time function");
+        let e = one_error(&text, "expr = |\"sin(x)\"", 0, "invalid time function");
         assert!(e.message.contains("unknown variable"), "{e}");
         let text = edit(
             "function = { type = \"ramp\", slope = 6.283 }",
             "function = { type = \"smooth_step\", t0 = 1, t1 = 0, v0 = 0, v1 = 1 }",
         );
-        one_error(&text, "{ type = \"smooth_step\"", 0, "t1 > t0");
+        one_error(&text, "t1 = |0", 0, "t1 > t0");
     }
 
     #[test]
@@ -1590,7 +1616,7 @@ t_end = 2.0
         let text = edit("point = \"C\"", "point = \"X\"");
         one_error(&text, "\"X\"", 0, "has no point `X`");
         let text = edit("fy = -2.0", "fy = { type = \"table\", points = [] }");
-        one_error(&text, "{ type = \"table\"", 0, "at least one");
+        one_error(&text, "points = |[]", 0, "at least one");
     }
 
     #[test]
@@ -1718,7 +1744,7 @@ t_end = 2.0
         let e = with(&["solver.dt=fast"]).unwrap_err();
         let e = &e.errors[0];
         assert_eq!((e.file.as_str(), e.column), (COMMAND_LINE, 11), "{e}");
-        assert!(e.message.contains("invalid type"), "{e}");
+        assert_eq!(e.message, "expected a number, found string \"fast\"");
         let e = with(&["solver.dt"]).unwrap_err();
         assert!(e.errors[0].hint.contains("PATH=VALUE"), "{e}");
         let e = with(&["gravity.x=1"]).unwrap_err();

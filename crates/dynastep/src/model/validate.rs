@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::function::TimeFunction;
+use super::function::{FunctionSpec, TaggedFunction, TimeFunction};
 use super::types::*;
 use crate::scheme as registry;
 
@@ -250,8 +250,16 @@ impl<'m> Checker<'m> {
         }
     }
 
-    fn function(&mut self, path: Vec<PathSeg>, entity: &str, f: &super::function::FunctionSpec) {
+    fn function(&mut self, mut path: Vec<PathSeg>, entity: &str, f: &FunctionSpec) {
         if let Err(e) = TimeFunction::new(f) {
+            // Point at the field at fault.
+            let field = match f {
+                FunctionSpec::Tagged(TaggedFunction::Expression { .. }) => Some("expr"),
+                FunctionSpec::Tagged(TaggedFunction::SmoothStep { .. }) => Some("t1"),
+                FunctionSpec::Tagged(TaggedFunction::Table { .. }) => Some("points"),
+                _ => None,
+            };
+            path.extend(field.map(|f| PathSeg::Key(f.into())));
             self.push(
                 path,
                 entity,
@@ -272,13 +280,14 @@ impl<'m> Checker<'m> {
         }
     }
 
-    fn positive(&mut self, path: Vec<PathSeg>, entity: &str, what: &str, v: f64, unit: &str) {
+    /// Requires `v` positive and finite; `hint` says what to give.
+    fn positive(&mut self, path: Vec<PathSeg>, entity: &str, what: &str, v: f64, hint: &str) {
         if !(v.is_finite() && v > 0.0) {
             self.push(
                 path,
                 entity,
                 format!("{what} must be positive and finite, got {v}"),
-                format!("give a positive value{unit}"),
+                hint.to_string(),
             );
         }
     }
@@ -389,7 +398,13 @@ pub fn check(model: &Model) -> Vec<Issue> {
                 "the ground is implicit (its points go in [ground.points]); rename the body".into(),
             );
         }
-        c.positive(at("mass"), &e, "mass", b.mass, " in kg");
+        c.positive(
+            at("mass"),
+            &e,
+            "mass",
+            b.mass,
+            "give the mass in kg, e.g. `mass = 1.0`",
+        );
         match (b.kind, b.inertia) {
             (BodyKind::Rigid, None) => c.push(
                 at("inertia"),
@@ -397,7 +412,7 @@ pub fn check(model: &Model) -> Vec<Issue> {
                 "a rigid body needs an `inertia`".into(),
                 "add `inertia = <moment of inertia about the centre of mass in kg m²>`, or set `kind = \"point\"` for a point mass".into(),
             ),
-            (BodyKind::Rigid, Some(j)) => c.positive(at("inertia"), &e, "inertia", j, " in kg m²"),
+            (BodyKind::Rigid, Some(j)) => c.positive(at("inertia"), &e, "inertia", j, "give the moment of inertia about the centre of mass in kg m²"),
             (BodyKind::Point, Some(_)) => c.push(
                 at("inertia"),
                 &e,
@@ -496,7 +511,13 @@ pub fn check(model: &Model) -> Vec<Issue> {
             (_, None) => {}
         }
         match (j.kind, j.length) {
-            (JointKind::Distance, Some(l)) => c.positive(at("length"), &e, "length", l, " in m"),
+            (JointKind::Distance, Some(l)) => c.positive(
+                at("length"),
+                &e,
+                "length",
+                l,
+                "give the rod length in m, or leave it out to use the initial distance",
+            ),
             (_, Some(_)) => c.push(
                 at("length"),
                 &e,
@@ -807,7 +828,13 @@ fn check_solver(c: &mut Checker<'_>, s: &SolverSpec) {
         }
     }
     if let Some(dt) = s.dt {
-        c.positive(at("dt"), e, "dt", dt, " step size in s");
+        c.positive(
+            at("dt"),
+            e,
+            "dt",
+            dt,
+            "give the step size in s, e.g. `dt = 1e-3`",
+        );
     }
     let t_start = s.t_start.unwrap_or(0.0);
     if s.t_start.is_some() {
@@ -850,14 +877,14 @@ fn check_solver(c: &mut Checker<'_>, s: &SolverSpec) {
         e,
         "position_tol",
         n.position_tol,
-        " (default 1e-10)",
+        "give a positive tolerance (default 1e-10)",
     );
     c.positive(
         at_n("residual_tol"),
         e,
         "residual_tol",
         n.residual_tol,
-        " (default 1e-8)",
+        "give a positive tolerance (default 1e-8)",
     );
 }
 
