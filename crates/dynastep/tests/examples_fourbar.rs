@@ -1,0 +1,82 @@
+//! `examples/double-fourbar.toml` (IFToMM, N = 2) and `examples/nfourbar40.toml` (GDLC06 A02, N = 40)
+//! against the 1-DOF parallelogram reduction and the official ADAMS trajectory.
+
+#[path = "examples_util.rs"]
+mod util;
+
+/// B0 at t = 10 s for N = 2 (DOP853 on the 1-DOF reduction, rtol 1e-13).
+const B0_10: [f64; 2] = [0.3284581115, 0.9445185382];
+
+/// Runs the double four-bar; returns (B0 error at 10 s, max B0 error vs the derived reference every
+/// 0.5 s, max |E − E0|).
+fn double_fourbar(scheme: &str, params: &[(&str, f64)], h: f64) -> (f64, f64, f64) {
+    let model = util::model("double-fourbar");
+    let run = util::run(&model, scheme, params, h, Some(10.0), Some(0.01));
+    run.assert_completed();
+    let b0 = run.marker("B0");
+    let last = run.rec.states.len() - 1;
+    let end = run.marker_at(b0, last);
+    let end_err = (end[0] - B0_10[0]).abs().max((end[1] - B0_10[1]).abs());
+    let derived = util::reference("derived_double_fourbar_N2_10s_dt0.01.csv");
+    let mut worst = 0.0f64;
+    for row in derived.iter().step_by(50) {
+        let p = run.marker_at(b0, util::sample_at(&run.rec, row[0]));
+        worst = worst.max((p[0] - row[1]).abs()).max((p[1] - row[2]).abs());
+    }
+    let de = run.report.max_energy_error;
+    println!(
+        "{scheme} {params:?} h = {h:e}: B0(10) = ({:.10}, {:.10}), error {end_err:.3e}; max error every 0.5 s {worst:.3e}; max |E - E0| = {de:.3e} J; steps {}, Newton iterations {}",
+        end[0], end[1], run.report.steps, run.report.newton.iterations
+    );
+    (end_err, worst, de)
+}
+
+#[test]
+fn double_fourbar_h1e_3() {
+    let (end_err, worst, de) = double_fourbar("generalized-alpha", &[("rho_inf", 0.95)], 1e-3);
+    assert!(end_err < 1e-3 && worst < 1e-3, "B0 error {end_err:e}, {worst:e}");
+    assert!(de < 5e-3, "energy error {de:e}");
+}
+
+/// Exudyn's setting (generalized-α, ρ∞ = 0.95, h = 1.25e-4 s): B0 = (0.3284573768, 0.9445187937),
+/// max |E − E0| = 1.80e-5 J.
+#[test]
+fn double_fourbar_exudyn_setting() {
+    let (end_err, _, de) = double_fourbar("generalized-alpha", &[("rho_inf", 0.95)], 1.25e-4);
+    assert!(end_err < 2e-6, "B0 error {end_err:e}");
+    assert!(de < 4e-5, "energy error {de:e}");
+}
+
+/// Runs the N = 40 four-bar to `t_end`; returns the max B0 error against the ADAMS file.
+fn nfourbar40(h: f64, t_end: f64) -> f64 {
+    let model = util::model("nfourbar40");
+    let run = util::run(&model, "generalized-alpha", &[("rho_inf", 0.95)], h, Some(t_end), Some(0.05));
+    run.assert_completed();
+    let b0 = run.marker("B0");
+    let official = util::reference("gdlc06_A02_N40_fourbar_B0_0-20s.csv");
+    let mut worst = 0.0f64;
+    let mut rows = 0;
+    for row in official.iter().take_while(|r| r[0] <= t_end + 1e-9) {
+        let p = run.marker_at(b0, util::sample_at(&run.rec, row[0]));
+        worst = worst.max((p[0] - row[1]).abs()).max((p[1] - row[2]).abs());
+        rows += 1;
+    }
+    println!(
+        "N = 40, h = {h:e}, {t_end} s: max |B0 - ADAMS| over {rows} rows = {worst:.3e} m; max |E - E0| = {:.3e} J; wall {:.2} s",
+        run.report.max_energy_error, run.report.wall_time_s
+    );
+    worst
+}
+
+#[test]
+fn nfourbar40_first_half_second() {
+    let worst = nfourbar40(2e-3, 0.5);
+    assert!(worst < 1e-4, "B0 error {worst:e}");
+}
+
+#[test]
+#[ignore = "slow: run with cargo test --release -- --ignored"]
+fn nfourbar40_full_run() {
+    let worst = nfourbar40(2e-3, 20.0);
+    assert!(worst < 1e-3, "B0 error {worst:e} (GDLC06 high precision is 1e-3)");
+}

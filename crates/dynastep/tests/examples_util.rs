@@ -1,0 +1,105 @@
+//! Shared helpers of the `examples_*` tests (included with `#[path]`; it has no tests of its own).
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+use dynastep::analysis::assembly::{assemble, AssemblySettings};
+use dynastep::analysis::dynamic::{run as run_dynamic, DynamicSettings, Recorder, RunReport, RunStatus};
+use dynastep::model::Model;
+use dynastep::scheme::build;
+use dynastep::system::planar::PlanarSystem;
+
+/// The embedded example `name`, parsed.
+pub fn model(name: &str) -> Model {
+    let ex = dynastep::examples::find(name).unwrap_or_else(|| panic!("no example {name}"));
+    dynastep::model::parse::from_str(ex.text, ex.file).unwrap_or_else(|e| panic!("{}: {e}", ex.file))
+}
+
+/// A finished run: the system (for markers and poses), the report and every sampled state.
+pub struct Run {
+    pub system: PlanarSystem,
+    pub report: RunReport,
+    pub rec: Recorder,
+}
+
+impl Run {
+    /// Index of the marker called `name`.
+    pub fn marker(&self, name: &str) -> usize {
+        self.system
+            .marker_names()
+            .iter()
+            .position(|m| *m == name)
+            .unwrap_or_else(|| panic!("no marker {name}"))
+    }
+
+    /// Index of the body called `name`.
+    pub fn body(&self, name: &str) -> usize {
+        self.system.body_index(name).unwrap_or_else(|| panic!("no body {name}"))
+    }
+
+    /// Position of marker `k` in sample `s`.
+    pub fn marker_at(&self, k: usize, s: usize) -> [f64; 2] {
+        let st = &self.rec.states[s];
+        self.system.marker_state(k, &st.q, &st.v).0
+    }
+
+    /// Panics unless the run reached its end time.
+    pub fn assert_completed(&self) {
+        assert!(
+            matches!(self.report.status, RunStatus::Completed),
+            "run did not complete: {:?}",
+            self.report.status
+        );
+    }
+}
+
+/// Runs `model` with `scheme` and parameters, step `dt`; `t_end` and `output_interval` override the
+/// model's when given.
+pub fn run(
+    model: &Model,
+    scheme: &str,
+    params: &[(&str, f64)],
+    dt: f64,
+    t_end: Option<f64>,
+    output_interval: Option<f64>,
+) -> Run {
+    let system = PlanarSystem::new(model).expect("valid model");
+    let params: BTreeMap<String, f64> = params.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    let mut scheme = build(scheme, &params).expect("scheme");
+    let mut x0 = system.initial_state(model.solver.t_start.unwrap_or(0.0));
+    let settings = AssemblySettings { redundancy: model.solver.redundancy, ..Default::default() };
+    assemble(&system, &mut x0, &system.given_values(), &settings).expect("assembly");
+    let dyn_settings = DynamicSettings {
+        h: dt,
+        t_end: t_end.or(model.solver.t_end).expect("t_end"),
+        output_interval: output_interval.or(model.solver.output_interval).unwrap_or(0.0),
+        newton: model.solver.newton,
+    };
+    let mut rec = Recorder::default();
+    let report = run_dynamic(&system, scheme.as_mut(), &x0, &dyn_settings, &mut [&mut rec]);
+    Run { system, report, rec }
+}
+
+/// Rows of a CSV file under `reference/` at the repository root (header skipped).
+pub fn reference(file: &str) -> Vec<Vec<f64>> {
+    let path = format!("{}/../../reference/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.split(',').map(|x| x.trim().parse::<f64>().unwrap()).collect())
+        .collect()
+}
+
+/// Index of the sample whose time is closest to `t` (panics if none within 1e-9 s).
+pub fn sample_at(rec: &Recorder, t: f64) -> usize {
+    let k = rec
+        .states
+        .iter()
+        .enumerate()
+        .min_by(|a, b| (a.1.t - t).abs().total_cmp(&(b.1.t - t).abs()))
+        .map(|(k, _)| k)
+        .unwrap();
+    assert!((rec.states[k].t - t).abs() < 1e-9, "no sample at t = {t} (closest {})", rec.states[k].t);
+    k
+}
