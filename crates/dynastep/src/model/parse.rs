@@ -1791,6 +1791,30 @@ t_end = 2.0
         );
     }
 
+    /// The complete example in `docs/model-format.md` (every ```toml block whose first line is a
+    /// `# name.toml` comment) must read without error.
+    #[test]
+    fn documented_example_reads() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/model-format.md");
+        let doc =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut checked = 0;
+        for block in doc.split("```toml\n").skip(1) {
+            let block = block.split("```").next().unwrap_or_default();
+            if block.starts_with("# ") && block.lines().next().is_some_and(|l| l.ends_with(".toml"))
+            {
+                let m = from_str(block, "model-format.md").unwrap_or_else(|e| panic!("{e}"));
+                assert!(!m.bodies.is_empty());
+                checked += 1;
+            }
+        }
+        assert!(
+            checked >= 1,
+            "no complete example found in {}",
+            path.display()
+        );
+    }
+
     mod never_panics {
         use super::*;
         use proptest::prelude::*;
