@@ -19,7 +19,7 @@ pub(crate) const ORIGIN: &str = "origin";
 
 /// Data shared by every kind of body.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BodyCommon {
+pub(crate) struct BodyCommon {
     pub(crate) name: String,
     pub(crate) mass: f64,
     /// Index of x_cm in q.

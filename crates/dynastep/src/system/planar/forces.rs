@@ -11,7 +11,8 @@
 //!   `−τ` on i; potential `½ k (θ_r − θ₀)²`.
 //! - **applied force** F at P: `Q = (F_x, F_y, a × F)` with `a = A s'_P`; a
 //!   body-frame force `F = A F'` rotates with the body, so `∂(F_x, F_y)/∂θ = R F` (the moment
-//!   `a × F = s' × F'` is then constant); a global force has `∂(a × F)/∂θ = −aᵀ F`.
+//!   `a × F = s' × F'` is then constant); a global force has `∂(a × F)/∂θ = −aᵀ F`. The axes of a
+//!   point mass are the global axes.
 //! - **applied torque** τ(t) on a rigid body.
 
 use super::kinematics::{

@@ -8,6 +8,11 @@
 //! | fixed | `d_x = 0`, `d_y = 0`; then, unless a body is a point mass, `θ_j − θ_i − (θ_j0 − θ_i0) = 0` |
 //! | distance | `(dᵀd − L²)/2 = 0` |
 //!
+//! When body i of a prismatic joint is a point mass (and j is rigid), its axis keeps its global
+//! direction and the rotation row locks θ_j at its initial value: the constraint torque on j then has
+//! no counterpart on i, which cannot take a torque. The model documentation asks for this row; a
+//! model that wants j free to turn should put the rigid body in i.
+//!
 //! θ_i0, θ_j0 are the initial rotations of the model (0 for the ground and point masses). None of the
 //! rows depends on time, so Φ_t = 0 and γ = −vᵀ (∂²φ/∂q²) v for each row.
 

@@ -44,7 +44,7 @@ mod tests;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 
-pub use body::{Body, BodyCommon, PointMass, RigidBody};
+pub use body::{Body, PointMass, RigidBody};
 
 use self::body::{point_list, ORIGIN};
 use self::drivers::{Driver, DriverType};

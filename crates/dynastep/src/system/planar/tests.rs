@@ -687,6 +687,31 @@ fn pendulum_reaction_is_its_weight() {
         "{r:?}"
     );
 
+    // A point mass hanging at rest on a rod (distance joint) below the ground point O.
+    let mut mp = model();
+    mp.gravity = [0.0, -9.81];
+    let mut bob = point("bob", 0.2, -1.3);
+    bob.vx = 0.0;
+    bob.vy = 0.0;
+    mp.bodies = vec![bob];
+    mp.joints = vec![joint(
+        "rod",
+        JointKind::Distance,
+        GROUND,
+        "O",
+        "bob",
+        "origin",
+    )];
+    let sys = PlanarSystem::new(&mp).unwrap();
+    let mut x = sys.initial_state(0.0);
+    consistent_accelerations(&sys, &mut x);
+    let r = sys.joint_reaction(0, &x.q, &x.lambda);
+    let wp = 0.9 * 9.81;
+    assert!(
+        r[0].abs() < 1e-12 && (r[1] - wp).abs() < 1e-12 && r[2].abs() < 1e-12,
+        "{r:?}"
+    );
+
     // Ground as body j: the reaction on the ground is the opposite of the weight.
     m.joints[0] = joint("O", JointKind::Fixed, "rod", "origin", GROUND, "O");
     let sys = PlanarSystem::new(&m).unwrap();
