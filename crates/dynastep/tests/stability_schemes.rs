@@ -47,7 +47,7 @@ fn unconditionally_stable_with_rho_inf() {
         ("lms2", vec![("rho_inf", 0.0)], 0.0),
         ("bathe", vec![("rho_inf", 0.0)], 0.0),
     ] {
-        let r = report(scheme, &p, 1e-3, 1e6, 91);
+        let r = report(scheme, &p, 1e-3, 1e6, 181);
         let max_rho = r.points.iter().map(|p| p.spectral_radius).fold(0.0, f64::max);
         println!(
             "{scheme} {p:?}: max rho on [1e-3, 1e6] = {max_rho:.12}, rho_inf = {:.9}, history dimension {}",

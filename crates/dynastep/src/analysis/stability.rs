@@ -294,21 +294,31 @@ fn realize(
             }
         }
     }
-    let svd = h0.svd(true, true);
-    let (u, vt) = (svd.u.unwrap(), svd.v_t.unwrap());
-    // Order singular values (nalgebra does not sort them).
-    let mut order: Vec<usize> = (0..svd.singular_values.len()).collect();
-    order.sort_by(|&a, &b| svd.singular_values[b].total_cmp(&svd.singular_values[a]));
-    let sv: Vec<f64> = order.iter().map(|&i| svd.singular_values[i]).collect();
+    // faer's SVD (sorted, nonincreasing); nalgebra 0.35's SVD was seen to return factors that do not
+    // reproduce some of these matrices (errors of 3e-2), which corrupted the realization.
+    let fm = faer::Mat::<f64>::from_fn(rows, e, |i, j| h0[(i, j)]);
+    let svd = fm.thin_svd().map_err(|_| StabilityError::Solve {
+        scheme: scheme_name.to_string(),
+        omega: omega_h,
+        source: FormulationError::NonFinite,
+    })?;
+    let (fu, fv) = (svd.U(), svd.V());
+    let fs = svd.S().column_vector();
+    let k_max = fs.nrows();
+    let sv: Vec<f64> = (0..k_max).map(|i| fs[i]).collect();
     let r = sv.iter().filter(|&&s| s > RANK_TOLERANCE * sv[0]).count().max(1);
     let mut ur = Matrix::zeros(rows, r);
     let mut vr = Matrix::zeros(e, r);
-    for (k, &i) in order.iter().take(r).enumerate() {
+    for k in 0..r {
         let w = 1.0 / sv[k].sqrt();
-        ur.set_column(k, &(u.column(i) * w));
-        vr.set_column(k, &(vt.row(i).transpose() * w));
+        for i in 0..rows {
+            ur[(i, k)] = fu[(i, k)] * w;
+        }
+        for i in 0..e {
+            vr[(i, k)] = fv[(i, k)] * w;
+        }
     }
-    let a = ur.transpose() * h1 * vr;
+    let a = ur.transpose() * &h1 * &vr;
     Ok(Realization { a })
 }
 
