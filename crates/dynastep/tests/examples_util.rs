@@ -1,12 +1,9 @@
 //! Shared helpers of the `examples_*` tests (included with `#[path]`; it has no tests of its own).
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
-
-use dynastep::analysis::assembly::{assemble, AssemblySettings};
-use dynastep::analysis::dynamic::{run as run_dynamic, DynamicSettings, Recorder, RunReport, RunStatus};
+use dynastep::analysis::dynamic::{Recorder, RunReport, RunStatus};
+use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::model::Model;
-use dynastep::scheme::build;
 use dynastep::system::planar::PlanarSystem;
 
 /// The embedded example `name`, parsed.
@@ -53,8 +50,8 @@ impl Run {
     }
 }
 
-/// Runs `model` with `scheme` and parameters, step `dt`; `t_end` and `output_interval` override the
-/// model's when given.
+/// Runs `model` through [`Simulation`] with `scheme` and parameters, step `dt`; `t_end` and
+/// `output_interval` override the model's when given.
 pub fn run(
     model: &Model,
     scheme: &str,
@@ -63,21 +60,17 @@ pub fn run(
     t_end: Option<f64>,
     output_interval: Option<f64>,
 ) -> Run {
-    let system = PlanarSystem::new(model).expect("valid model");
-    let params: BTreeMap<String, f64> = params.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-    let mut scheme = build(scheme, &params).expect("scheme");
-    let mut x0 = system.initial_state(model.solver.t_start.unwrap_or(0.0));
-    let settings = AssemblySettings { redundancy: model.solver.redundancy, ..Default::default() };
-    assemble(&system, &mut x0, &system.given_values(), &settings).expect("assembly");
-    let dyn_settings = DynamicSettings {
-        h: dt,
-        t_end: t_end.or(model.solver.t_end).expect("t_end"),
-        output_interval: output_interval.or(model.solver.output_interval).unwrap_or(0.0),
-        newton: model.solver.newton,
+    let opts = RunOptions {
+        scheme: Some(scheme.to_string()),
+        params: params.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+        dt: Some(dt),
+        t_end,
+        output_interval,
     };
+    let mut sim = Simulation::new(model, &opts).unwrap_or_else(|e| panic!("{}: {e}", model.name));
     let mut rec = Recorder::default();
-    let report = run_dynamic(&system, scheme.as_mut(), &x0, &dyn_settings, &mut [&mut rec]);
-    Run { system, report, rec }
+    let report = sim.run(&mut [&mut rec]);
+    Run { system: sim.system, report, rec }
 }
 
 /// Rows of a CSV file under `reference/` at the repository root (header skipped).
