@@ -53,6 +53,10 @@ const NAMED_ARRAYS: [(&str, &str); 5] = [
 /// could nest deeper, but no model field is that deep).
 const MAX_DEPTH: usize = 64;
 
+/// Most segments in an override's path (deeper ones would only create nested tables that the model
+/// cannot hold).
+const MAX_OVERRIDE_DEPTH: usize = 16;
+
 /// Most syntax errors reported for one file (later ones are mostly consequences of the first).
 const MAX_SYNTAX_ERRORS: usize = 10;
 
@@ -1073,6 +1077,13 @@ fn apply_override<'i>(
 ) -> Result<(), OverrideError> {
     let at = |r: &Range<usize>| r.start + base..r.end + base;
     let (segs, value_at) = split_override(o).map_err(|(r, m, h)| (at(&r), m, h))?;
+    if segs.len() > MAX_OVERRIDE_DEPTH {
+        return Err((
+            at(&(0..value_at)),
+            format!("the override's path has {} segments", segs.len()),
+            format!("no field of a model is more than {MAX_OVERRIDE_DEPTH} keys deep"),
+        ));
+    }
 
     // The value: TOML if it parses, else the text as a string.
     let raw = &o[value_at..];
