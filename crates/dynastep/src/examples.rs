@@ -84,7 +84,11 @@ mod tests {
     #[test]
     fn names_are_unique_and_findable() {
         for (k, e) in EXAMPLES.iter().enumerate() {
-            assert!(EXAMPLES[..k].iter().all(|o| o.name != e.name), "duplicate {}", e.name);
+            assert!(
+                EXAMPLES[..k].iter().all(|o| o.name != e.name),
+                "duplicate {}",
+                e.name
+            );
             assert_eq!(find(e.name).map(|x| x.file), Some(e.file));
             assert!(!e.text.is_empty());
         }

@@ -22,7 +22,14 @@ const NAMES: [&str; 7] = ["beta", "Theta", "gamma", "Phi", "delta", "Omega", "ep
 /// the largest |E − E0 − W_nc| over the run.
 fn andrews(h: f64) -> ([f64; 7], f64) {
     let model = util::model("andrews");
-    let run = util::run(&model, "generalized-alpha", &[("rho_inf", 0.8)], h, Some(0.03), Some(1e-3));
+    let run = util::run(
+        &model,
+        "generalized-alpha",
+        &[("rho_inf", 0.8)],
+        h,
+        Some(0.03),
+        Some(1e-3),
+    );
     run.assert_completed();
     let last = run.rec.states.last().unwrap();
     assert!((last.t - 0.03).abs() < 1e-9, "ended at {}", last.t);
@@ -36,13 +43,22 @@ fn andrews(h: f64) -> ([f64; 7], f64) {
         th("HE") - th("AH"),
         th("AH"),
     ];
-    let balance = run.rec.energy_balance.iter().fold(0.0f64, |m, e| m.max(e.abs()));
+    let balance = run
+        .rec
+        .energy_balance
+        .iter()
+        .fold(0.0f64, |m, e| m.max(e.abs()));
     println!(
         "h = {h:e}: steps {}, max |E - E0 - W_nc| = {balance:.3e} J (run report {:.3e}), max violation {:?}",
         run.report.steps, run.report.max_energy_error, run.report.max_violation
     );
     for i in 0..7 {
-        println!("  {:8} {:+.12e}  error {:+.3e}", NAMES[i], q[i], q[i] - Q_REF[i]);
+        println!(
+            "  {:8} {:+.12e}  error {:+.3e}",
+            NAMES[i],
+            q[i],
+            q[i] - Q_REF[i]
+        );
     }
     (q, run.report.max_energy_error.max(balance))
 }
@@ -70,10 +86,19 @@ fn andrews_generalized_alpha_h1e_5() {
 #[test]
 fn andrews_generalized_alpha_second_order() {
     let hs = [4e-5, 2e-5, 1e-5];
-    let errs: Vec<f64> = hs.iter().map(|&h| (andrews(h).0[0] - Q_REF[0]).abs()).collect();
+    let errs: Vec<f64> = hs
+        .iter()
+        .map(|&h| (andrews(h).0[0] - Q_REF[0]).abs())
+        .collect();
     for k in 1..hs.len() {
         let p = (errs[k - 1] / errs[k]).ln() / (hs[k - 1] / hs[k]).ln();
-        println!("h {:e} -> {:e}: error {:.3e} -> {:.3e}, observed order {p:.3}", hs[k - 1], hs[k], errs[k - 1], errs[k]);
+        println!(
+            "h {:e} -> {:e}: error {:.3e} -> {:.3e}, observed order {p:.3}",
+            hs[k - 1],
+            hs[k],
+            errs[k - 1],
+            errs[k]
+        );
         assert!((p - 2.0).abs() < 0.3, "observed order {p}");
     }
 }
@@ -88,6 +113,10 @@ fn andrews_trapezoidal_runs() {
     run.assert_completed();
     let last = run.rec.states.last().unwrap();
     let beta = run.system.body_pose(run.body("OF"), &last.q)[2];
-    println!("trapezoidal h = 1e-5: beta error {:.3e}, max balance {:.3e}", beta - Q_REF[0], run.report.max_energy_error);
+    println!(
+        "trapezoidal h = 1e-5: beta error {:.3e}, max balance {:.3e}",
+        beta - Q_REF[0],
+        run.report.max_energy_error
+    );
     assert!((beta - Q_REF[0]).abs() < 1e-4);
 }

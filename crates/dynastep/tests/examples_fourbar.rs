@@ -34,7 +34,10 @@ fn double_fourbar(scheme: &str, params: &[(&str, f64)], h: f64) -> (f64, f64, f6
 #[test]
 fn double_fourbar_h1e_3() {
     let (end_err, worst, de) = double_fourbar("generalized-alpha", &[("rho_inf", 0.95)], 1e-3);
-    assert!(end_err < 1e-3 && worst < 1e-3, "B0 error {end_err:e}, {worst:e}");
+    assert!(
+        end_err < 1e-3 && worst < 1e-3,
+        "B0 error {end_err:e}, {worst:e}"
+    );
     assert!(de < 5e-3, "energy error {de:e}");
 }
 
@@ -52,7 +55,14 @@ fn double_fourbar_exudyn_setting() {
 #[test]
 fn double_fourbar_exudyn_coarse_energy_error() {
     let model = util::model("double-fourbar");
-    let run = util::run(&model, "generalized-alpha", &[("rho_inf", 0.95)], 1e-2, Some(10.0), Some(0.0));
+    let run = util::run(
+        &model,
+        "generalized-alpha",
+        &[("rho_inf", 0.95)],
+        1e-2,
+        Some(10.0),
+        Some(0.0),
+    );
     run.assert_completed();
     let de = run.report.max_energy_error;
     println!("h = 1e-2: max |E - E0| = {de:.5} J (Exudyn 0.114 J)");
@@ -62,7 +72,14 @@ fn double_fourbar_exudyn_coarse_energy_error() {
 /// Runs the N = 40 four-bar to `t_end`; returns the max B0 error against the ADAMS file.
 fn nfourbar40(h: f64, t_end: f64) -> f64 {
     let model = util::model("nfourbar40");
-    let run = util::run(&model, "generalized-alpha", &[("rho_inf", 0.95)], h, Some(t_end), Some(0.05));
+    let run = util::run(
+        &model,
+        "generalized-alpha",
+        &[("rho_inf", 0.95)],
+        h,
+        Some(t_end),
+        Some(0.05),
+    );
     run.assert_completed();
     let b0 = run.marker("B0");
     let official = util::reference("gdlc06_A02_N40_fourbar_B0_0-20s.csv");
@@ -90,5 +107,8 @@ fn nfourbar40_first_half_second() {
 #[ignore = "slow: run with cargo test --release -- --ignored"]
 fn nfourbar40_full_run() {
     let worst = nfourbar40(1e-3, 20.0);
-    assert!(worst < 1e-3, "B0 error {worst:e} (GDLC06 high precision is 1e-3)");
+    assert!(
+        worst < 1e-3,
+        "B0 error {worst:e} (GDLC06 high precision is 1e-3)"
+    );
 }

@@ -11,10 +11,17 @@ fn every_example_parses_and_assembles_in_place() {
     assert_eq!(EXAMPLES.len(), 6);
     for ex in EXAMPLES {
         let model = from_str(ex.text, ex.file).unwrap_or_else(|e| panic!("{}: {e}", ex.file));
-        assert!(!model.name.is_empty() && !model.description.is_empty(), "{}", ex.file);
+        assert!(
+            !model.name.is_empty() && !model.description.is_empty(),
+            "{}",
+            ex.file
+        );
         let s = &model.solver;
         assert!(
-            s.scheme.is_some() && s.dt.is_some() && s.t_end.is_some() && s.output_interval.is_some(),
+            s.scheme.is_some()
+                && s.dt.is_some()
+                && s.t_end.is_some()
+                && s.output_interval.is_some(),
             "{}: incomplete [solver]",
             ex.file
         );
@@ -22,8 +29,13 @@ fn every_example_parses_and_assembles_in_place() {
         let system = PlanarSystem::new(&model).unwrap_or_else(|e| panic!("{}: {e}", ex.file));
         let mut x = system.initial_state(0.0);
         let (q0, v0) = (x.q.clone(), x.v.clone());
-        let report = assemble(&system, &mut x, &system.given_values(), &AssemblySettings::default())
-            .unwrap_or_else(|e| panic!("{}: {e}", ex.file));
+        let report = assemble(
+            &system,
+            &mut x,
+            &system.given_values(),
+            &AssemblySettings::default(),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", ex.file));
         let dq = (&x.q - &q0).amax();
         let dv = (&x.v - &v0).amax();
         println!(
@@ -33,8 +45,21 @@ fn every_example_parses_and_assembles_in_place() {
             report.constraints,
             report.rank
         );
-        assert!(dq < 1e-12, "{}: assembly moved the coordinates by {dq:e}", ex.file);
-        assert!(dv < 1e-9, "{}: assembly changed the velocities by {dv:e}", ex.file);
-        assert!(report.redundant.is_empty(), "{}: redundant {:?}", ex.file, report.redundant);
+        assert!(
+            dq < 1e-12,
+            "{}: assembly moved the coordinates by {dq:e}",
+            ex.file
+        );
+        assert!(
+            dv < 1e-9,
+            "{}: assembly changed the velocities by {dv:e}",
+            ex.file
+        );
+        assert!(
+            report.redundant.is_empty(),
+            "{}: redundant {:?}",
+            ex.file,
+            report.redundant
+        );
     }
 }

@@ -22,7 +22,11 @@ fn check(scheme: &str, params: &[(&str, f64)], h: f64) -> (f64, f64) {
         let p = run.marker_at(b, s);
         worst = worst.max((p[0] - exact_x(st.t)).abs()).max(p[1].abs());
     }
-    let balance = run.rec.energy_balance.iter().fold(0.0f64, |m, e| m.max(e.abs()));
+    let balance = run
+        .rec
+        .energy_balance
+        .iter()
+        .fold(0.0f64, |m, e| m.max(e.abs()));
     println!(
         "{scheme} h = {h:e}: max |x - x_exact| = {worst:.3e} m, max |E - E0 - W_nc| = {balance:.3e} J, max violation {:?}",
         run.report.max_violation
@@ -42,5 +46,8 @@ fn slider_crank_energy_balance_converges() {
     let (_, b1) = check("trapezoidal", &[], 2e-3);
     let (x2, b2) = check("trapezoidal", &[], 1e-3);
     assert!(x2 < 1e-9);
-    assert!(b2 < b1, "energy balance should shrink with h: {b1:e} -> {b2:e}");
+    assert!(
+        b2 < b1,
+        "energy balance should shrink with h: {b1:e} -> {b2:e}"
+    );
 }

@@ -50,7 +50,11 @@ fn stiff(scheme: &str, h: f64) -> Outcome {
         if completed { "completed" } else { "FAILED" },
         run.report.steps
     );
-    Outcome { completed, error, amplitude }
+    Outcome {
+        completed,
+        error,
+        amplitude,
+    }
 }
 
 /// Small steps: trapezoidal and generalized-α follow the reference closely, at second order.
@@ -58,12 +62,20 @@ fn stiff(scheme: &str, h: f64) -> Outcome {
 fn stiff_pendulum_small_steps_match_reference() {
     let coarse = stiff("trapezoidal", 0.02);
     let fine = stiff("trapezoidal", 0.01);
-    assert!(fine.completed && fine.error < 2e-5, "trapezoidal h = 0.01: {:e}", fine.error);
+    assert!(
+        fine.completed && fine.error < 2e-5,
+        "trapezoidal h = 0.01: {:e}",
+        fine.error
+    );
     let p = (coarse.error / fine.error).log2();
     println!("observed order {p:.3}");
     assert!((p - 2.0).abs() < 0.3, "observed order {p}");
     let ga = stiff("generalized-alpha", 0.01);
-    assert!(ga.completed && ga.error < 2e-5, "generalized-alpha h = 0.01: {:e}", ga.error);
+    assert!(
+        ga.completed && ga.error < 2e-5,
+        "generalized-alpha h = 0.01: {:e}",
+        ga.error
+    );
 }
 
 /// The paper (Fig. 5, 6): the trapezoidal rule is stable at 0.1, 0.7, 0.79 and 6 s, in minimal and in
@@ -74,7 +86,11 @@ fn stiff_pendulum_trapezoidal_stable_at_long_steps() {
         for h in [0.1, 0.7, 0.79, 6.0] {
             let o = stiff(scheme, h);
             assert!(o.completed, "{scheme} h = {h} failed");
-            assert!(o.error < 7e-4 && o.amplitude < 0.011, "{scheme} h = {h}: error {:e}", o.error);
+            assert!(
+                o.error < 7e-4 && o.amplitude < 0.011,
+                "{scheme} h = {h}: error {:e}",
+                o.error
+            );
         }
     }
 }
@@ -86,7 +102,10 @@ fn stiff_pendulum_trapezoidal_stable_at_long_steps() {
 fn stiff_pendulum_fox_goodwin_constrained_fails_at_every_step() {
     for h in [0.01, 0.1, 0.6, 0.78, 0.79] {
         let o = stiff("fox-goodwin", h);
-        assert!(!o.completed || o.amplitude > 1.0, "fox-goodwin h = {h} stayed bounded");
+        assert!(
+            !o.completed || o.amplitude > 1.0,
+            "fox-goodwin h = {h} stayed bounded"
+        );
     }
 }
 
@@ -98,5 +117,8 @@ fn stiff_pendulum_central_difference_limit() {
     let ok = stiff("central-difference", 0.6);
     assert!(ok.completed && ok.error < 2e-3, "h = 0.6: {:e}", ok.error);
     let bad = stiff("central-difference", 0.7);
-    assert!(!bad.completed || bad.amplitude > 0.1, "h = 0.7 stayed bounded");
+    assert!(
+        !bad.completed || bad.amplitude > 0.1,
+        "h = 0.7 stayed bounded"
+    );
 }

@@ -9,7 +9,8 @@ use dynastep::system::planar::PlanarSystem;
 /// The embedded example `name`, parsed.
 pub fn model(name: &str) -> Model {
     let ex = dynastep::examples::find(name).unwrap_or_else(|| panic!("no example {name}"));
-    dynastep::model::parse::from_str(ex.text, ex.file).unwrap_or_else(|e| panic!("{}: {e}", ex.file))
+    dynastep::model::parse::from_str(ex.text, ex.file)
+        .unwrap_or_else(|e| panic!("{}: {e}", ex.file))
 }
 
 /// A finished run: the system (for markers and poses), the report and every sampled state.
@@ -31,7 +32,9 @@ impl Run {
 
     /// Index of the body called `name`.
     pub fn body(&self, name: &str) -> usize {
-        self.system.body_index(name).unwrap_or_else(|| panic!("no body {name}"))
+        self.system
+            .body_index(name)
+            .unwrap_or_else(|| panic!("no body {name}"))
     }
 
     /// Position of marker `k` in sample `s`.
@@ -70,7 +73,11 @@ pub fn run(
     let mut sim = Simulation::new(model, &opts).unwrap_or_else(|e| panic!("{}: {e}", model.name));
     let mut rec = Recorder::default();
     let report = sim.run(&mut [&mut rec]);
-    Run { system: sim.system, report, rec }
+    Run {
+        system: sim.system,
+        report,
+        rec,
+    }
 }
 
 /// Rows of a CSV file under `reference/` at the repository root (header skipped).
@@ -80,7 +87,11 @@ pub fn reference(file: &str) -> Vec<Vec<f64>> {
     text.lines()
         .skip(1)
         .filter(|l| !l.trim().is_empty())
-        .map(|l| l.split(',').map(|x| x.trim().parse::<f64>().unwrap()).collect())
+        .map(|l| {
+            l.split(',')
+                .map(|x| x.trim().parse::<f64>().unwrap())
+                .collect()
+        })
         .collect()
 }
 
@@ -93,6 +104,10 @@ pub fn sample_at(rec: &Recorder, t: f64) -> usize {
         .min_by(|a, b| (a.1.t - t).abs().total_cmp(&(b.1.t - t).abs()))
         .map(|(k, _)| k)
         .unwrap();
-    assert!((rec.states[k].t - t).abs() < 1e-9, "no sample at t = {t} (closest {})", rec.states[k].t);
+    assert!(
+        (rec.states[k].t - t).abs() < 1e-9,
+        "no sample at t = {t} (closest {})",
+        rec.states[k].t
+    );
     k
 }
