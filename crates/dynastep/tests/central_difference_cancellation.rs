@@ -56,13 +56,22 @@ fn forms_agree_at_large_steps_and_part_at_small_ones() {
     let t = table(&[1e-3, 1e-4, 1e-5], 10.0);
     let (c3, r3) = (t[0].1, t[0].2);
     assert!((c3 - r3).abs() < 1e-6 * r3, "h = 1e-3: {c3} vs {r3}");
-    assert!((r3 - 2.00492e-5).abs() < 0.01 * 2.00492e-5, "h = 1e-3: {r3}");
+    assert!(
+        (r3 - 2.00492e-5).abs() < 0.01 * 2.00492e-5,
+        "h = 1e-3: {r3}"
+    );
     let (c4, r4) = (t[1].1, t[1].2);
     assert!((c4 - r4).abs() < 0.05 * r4, "h = 1e-4: {c4} vs {r4}");
     assert!((r3 / r4).log10() > 1.9, "second order: {r3} -> {r4}");
     let (c5, r5) = (t[2].1, t[2].2);
-    assert!(r5 < 0.02 * r4, "reformulated keeps converging: {r4} -> {r5}");
-    assert!(c5 > 2.0 * r5, "classical parts from reformulated at 1e-5: {c5} vs {r5}");
+    assert!(
+        r5 < 0.02 * r4,
+        "reformulated keeps converging: {r4} -> {r5}"
+    );
+    assert!(
+        c5 > 2.0 * r5,
+        "classical parts from reformulated at 1e-5: {c5} vs {r5}"
+    );
 }
 
 /// The rest of Table 1 (h = 1e-6 over the full 10 s: 10⁷ steps per form, about a minute; h = 1e-7

@@ -51,7 +51,11 @@ fn angle_error(scheme: &str, p: &SchemeParams, h: f64, reference: (f64, f64)) ->
     let mut s = build(scheme, p).unwrap();
     let r = run(&sys, s.as_mut(), &x0, &settings(h, t_end), &mut []);
     assert_eq!(r.status, RunStatus::Completed, "{scheme}");
-    assert!((r.final_state.t - t_end).abs() < 1e-9, "{scheme}: t = {}", r.final_state.t);
+    assert!(
+        (r.final_state.t - t_end).abs() < 1e-9,
+        "{scheme}: t = {}",
+        r.final_state.t
+    );
     (r.final_state.q[0] - reference.0)
         .abs()
         .max((r.final_state.v[0] - reference.1).abs() / 3.0)

@@ -21,7 +21,11 @@ fn conditionally_stable_limits() {
         ("central-difference-reformulated", vec![], 2.0),
         ("fox-goodwin", vec![], 6.0_f64.sqrt()),
         ("linear-acceleration", vec![], 2.0 * 3.0_f64.sqrt()),
-        ("newmark", vec![("gamma", 0.5), ("beta", 0.2)], 1.0 / (0.25_f64 - 0.2).sqrt()),
+        (
+            "newmark",
+            vec![("gamma", 0.5), ("beta", 0.2)],
+            1.0 / (0.25_f64 - 0.2).sqrt(),
+        ),
     ] {
         let r = report(scheme, &p, 1e-2, 1e2, 41);
         let crit = r.omega_crit.expect(scheme);
@@ -31,7 +35,10 @@ fn conditionally_stable_limits() {
             r.history_dimension,
             r.rho_inf
         );
-        assert!((crit - expected).abs() < 1e-6, "{scheme}: {crit} vs {expected}");
+        assert!(
+            (crit - expected).abs() < 1e-6,
+            "{scheme}: {crit} vs {expected}"
+        );
         assert!(r.rho_inf > 1.0, "{scheme}");
     }
 }
@@ -48,7 +55,11 @@ fn unconditionally_stable_with_rho_inf() {
         ("bathe", vec![("rho_inf", 0.0)], 0.0),
     ] {
         let r = report(scheme, &p, 1e-3, 1e6, 181);
-        let max_rho = r.points.iter().map(|p| p.spectral_radius).fold(0.0, f64::max);
+        let max_rho = r
+            .points
+            .iter()
+            .map(|p| p.spectral_radius)
+            .fold(0.0, f64::max);
         println!(
             "{scheme} {p:?}: max rho on [1e-3, 1e6] = {max_rho:.12}, rho_inf = {:.9}, history dimension {}",
             r.rho_inf, r.history_dimension
@@ -58,7 +69,11 @@ fn unconditionally_stable_with_rho_inf() {
         // Multiple roots at infinity split as Ω^(−1/2) (LMS2: the double root of σ(E) = b0 (E + ρ)²,
         // integrators.md §1.1) or Ω^(−2/3) (generalized-α), so ρ(10⁸) exceeds ρ∞ by up to ~2e-4.
         let tol = 1e-3;
-        assert!((r.rho_inf - rho_inf).abs() < tol, "{scheme}: rho_inf {}", r.rho_inf);
+        assert!(
+            (r.rho_inf - rho_inf).abs() < tol,
+            "{scheme}: rho_inf {}",
+            r.rho_inf
+        );
     }
 }
 
@@ -77,17 +92,31 @@ fn eigenvalues_at_infinity() {
     };
     let lms = ev("lms2");
     let big: Vec<_> = lms.iter().filter(|z| z.norm() > 0.05).collect();
-    assert_eq!(big.len(), 4, "LMS2: four roots of the two-step recursion in q and v");
+    assert_eq!(
+        big.len(),
+        4,
+        "LMS2: four roots of the two-step recursion in q and v"
+    );
     for z in big {
-        assert!((z.re + rho).abs() < 1e-3 && z.im.abs() < 1e-3, "LMS2 root {z}");
+        assert!(
+            (z.re + rho).abs() < 1e-3 && z.im.abs() < 1e-3,
+            "LMS2 root {z}"
+        );
     }
     let bathe = ev("bathe");
-    assert!((bathe[0].re - rho).abs() < 1e-6 && bathe[0].im.abs() < 1e-6, "Bathe {:?}", bathe[0]);
+    assert!(
+        (bathe[0].re - rho).abs() < 1e-6 && bathe[0].im.abs() < 1e-6,
+        "Bathe {:?}",
+        bathe[0]
+    );
     let ga = ev("generalized-alpha");
     let big: Vec<_> = ga.iter().filter(|z| z.norm() > 0.05).collect();
     assert_eq!(big.len(), 3);
     for z in big {
-        assert!((z.re + rho).abs() < 1e-3 && z.im.abs() < 1e-3, "generalized-alpha {z}");
+        assert!(
+            (z.re + rho).abs() < 1e-3 && z.im.abs() < 1e-3,
+            "generalized-alpha {z}"
+        );
     }
     let hht = ev("hht");
     let alpha = (rho - 1.0) / (rho + 1.0);
@@ -114,7 +143,10 @@ fn period_elongation_and_amplitude_decay_at_small_omega() {
         let measured = 1.0 / (1.0 + pe) - 1.0;
         println!("{scheme}: PE = {pe:.6e}, AD = {ad:.3e}, frequency error {measured:.6e} (expected {freq_err:.6e})");
         assert!(ad.abs() < 1e-9, "{scheme}: amplitude decay {ad}");
-        assert!((measured - freq_err).abs() < 0.02 * w * w / 12.0, "{scheme}: {measured}");
+        assert!(
+            (measured - freq_err).abs() < 0.02 * w * w / 12.0,
+            "{scheme}: {measured}"
+        );
     }
     // Dissipative schemes damp, with ξ̄ ∝ Ω³ at small Ω (second order).
     for scheme in ["generalized-alpha", "lms2", "bathe"] {
@@ -126,7 +158,10 @@ fn period_elongation_and_amplitude_decay_at_small_omega() {
         );
         let slope = (a2 / a1).log2();
         println!("{scheme}: AD(0.01) = {a1:.3e}, AD(0.02) = {a2:.3e}, slope {slope:.3}");
-        assert!(a1 > 0.0 && (slope - 3.0).abs() < 0.1, "{scheme}: slope {slope}");
+        assert!(
+            a1 > 0.0 && (slope - 3.0).abs() < 0.1,
+            "{scheme}: slope {slope}"
+        );
     }
 }
 

@@ -141,7 +141,10 @@ pub struct StabilityReport {
 /// # Panics
 /// When `count < 2` or the bounds are not positive.
 pub fn log_grid(from: f64, to: f64, count: usize) -> Vec<f64> {
-    assert!(count >= 2 && from > 0.0 && to > 0.0, "log_grid needs count ≥ 2 and positive bounds");
+    assert!(
+        count >= 2 && from > 0.0 && to > 0.0,
+        "log_grid needs count ≥ 2 and positive bounds"
+    );
     let (a, b) = (from.ln(), to.ln());
     (0..count)
         .map(|i| (a + (b - a) * i as f64 / (count - 1) as f64).exp())
@@ -306,7 +309,11 @@ fn realize(
     let fs = svd.S().column_vector();
     let k_max = fs.nrows();
     let sv: Vec<f64> = (0..k_max).map(|i| fs[i]).collect();
-    let r = sv.iter().filter(|&&s| s > RANK_TOLERANCE * sv[0]).count().max(1);
+    let r = sv
+        .iter()
+        .filter(|&&s| s > RANK_TOLERANCE * sv[0])
+        .count()
+        .max(1);
     let mut ur = Matrix::zeros(rows, r);
     let mut vr = Matrix::zeros(e, r);
     for k in 0..r {
@@ -342,10 +349,14 @@ pub fn amplification_matrix(
 
 fn check_inputs(xi: f64, omegas: &[f64]) -> Result<(), StabilityError> {
     if !(xi.is_finite() && xi >= 0.0) {
-        return Err(StabilityError::Invalid(format!("damping ratio ξ = {xi} must be finite and ≥ 0")));
+        return Err(StabilityError::Invalid(format!(
+            "damping ratio ξ = {xi} must be finite and ≥ 0"
+        )));
     }
     if let Some(w) = omegas.iter().find(|w| !(w.is_finite() && **w > 0.0)) {
-        return Err(StabilityError::Invalid(format!("Ω = {w} must be finite and positive")));
+        return Err(StabilityError::Invalid(format!(
+            "Ω = {w} must be finite and positive"
+        )));
     }
     Ok(())
 }
@@ -356,7 +367,12 @@ fn eigenvalues(a: &Matrix) -> Vec<Complex<f64>> {
     ev
 }
 
-fn measure(scheme: &str, params: &SchemeParams, xi: f64, omega_h: f64) -> Result<StabilityPoint, StabilityError> {
+fn measure(
+    scheme: &str,
+    params: &SchemeParams,
+    xi: f64,
+    omega_h: f64,
+) -> Result<StabilityPoint, StabilityError> {
     let ev = eigenvalues(&realize(scheme, params, xi, omega_h)?.a);
     let rho = ev.iter().map(|z| z.norm()).fold(0.0, f64::max);
     // Principal pair: the eigenvalue with positive imaginary part closest to the exact one.
@@ -386,7 +402,10 @@ fn measure(scheme: &str, params: &SchemeParams, xi: f64, omega_h: f64) -> Result
 
 fn spectral_radius(scheme: &str, params: &SchemeParams, xi: f64, omega_h: f64) -> f64 {
     match realize(scheme, params, xi, omega_h) {
-        Ok(r) => eigenvalues(&r.a).iter().map(|z| z.norm()).fold(0.0, f64::max),
+        Ok(r) => eigenvalues(&r.a)
+            .iter()
+            .map(|z| z.norm())
+            .fold(0.0, f64::max),
         Err(_) => f64::INFINITY,
     }
 }
@@ -474,7 +493,11 @@ pub fn analyse(
 }
 
 fn label(r: &StabilityReport) -> String {
-    let rho = r.parameters.iter().find(|(k, _)| k == "rho_inf").map(|(_, v)| *v);
+    let rho = r
+        .parameters
+        .iter()
+        .find(|(k, _)| k == "rho_inf")
+        .map(|(_, v)| *v);
     let mut s = r.scheme.clone();
     if let Some(v) = rho.filter(|v| *v >= 0.0) {
         s.push_str(&format!(" (ρ∞ = {})", (v * 1e4).round() / 1e4));
@@ -536,7 +559,8 @@ fn register_font() {
     FONT.call_once(|| {
         // DejaVu Sans (Bitstream Vera licence, crates/dynastep/assets/DejaVuSans-LICENSE.txt).
         let bytes: &'static [u8] = include_bytes!("../../assets/DejaVuSans.ttf");
-        let _ = plotters::style::register_font("sans-serif", plotters::style::FontStyle::Normal, bytes);
+        let _ =
+            plotters::style::register_font("sans-serif", plotters::style::FontStyle::Normal, bytes);
     });
 }
 
@@ -626,7 +650,10 @@ fn draw<DB: plotters::prelude::DrawingBackend>(
     }
     let pad = 0.05 * (ymax - ymin).max(1e-3);
     let mut chart = ChartBuilder::on(&bottom)
-        .caption("Period elongation T_num/T − 1 (principal roots)", ("sans-serif", 22))
+        .caption(
+            "Period elongation T_num/T − 1 (principal roots)",
+            ("sans-serif", 22),
+        )
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(56)
@@ -649,7 +676,9 @@ fn draw<DB: plotters::prelude::DrawingBackend>(
             .filter(|p| p.omega_h <= pe_max)
             .filter_map(|p| p.period_elongation.map(|pe| (p.omega_h, 100.0 * pe)))
             .collect();
-        chart.draw_series(LineSeries::new(pts, style)).map_err(err)?;
+        chart
+            .draw_series(LineSeries::new(pts, style))
+            .map_err(err)?;
     }
     root.present().map_err(err)?;
     Ok(())

@@ -25,7 +25,7 @@
 //! [`EsdirkTableau`] and a registry entry.
 //!
 //! # ρ∞-Bathe
-//! g = 1/(2 + √(2(1 + ρ∞))) (the root in (0, ½) of 2(1 − ρ)g² − 4g + 1 = 0, equal to [MSD22] eq. 7),
+//! g = 1/(2 + √(2(1 + ρ∞))) (the root in (0, ½) of 2(1 − ρ)g² − 4g + 1 = 0, equal to MSD22 eq. 7),
 //! c = (0, 2g, 1), row 2 = (g, g), row 3 = b = (b1, b2, g) with b1 = −(4g² − 6g + 1)/(4g),
 //! b2 = (1 − 2g)/(4g). Second order, A-stable, R(∞) = +ρ∞; ρ∞ = 0 is TR-BDF2, ρ∞ = 1 two trapezoidal
 //! half steps.
@@ -55,7 +55,9 @@ impl EsdirkTableau {
     pub fn new(a: Vec<Vec<f64>>, b: Vec<f64>, c: Vec<f64>) -> Result<Self, String> {
         let s = c.len();
         if s < 2 || b.len() != s || a.len() != s || a.iter().any(|r| r.len() != s) {
-            return Err(format!("tableau shapes: A must be s×s, b and c of length s ≥ 2 (s = {s})"));
+            return Err(format!(
+                "tableau shapes: A must be s×s, b and c of length s ≥ 2 (s = {s})"
+            ));
         }
         if c[0] != 0.0 || a[0].iter().any(|&x| x != 0.0) {
             return Err("the first stage must be explicit (c_1 = 0, a_1j = 0)".into());
@@ -66,7 +68,10 @@ impl EsdirkTableau {
         }
         for (i, row) in a.iter().enumerate() {
             if i > 0 && (row[i] - g).abs() > 1e-14 * g.abs().max(1.0) {
-                return Err(format!("a[{i}][{i}] = {} differs from the diagonal {g}", row[i]));
+                return Err(format!(
+                    "a[{i}][{i}] = {} differs from the diagonal {g}",
+                    row[i]
+                ));
             }
             if row[i + 1..].iter().any(|&x| x != 0.0) {
                 return Err(format!("row {i} has entries above the diagonal"));
@@ -76,7 +81,9 @@ impl EsdirkTableau {
                 return Err(format!("row {i} sums to {sum}, c = {}", c[i]));
             }
         }
-        if (c[s - 1] - 1.0).abs() > 1e-14 || a[s - 1].iter().zip(&b).any(|(x, y)| (x - y).abs() > 1e-14) {
+        if (c[s - 1] - 1.0).abs() > 1e-14
+            || a[s - 1].iter().zip(&b).any(|(x, y)| (x - y).abs() > 1e-14)
+        {
             return Err("the tableau must be stiffly accurate (b = last row of A, c_s = 1)".into());
         }
         Ok(EsdirkTableau { a, b, c })
@@ -92,7 +99,7 @@ impl EsdirkTableau {
         self.a[1][1]
     }
 
-    /// The ρ∞-Bathe tableau for ρ∞ ∈ [0, 1] ([MSD22] eq. 7; integrators.md §2).
+    /// The ρ∞-Bathe tableau for ρ∞ ∈ [0, 1] (MSD22 eq. 7; integrators.md §2).
     ///
     /// # Panics
     /// Never for ρ∞ ∈ [0, 1] (the construction is exact).
@@ -129,7 +136,11 @@ pub struct Esdirk {
 
 impl Esdirk {
     /// A scheme from a checked tableau; `name` and `reported` are what reports show.
-    pub fn new(name: &'static str, reported: Vec<(&'static str, f64)>, tableau: EsdirkTableau) -> Self {
+    pub fn new(
+        name: &'static str,
+        reported: Vec<(&'static str, f64)>,
+        tableau: EsdirkTableau,
+    ) -> Self {
         Esdirk {
             name,
             reported,
@@ -187,9 +198,9 @@ impl Scheme for Esdirk {
         for r in 0..n {
             let mut vh = self.vs[0][r];
             let mut qh = self.qs[0][r];
-            for j in 0..i {
-                vh += h * row[j] * self.accs[j][r];
-                qh += h * row[j] * self.vs[j][r];
+            for (j, &aij) in row.iter().enumerate().take(i) {
+                vh += h * aij * self.accs[j][r];
+                qh += h * aij * self.vs[j][r];
             }
             self.v_hat[r] = vh;
             self.q_hat[r] = qh + h * g * vh;
@@ -207,7 +218,7 @@ impl Scheme for Esdirk {
         pt.c_c = pt.c_q;
         pt.force_weight = 1.0;
         pt.has_history_residual = false;
-        // Prediction, section 3.1 of [MSD22].
+        // Prediction, section 3.1 of MSD22.
         let (d1, d2) = if i >= 2 {
             (tab.c[i] - tab.c[i - 1], tab.c[i - 1] - tab.c[i - 2])
         } else {

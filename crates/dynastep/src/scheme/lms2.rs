@@ -28,12 +28,18 @@ use super::{IntegrationPoint, PointSolution, Scheme, State};
 use crate::linalg::Vector;
 
 /// The LMS2 coefficients (a1, a2, b0, b1, b2) for spectral radius at infinity ρ∞ (integrators.md
-/// §1.1; [MSD22] eq. 2).
+/// §1.1; MSD22 eq. 2).
 pub fn lms2_coefficients(rho_inf: f64) -> [f64; 5] {
     let r = rho_inf;
     let d = 3.0 - r;
     let s = 2.0 / ((1.0 + r) * d);
-    [4.0 * (1.0 - r) / d, (3.0 * r - 1.0) / d, s, s * 2.0 * r, s * r * r]
+    [
+        4.0 * (1.0 - r) / d,
+        (3.0 * r - 1.0) / d,
+        s,
+        s * 2.0 * r,
+        s * r * r,
+    ]
 }
 
 /// The LMS2 scheme (see the module documentation). History: (q, v, a, λ) at t_n and t_{n−1}.
@@ -156,7 +162,8 @@ impl Scheme for Lms2 {
         self.c_v = h * b0;
         self.c_q = self.c_v * self.c_v;
         for i in 0..self.q.len() {
-            let vh = a1 * self.v[i] + a2 * self.v_old[i] + h * (b1 * self.a[i] + b2 * self.a_old[i]);
+            let vh =
+                a1 * self.v[i] + a2 * self.v_old[i] + h * (b1 * self.a[i] + b2 * self.a_old[i]);
             self.v_hat[i] = vh;
             self.q_hat[i] = a1 * self.q[i]
                 + a2 * self.q_old[i]
