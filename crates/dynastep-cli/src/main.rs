@@ -1,1 +1,442 @@
-fn main() {}
+//! `dynastep`: the command-line program.
+//!
+//! ```text
+//! dynastep run MODEL.toml [--scheme NAME] [--param K=V ...] [--dt S] [--t-end S] [--output-interval S]
+//!              [--out DIR] [--set PATH=VALUE ...] [--quiet]
+//! dynastep run --example NAME ...
+//! dynastep check MODEL.toml [--set PATH=VALUE ...]
+//! dynastep examples
+//! dynastep schemes
+//! dynastep stability --scheme NAME [--scheme NAME ...] [--param K=V ...] [--xi XI] [--json] [--out DIR]
+//! dynastep schema
+//! ```
+//!
+//! Exit status: 0 on success, 1 when a run stopped early (the output written so far is kept), 2 for bad
+//! input (model file, options).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, Parser, Subcommand};
+use dynastep::analysis::dynamic::{Observer, RunStatus, Sample};
+use dynastep::analysis::simulation::{RunOptions, Simulation};
+use dynastep::io::history::HistoryWriter;
+use dynastep::io::summary::Summary;
+use dynastep::model::{parse, Model};
+use dynastep::scheme::{SchemeParams, REGISTRY};
+use dynastep::system::planar::PlanarSystem;
+
+#[derive(Parser)]
+#[command(
+    name = "dynastep",
+    version,
+    about = "Multibody dynamics with the time integrators of the literature, side by side"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Simulate a model file or an embedded example and write the time history and summary.
+    Run(RunArgs),
+    /// Validate a model file without simulating.
+    Check {
+        /// The model file (TOML).
+        model: PathBuf,
+        /// Override a model value, e.g. `--set bodies.crank.theta=-0.0617`.
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
+    },
+    /// List the embedded example models.
+    Examples,
+    /// List the time-integration schemes with their parameters, defaults and sources.
+    Schemes,
+    /// Linear stability of schemes on x'' + 2 xi w x' + w^2 x = 0: spectral radius, damping, period error.
+    Stability(StabilityArgs),
+    /// Print the JSON Schema of model files.
+    Schema,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// The model file (TOML). Omit it when using --example.
+    model: Option<PathBuf>,
+    /// Run an embedded example instead of a file (see `dynastep examples`).
+    #[arg(long, conflicts_with = "model")]
+    example: Option<String>,
+    /// Time-integration scheme (see `dynastep schemes`); default: the model's, else generalized-alpha.
+    #[arg(long)]
+    scheme: Option<String>,
+    /// Scheme parameter, e.g. `--param rho_inf=0.6`.
+    #[arg(long = "param", value_name = "K=V")]
+    params: Vec<String>,
+    /// Step size [s].
+    #[arg(long)]
+    dt: Option<f64>,
+    /// End time [s].
+    #[arg(long = "t-end")]
+    t_end: Option<f64>,
+    /// Output interval [s] (0: every step).
+    #[arg(long = "output-interval")]
+    output_interval: Option<f64>,
+    /// Output directory (default: out/<model name>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Override a model value, e.g. `--set bodies.crank.theta=-0.0617`.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    set: Vec<String>,
+    /// No progress bar or report on the terminal.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Args)]
+struct StabilityArgs {
+    /// Scheme(s) to analyse; repeat for several on one chart.
+    #[arg(long = "scheme", required = true)]
+    schemes: Vec<String>,
+    /// Scheme parameter, applied to every scheme that has it, e.g. `--param rho_inf=0.6`.
+    #[arg(long = "param", value_name = "K=V")]
+    params: Vec<String>,
+    /// Damping ratio xi of the test equation.
+    #[arg(long, default_value_t = 0.0)]
+    xi: f64,
+    /// Smallest Omega = w h of the scan.
+    #[arg(long, default_value_t = 1e-2)]
+    omega_min: f64,
+    /// Largest Omega of the scan.
+    #[arg(long, default_value_t = 1e3)]
+    omega_max: f64,
+    /// Number of Omega values (log-spaced).
+    #[arg(long, default_value_t = 400)]
+    points: usize,
+    /// Print one JSON object per scheme (an array for several) instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Directory for stability.csv, stability.png and stability.svg (default: out/stability).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run(args),
+        Command::Check { model, set } => check(&model, &set),
+        Command::Examples => examples(),
+        Command::Schemes => schemes(),
+        Command::Stability(args) => stability(args),
+        Command::Schema => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&parse::json_schema()).unwrap_or_default()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Parses `K=V` pairs with numeric values.
+fn parse_params(items: &[String]) -> Result<SchemeParams> {
+    let mut p = SchemeParams::new();
+    for item in items {
+        let (k, v) = item
+            .split_once('=')
+            .ok_or_else(|| anyhow!("--param `{item}`: expected NAME=VALUE, e.g. rho_inf=0.6"))?;
+        let v: f64 = v
+            .trim()
+            .parse()
+            .map_err(|_| anyhow!("--param `{item}`: `{v}` is not a number"))?;
+        p.insert(k.trim().to_string(), v);
+    }
+    Ok(p)
+}
+
+/// Reads a model from a file or an embedded example, with overrides.
+fn load_model(
+    args_model: Option<&Path>,
+    example: Option<&str>,
+    set: &[String],
+) -> Result<(Model, String)> {
+    if let Some(name) = example {
+        let ex = dynastep::examples::find(name).ok_or_else(|| {
+            let known: Vec<_> = dynastep::examples::EXAMPLES
+                .iter()
+                .map(|e| e.name)
+                .collect();
+            anyhow!("no example named `{name}`; examples: {}", known.join(", "))
+        })?;
+        let model =
+            parse::from_str_with_overrides(ex.text, ex.file, set).map_err(|e| anyhow!("{e}"))?;
+        return Ok((model, ex.name.to_string()));
+    }
+    let path = args_model
+        .ok_or_else(|| anyhow!("give a model file, or --example NAME (see `dynastep examples`)"))?;
+    let text = fs::read_to_string(path)
+        .with_context(|| format!("cannot read model file {}", path.display()))?;
+    let model = parse::from_str_with_overrides(&text, &path.display().to_string(), set)
+        .map_err(|e| anyhow!("{e}"))?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_else(|| "model".into());
+    Ok((model, stem))
+}
+
+/// A progress bar observer.
+struct Progress {
+    bar: indicatif::ProgressBar,
+    t0: f64,
+}
+
+impl Observer<PlanarSystem> for Progress {
+    fn sample(&mut self, _sys: &PlanarSystem, s: &Sample<'_>) -> Result<(), String> {
+        self.bar
+            .set_position(((s.state.t - self.t0) * 1000.0) as u64);
+        Ok(())
+    }
+}
+
+fn run(args: RunArgs) -> Result<ExitCode> {
+    let (model, stem) = load_model(args.model.as_deref(), args.example.as_deref(), &args.set)?;
+    let opts = RunOptions {
+        scheme: args.scheme.clone(),
+        params: parse_params(&args.params)?,
+        dt: args.dt,
+        t_end: args.t_end,
+        output_interval: args.output_interval,
+    };
+    let mut sim = Simulation::new(&model, &opts).map_err(|e| anyhow!("{e}"))?;
+    if !sim.assembly.redundant.is_empty() && !args.quiet {
+        eprintln!(
+            "warning: redundant constraints (rank {} of {}) among: {}; going on with minimum-norm multipliers",
+            sim.assembly.rank,
+            sim.assembly.constraints,
+            sim.assembly.redundant.join(", ")
+        );
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(&stem));
+    fs::create_dir_all(&out)
+        .with_context(|| format!("cannot create output directory {}", out.display()))?;
+    let history_path = out.join("history.csv");
+    let file = fs::File::create(&history_path)
+        .with_context(|| format!("cannot create {}", history_path.display()))?;
+    let mut writer = HistoryWriter::new(&sim.system, std::io::BufWriter::new(file))?;
+    let t0 = sim.initial.t;
+    let show = !args.quiet && std::io::stderr().is_terminal();
+    let mut progress = Progress {
+        bar: indicatif::ProgressBar::hidden(),
+        t0,
+    };
+    if show {
+        let bar = indicatif::ProgressBar::new(((sim.settings.t_end - t0) * 1000.0) as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} t = {msg} [{bar:40}] {percent}% ({eta} left)",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        progress.bar = bar;
+    }
+    let report = {
+        let mut observers: Vec<&mut dyn Observer<PlanarSystem>> = vec![&mut writer];
+        if show {
+            observers.push(&mut progress);
+        }
+        sim.run(&mut observers)
+    };
+    progress.bar.finish_and_clear();
+    writer
+        .flush()
+        .with_context(|| format!("cannot write {}", history_path.display()))?;
+    let summary = Summary::new(&sim, &report);
+    let summary_path = out.join("summary.json");
+    fs::write(
+        &summary_path,
+        serde_json::to_string_pretty(&summary)? + "\n",
+    )
+    .with_context(|| format!("cannot write {}", summary_path.display()))?;
+    match &report.status {
+        RunStatus::Completed => {
+            if !args.quiet {
+                eprintln!(
+                    "{}: {} steps of {} s with {} in {:.3} s; max |E - E0 - W_nc| = {:.3e} J, max |Phi| = {:.3e}\nwrote {} and {}",
+                    if model.name.is_empty() { &stem } else { &model.name },
+                    report.steps,
+                    sim.settings.h,
+                    sim.scheme.name(),
+                    report.wall_time_s,
+                    report.max_energy_error,
+                    report.max_violation.position,
+                    history_path.display(),
+                    summary_path.display()
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        RunStatus::Failed { failed_at, reason } => {
+            eprintln!(
+                "error: the run stopped at t = {failed_at} s: {reason}\nthe output up to that time is in {} and {}",
+                history_path.display(),
+                summary_path.display()
+            );
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn check(path: &Path, set: &[String]) -> Result<ExitCode> {
+    let (model, _) = load_model(Some(path), None, set)?;
+    PlanarSystem::new(&model).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    println!(
+        "{}: ok ({} bodies, {} joints, {} drivers, {} forces, {} markers)",
+        path.display(),
+        model.bodies.len(),
+        model.joints.len(),
+        model.drivers.len(),
+        model.forces.len(),
+        model.markers.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn examples() -> Result<ExitCode> {
+    for ex in dynastep::examples::EXAMPLES {
+        println!(
+            "{:<16} {}\n{:<16} {}\n",
+            ex.name, ex.title, "", ex.description
+        );
+    }
+    println!("Run one with: dynastep run --example NAME");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn schemes() -> Result<ExitCode> {
+    for s in REGISTRY {
+        let aliases = if s.aliases.is_empty() {
+            String::new()
+        } else {
+            format!(" (also: {})", s.aliases.join(", "))
+        };
+        println!(
+            "{}{aliases}\n  family: {}\n  {}",
+            s.name, s.family, s.summary
+        );
+        for p in s.params {
+            println!("  --param {}={}  {}", p.name, p.default, p.description);
+        }
+        println!("  source: {}\n", s.source);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn stability(args: StabilityArgs) -> Result<ExitCode> {
+    use dynastep::analysis::stability;
+    let given = parse_params(&args.params)?;
+    if args.omega_min <= 0.0 || args.omega_max <= args.omega_min || args.points < 2 {
+        bail!("need 0 < --omega-min < --omega-max and --points >= 2");
+    }
+    let omegas = stability::log_grid(args.omega_min, args.omega_max, args.points);
+    for k in given.keys() {
+        let used = args.schemes.iter().any(|s| {
+            dynastep::scheme::find(s).is_some_and(|info| info.params.iter().any(|p| p.name == k))
+        });
+        if !used {
+            bail!(
+                "--param {k}: none of the schemes {:?} has this parameter (see `dynastep schemes`)",
+                args.schemes
+            );
+        }
+    }
+    let mut reports = Vec::new();
+    for name in &args.schemes {
+        let info = dynastep::scheme::find(name)
+            .ok_or_else(|| anyhow!("unknown scheme `{name}`; see `dynastep schemes`"))?;
+        let params: SchemeParams = given
+            .iter()
+            .filter(|(k, _)| info.params.iter().any(|p| p.name == k.as_str()))
+            .map(|(k, v)| (k.clone(), *v))
+            .collect();
+        reports
+            .push(stability::analyse(name, &params, args.xi, &omegas).map_err(|e| anyhow!("{e}"))?);
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join("stability"));
+    fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let csv_path = out.join("stability.csv");
+    let csv_file = fs::File::create(&csv_path)
+        .with_context(|| format!("cannot create {}", csv_path.display()))?;
+    stability::write_csv(&reports, std::io::BufWriter::new(csv_file))
+        .map_err(|e| anyhow!("{e}"))?;
+    stability::write_chart(&reports, &out.join("stability.png")).map_err(|e| anyhow!("{e}"))?;
+    stability::write_chart(&reports, &out.join("stability.svg")).map_err(|e| anyhow!("{e}"))?;
+    if args.json {
+        let objs: Vec<serde_json::Value> = reports
+            .iter()
+            .map(|r| {
+                let mut o = BTreeMap::new();
+                o.insert("scheme", serde_json::json!(r.scheme));
+                o.insert(
+                    "parameters",
+                    serde_json::json!(r
+                        .parameters
+                        .iter()
+                        .cloned()
+                        .collect::<BTreeMap<String, f64>>()),
+                );
+                o.insert("xi", serde_json::json!(args.xi));
+                o.insert("omega_crit", serde_json::json!(r.omega_crit));
+                o.insert("rho_inf", serde_json::json!(r.rho_inf));
+                serde_json::json!(o)
+            })
+            .collect();
+        let text = if objs.len() == 1 {
+            serde_json::to_string_pretty(&objs[0])?
+        } else {
+            serde_json::to_string_pretty(&objs)?
+        };
+        println!("{text}");
+    } else {
+        println!("{:<34} {:>14} {:>10}", "scheme", "Omega_crit", "rho_inf");
+        for r in &reports {
+            let crit = r
+                .omega_crit
+                .map(|w| format!("{w:.10}"))
+                .unwrap_or_else(|| "stable".into());
+            let params: Vec<String> = r
+                .parameters
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            let label = if params.is_empty() {
+                r.scheme.clone()
+            } else {
+                format!("{} ({})", r.scheme, params.join(", "))
+            };
+            println!("{:<34} {:>14} {:>10.6}", label, crit, r.rho_inf);
+        }
+        println!(
+            "wrote {}/stability.csv, stability.png, stability.svg",
+            out.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

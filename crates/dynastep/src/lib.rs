@@ -18,6 +18,8 @@
 pub mod analysis;
 pub mod examples;
 pub mod formulation;
+pub mod io;
+
 pub mod linalg;
 pub mod model;
 pub mod scheme;

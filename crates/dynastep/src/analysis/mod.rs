@@ -3,5 +3,6 @@
 
 pub mod assembly;
 pub mod dynamic;
+pub mod simulation;
 
 pub mod stability;

@@ -1,0 +1,164 @@
+//! A whole simulation of a model: build the planar system, assemble a consistent initial state, choose
+//! the scheme and run the dynamic analysis. This is what `dynastep run` does, as a library call.
+
+use crate::analysis::assembly::{assemble, AssemblyError, AssemblyReport, AssemblySettings};
+use crate::analysis::dynamic::{run, DynamicSettings, Observer, RunReport};
+use crate::model::Model;
+use crate::scheme::{build, Scheme, SchemeError, SchemeParams, State};
+use crate::system::planar::{PlanarError, PlanarSystem};
+
+/// Default scheme when neither the command line nor the model names one.
+pub const DEFAULT_SCHEME: &str = "generalized-alpha";
+
+/// Run settings that override the model's `[solver]` table. `None` keeps the model's value.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunOptions {
+    /// Scheme name (see [`crate::scheme::REGISTRY`]).
+    pub scheme: Option<String>,
+    /// Scheme parameters; merged over the model's `[solver.params]` (given ones win).
+    pub params: SchemeParams,
+    /// Step size [s].
+    pub dt: Option<f64>,
+    /// End time [s].
+    pub t_end: Option<f64>,
+    /// Output interval [s]; 0 writes every step.
+    pub output_interval: Option<f64>,
+}
+
+/// Why a simulation could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SimulationError {
+    /// The model does not describe a valid mechanism.
+    #[error(transparent)]
+    Model(#[from] PlanarError),
+    /// The scheme or its parameters are invalid.
+    #[error(transparent)]
+    Scheme(#[from] SchemeError),
+    /// Assembly failed.
+    #[error(transparent)]
+    Assembly(#[from] AssemblyError),
+    /// A setting is missing or out of range.
+    #[error("{0}")]
+    Settings(String),
+}
+
+/// A prepared simulation: system, consistent initial state, scheme and settings.
+pub struct Simulation {
+    /// The model simulated (with overrides applied).
+    pub model: Model,
+    /// The equations.
+    pub system: PlanarSystem,
+    /// The consistent initial state (after assembly).
+    pub initial: State,
+    /// What assembly found (redundant constraints, corrections).
+    pub assembly: AssemblyReport,
+    /// Time-loop settings.
+    pub settings: DynamicSettings,
+    /// Scheme in use.
+    pub scheme: Box<dyn Scheme>,
+}
+
+impl std::fmt::Debug for Simulation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Simulation")
+            .field("model", &self.model.name)
+            .field("scheme", &self.scheme.name())
+            .field("settings", &self.settings)
+            .finish()
+    }
+}
+
+impl Simulation {
+    /// Builds the system of `model`, assembles it at the start time and builds the scheme, with the
+    /// settings of `opts` overriding the model's `[solver]` table.
+    ///
+    /// # Errors
+    /// [`SimulationError`] when the model is not a valid mechanism, the scheme or its parameters are
+    /// invalid, the step size or end time is missing or not positive, or assembly fails.
+    pub fn new(model: &Model, opts: &RunOptions) -> Result<Self, SimulationError> {
+        let solver = &model.solver;
+        let system = PlanarSystem::new(model)?;
+        let scheme_name = opts
+            .scheme
+            .clone()
+            .or_else(|| solver.scheme.clone())
+            .unwrap_or_else(|| DEFAULT_SCHEME.into());
+        let mut params = solver.params.clone();
+        params.extend(opts.params.iter().map(|(k, v)| (k.clone(), *v)));
+        // Model-file parameters belong to the model's scheme; drop them when the command line picks another.
+        if opts.scheme.is_some() && opts.scheme != solver.scheme {
+            params = opts.params.clone();
+        }
+        let scheme = build(&scheme_name, &params)?;
+        let t0 = solver.t_start.unwrap_or(0.0);
+        let h = opts.dt.or(solver.dt).ok_or_else(|| {
+            SimulationError::Settings("no step size: give --dt or set dt in [solver]".into())
+        })?;
+        let t_end = opts.t_end.or(solver.t_end).ok_or_else(|| {
+            SimulationError::Settings("no end time: give --t-end or set t_end in [solver]".into())
+        })?;
+        if !(h > 0.0 && h.is_finite()) {
+            return Err(SimulationError::Settings(format!(
+                "step size dt = {h} must be positive"
+            )));
+        }
+        if !(t_end > t0 && t_end.is_finite()) {
+            return Err(SimulationError::Settings(format!(
+                "t_end = {t_end} must exceed t_start = {t0}"
+            )));
+        }
+        let output_interval = opts
+            .output_interval
+            .or(solver.output_interval)
+            .unwrap_or_else(|| {
+                // Every step, unless that gives more than about 1000 rows.
+                let span = t_end - t0;
+                if span / h > 1000.0 {
+                    span / 1000.0
+                } else {
+                    0.0
+                }
+            });
+        if !(output_interval >= 0.0 && output_interval.is_finite()) {
+            return Err(SimulationError::Settings(format!(
+                "output interval {output_interval} must be ≥ 0"
+            )));
+        }
+        let mut initial = system.initial_state(t0);
+        let assembly_settings = AssemblySettings {
+            redundancy: solver.redundancy,
+            ..Default::default()
+        };
+        let assembly = assemble(
+            &system,
+            &mut initial,
+            &system.given_values(),
+            &assembly_settings,
+        )?;
+        Ok(Simulation {
+            model: model.clone(),
+            system,
+            initial,
+            assembly,
+            settings: DynamicSettings {
+                h,
+                t_end,
+                output_interval,
+                newton: solver.newton,
+            },
+            scheme,
+        })
+    }
+
+    /// Runs the dynamic analysis from the assembled state; observers receive every output sample.
+    /// A numerical failure is reported in the returned [`RunReport`]'s status, never as a panic.
+    pub fn run(&mut self, observers: &mut [&mut dyn Observer<PlanarSystem>]) -> RunReport {
+        run(
+            &self.system,
+            self.scheme.as_mut(),
+            &self.initial,
+            &self.settings,
+            observers,
+        )
+    }
+}

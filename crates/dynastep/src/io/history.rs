@@ -1,0 +1,162 @@
+//! The CSV time history of a planar simulation.
+//!
+//! Columns, in order:
+//! - `t` [s];
+//! - per rigid body `<body>.x`, `.y`, `.theta`, `.vx`, `.vy`, `.omega` (pose and velocity of the body
+//!   frame, [m], [rad], [m/s], [rad/s]; angles continuous in time, not wrapped); per point mass only
+//!   `.x`, `.y`, `.vx`, `.vy`;
+//! - per marker `<marker>.x`, `.y`, `.vx`, `.vy` [m, m/s];
+//! - per joint `<joint>.fx`, `.fy` [N], `.torque` [N m]: the reaction exerted by the joint on its body j,
+//!   in global axes, torque about the joint point;
+//! - `energy.kinetic`, `energy.potential`, `energy.total`, `energy.work_nc` (work of non-conservative
+//!   applied forces and of drivers since the start), `energy.balance` (E − E₀ − W_nc) [J];
+//! - `constraint.position`, `constraint.velocity`, `constraint.acceleration`: Euclidean norms of
+//!   Φ, Φ_q v + Φ_t and Φ_q a − γ.
+
+use std::io::Write;
+
+use crate::analysis::dynamic::{Observer, Sample};
+use crate::system::planar::{Body, PlanarSystem};
+
+/// An [`Observer`] writing one CSV row per sample.
+pub struct HistoryWriter<W: Write> {
+    out: csv::Writer<W>,
+    point_mass: Vec<bool>,
+    markers: usize,
+    joints: usize,
+    row: Vec<f64>,
+    fmt: ryu::Buffer,
+}
+
+impl<W: Write> std::fmt::Debug for HistoryWriter<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HistoryWriter").finish()
+    }
+}
+
+impl<W: Write> HistoryWriter<W> {
+    /// Writes the header for `system` and returns the writer.
+    ///
+    /// # Errors
+    /// Any error of the underlying writer.
+    pub fn new(system: &PlanarSystem, out: W) -> Result<Self, csv::Error> {
+        let mut out = csv::Writer::from_writer(out);
+        let mut header = vec!["t".to_string()];
+        let point_mass: Vec<bool> = (0..system.n_bodies())
+            .map(|b| matches!(system.body(b), Body::Point(_)))
+            .collect();
+        for (b, name) in system.body_names().iter().enumerate() {
+            if point_mass[b] {
+                header.extend(["x", "y", "vx", "vy"].iter().map(|c| format!("{name}.{c}")));
+            } else {
+                header.extend(
+                    ["x", "y", "theta", "vx", "vy", "omega"]
+                        .iter()
+                        .map(|c| format!("{name}.{c}")),
+                );
+            }
+        }
+        for name in system.marker_names() {
+            header.extend(["x", "y", "vx", "vy"].iter().map(|c| format!("{name}.{c}")));
+        }
+        for name in system.joint_names() {
+            header.extend(["fx", "fy", "torque"].iter().map(|c| format!("{name}.{c}")));
+        }
+        header.extend(
+            [
+                "energy.kinetic",
+                "energy.potential",
+                "energy.total",
+                "energy.work_nc",
+                "energy.balance",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        );
+        header.extend(
+            [
+                "constraint.position",
+                "constraint.velocity",
+                "constraint.acceleration",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        );
+        out.write_record(&header)?;
+        let row = Vec::with_capacity(header.len());
+        let (markers, joints) = (system.marker_names().len(), system.joint_names().len());
+        Ok(HistoryWriter {
+            out,
+            point_mass,
+            markers,
+            joints,
+            row,
+            fmt: ryu::Buffer::new(),
+        })
+    }
+
+    /// Flushes buffered rows to the underlying writer.
+    ///
+    /// # Errors
+    /// Any error of the underlying writer.
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+impl<W: Write> Observer<PlanarSystem> for HistoryWriter<W> {
+    fn sample(&mut self, sys: &PlanarSystem, s: &Sample<'_>) -> Result<(), String> {
+        let x = s.state;
+        self.row.clear();
+        self.row.push(x.t);
+        for b in 0..self.point_mass.len() {
+            let p = sys.body_pose(b, &x.q);
+            let v = sys.body_velocity(b, &x.q, &x.v);
+            if self.point_mass[b] {
+                self.row.extend_from_slice(&[p[0], p[1], v[0], v[1]]);
+            } else {
+                self.row
+                    .extend_from_slice(&[p[0], p[1], p[2], v[0], v[1], v[2]]);
+            }
+        }
+        for k in 0..self.markers {
+            let (p, v) = sys.marker_state(k, &x.q, &x.v);
+            self.row.extend_from_slice(&[p[0], p[1], v[0], v[1]]);
+        }
+        for k in 0..self.joints {
+            self.row
+                .extend_from_slice(&sys.joint_reaction(k, &x.q, &x.lambda));
+        }
+        let e = s.energy;
+        self.row.extend_from_slice(&[
+            e.kinetic,
+            e.potential,
+            e.kinetic + e.potential,
+            s.work_nc,
+            s.energy_balance,
+        ]);
+        self.row.extend_from_slice(&[
+            s.violation.position,
+            s.violation.velocity,
+            s.violation.acceleration,
+        ]);
+        for &v in &self.row {
+            let text = if v.is_finite() {
+                self.fmt.format(v)
+            } else if v.is_nan() {
+                "NaN"
+            } else if v > 0.0 {
+                "inf"
+            } else {
+                "-inf"
+            };
+            self.out
+                .write_field(text)
+                .map_err(|e| format!("writing the time history: {e}"))?;
+        }
+        self.out
+            .write_record(None::<&[u8]>)
+            .map_err(|e| format!("writing the time history: {e}"))?;
+        Ok(())
+    }
+}
