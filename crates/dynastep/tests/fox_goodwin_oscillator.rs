@@ -11,13 +11,20 @@ use dynastep::Vector;
 
 /// Largest |x| over `steps` steps of size Ω/ω from x = 1, v = 0.
 fn max_amplitude(scheme: &str, omega_h: f64, steps: usize) -> f64 {
-    let sys = LinearOscillator { omega: 1.0, xi: 0.0 };
+    let sys = LinearOscillator {
+        omega: 1.0,
+        xi: 0.0,
+    };
     let mut x0 = State::zeros(0.0, 1, 0);
     x0.q = Vector::from_vec(vec![1.0]);
     consistent_accelerations(&sys, &mut x0);
     let mut s = build(scheme, &SchemeParams::new()).unwrap();
-    let settings =
-        DynamicSettings { h: omega_h, t_end: steps as f64 * omega_h, output_interval: 0.0, newton: NewtonSettings::default() };
+    let settings = DynamicSettings {
+        h: omega_h,
+        t_end: steps as f64 * omega_h,
+        output_interval: 0.0,
+        newton: NewtonSettings::default(),
+    };
     let mut rec = Recorder::default();
     run(&sys, s.as_mut(), &x0, &settings, &mut [&mut rec]);
     rec.states.iter().map(|x| x.q[0].abs()).fold(0.0, f64::max)
@@ -38,17 +45,28 @@ fn fox_goodwin_is_stable_below_sqrt6_and_unstable_above() {
 fn fox_goodwin_period_error_is_fourth_order() {
     // Phase after a fixed time T = 20 (about 3 periods) for two step sizes: the error of x(T) falls by
     // about 2⁴ when h halves.
-    let sys = LinearOscillator { omega: 1.0, xi: 0.0 };
+    let sys = LinearOscillator {
+        omega: 1.0,
+        xi: 0.0,
+    };
     let err = |h: f64| {
         let mut x0 = State::zeros(0.0, 1, 0);
         x0.q = Vector::from_vec(vec![1.0]);
         consistent_accelerations(&sys, &mut x0);
         let mut s = build("fox-goodwin", &SchemeParams::new()).unwrap();
-        let settings = DynamicSettings { h, t_end: 20.0, output_interval: 0.0, newton: NewtonSettings::default() };
+        let settings = DynamicSettings {
+            h,
+            t_end: 20.0,
+            output_interval: 0.0,
+            newton: NewtonSettings::default(),
+        };
         let r = run(&sys, s.as_mut(), &x0, &settings, &mut []);
         (r.final_state.q[0] - 20f64.cos()).abs()
     };
     let (e1, e2) = (err(0.1), err(0.05));
     let order = (e1 / e2).log2();
-    assert!((order - 4.0).abs() < 0.3, "observed order {order} ({e1:.3e} -> {e2:.3e})");
+    assert!(
+        (order - 4.0).abs() < 0.3,
+        "observed order {order} ({e1:.3e} -> {e2:.3e})"
+    );
 }

@@ -41,7 +41,12 @@ fn allocations_for<S: System>(sys: &S, q0: &[f64], scheme: &str, steps: usize) -
     consistent_accelerations(sys, &mut x0);
     let mut s = build(scheme, &SchemeParams::new()).unwrap();
     let h = 1e-3;
-    let settings = DynamicSettings { h, t_end: steps as f64 * h, output_interval: 0.0, newton: NewtonSettings::default() };
+    let settings = DynamicSettings {
+        h,
+        t_end: steps as f64 * h,
+        output_interval: 0.0,
+        newton: NewtonSettings::default(),
+    };
     let before = ALLOCATIONS.load(Ordering::SeqCst);
     let report = run(sys, s.as_mut(), &x0, &settings, &mut []);
     let after = ALLOCATIONS.load(Ordering::SeqCst);
@@ -51,16 +56,27 @@ fn allocations_for<S: System>(sys: &S, q0: &[f64], scheme: &str, steps: usize) -
 
 #[test]
 fn step_loop_does_not_allocate() {
-    let ode = AnglePendulum { mass: 1.0, length: 1.0, g: 9.81 };
+    let ode = AnglePendulum {
+        mass: 1.0,
+        length: 1.0,
+        g: 9.81,
+    };
     for info in REGISTRY {
         let short = allocations_for(&ode, &[1.0], info.name, 200);
         let long = allocations_for(&ode, &[1.0], info.name, 2000);
-        assert_eq!(short, long, "{} (ODE): {short} allocations for 200 steps, {long} for 2000", info.name);
+        assert_eq!(
+            short, long,
+            "{} (ODE): {short} allocations for 200 steps, {long} for 2000",
+            info.name
+        );
     }
     let dae = CartesianPendulum::iftomm();
     for name in ["generalized-alpha", "hht", "trapezoidal"] {
         let short = allocations_for(&dae, &[-1.0, 0.0], name, 200);
         let long = allocations_for(&dae, &[-1.0, 0.0], name, 2000);
-        assert_eq!(short, long, "{name} (DAE): {short} allocations for 200 steps, {long} for 2000");
+        assert_eq!(
+            short, long,
+            "{name} (DAE): {short} allocations for 200 steps, {long} for 2000"
+        );
     }
 }
