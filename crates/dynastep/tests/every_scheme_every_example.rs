@@ -1,0 +1,138 @@
+//! Every registered scheme with the index-3 formulation on the pendulum, the double four-bar and
+//! Andrews' squeezer, each checked against its independent reference:
+//!
+//! - pendulum: P1 against reference/derived_simple_pendulum_10s_dt0.01.csv (DOP853, rtol 1e-13);
+//! - double four-bar: B0 against reference/derived_double_fourbar_N2_10s_dt0.01.csv (1-DOF reduction);
+//! - Andrews: the crank angle at t = 0.03 s against the IVP test set (15.81077119629904 rad).
+//!
+//! Which schemes apply: conditionally stable Newmark members (Fox–Goodwin, linear acceleration) are
+//! unstable on index-3 constraints at any step size (001_71a3dd6e0ebcd683.txt, §3; their spectral radius
+//! for the infinitely stiff constraint mode exceeds 1), so they are checked to fail cleanly instead. The
+//! undamped trapezoidal rule (and plain Newmark at its defaults, the same method) is run over 2 s only:
+//! over longer runs its multiplier grows without bound on these problems (docs/schemes.md).
+//! Orders of accuracy of every scheme are measured in tests/scheme_order.rs.
+
+#[path = "examples_util.rs"]
+mod util;
+
+use dynastep::analysis::dynamic::RunStatus;
+use dynastep::scheme::REGISTRY;
+use util::{model, reference, run, sample_at};
+
+const INDEX3_UNSTABLE: &[&str] = &["fox-goodwin", "linear-acceleration"];
+const UNDAMPED: &[&str] = &["trapezoidal", "newmark"];
+
+/// Reference row at time t of a derived CSV (columns t, x, y, …), sampled every 0.01 s.
+fn reference_at(rows: &[Vec<f64>], t: f64) -> [f64; 2] {
+    let row = rows
+        .iter()
+        .find(|r| (r[0] - t).abs() < 1e-9)
+        .expect("reference row");
+    [row[1], row[2]]
+}
+
+fn marker_error(example: &str, marker: &str, file: &str, scheme: &str, dt: f64, t_end: f64) -> f64 {
+    let m = model(example);
+    let r = run(&m, scheme, &[], dt, Some(t_end), Some(0.5));
+    assert_eq!(
+        r.report.status,
+        RunStatus::Completed,
+        "{example} with {scheme}"
+    );
+    let k = r.marker(marker);
+    let s = sample_at(&r.rec, t_end);
+    let got = r.marker_at(k, s);
+    let want = reference_at(&reference(file), t_end);
+    ((got[0] - want[0]).powi(2) + (got[1] - want[1]).powi(2)).sqrt()
+}
+
+fn horizon(scheme: &str, full: f64) -> f64 {
+    if UNDAMPED.contains(&scheme) {
+        2.0
+    } else {
+        full
+    }
+}
+
+#[test]
+fn pendulum_with_every_scheme() {
+    for info in REGISTRY
+        .iter()
+        .filter(|s| !INDEX3_UNSTABLE.contains(&s.name))
+    {
+        let t_end = horizon(info.name, 10.0);
+        let e = marker_error(
+            "pendulum",
+            "P1",
+            "derived_simple_pendulum_10s_dt0.01.csv",
+            info.name,
+            1e-3,
+            t_end,
+        );
+        println!(
+            "pendulum {:<34} t = {t_end:>4}: |P1 − ref| = {e:.2e}",
+            info.name
+        );
+        assert!(e < 5e-4, "{}: {e}", info.name);
+    }
+}
+
+#[test]
+fn double_fourbar_with_every_scheme() {
+    for info in REGISTRY
+        .iter()
+        .filter(|s| !INDEX3_UNSTABLE.contains(&s.name))
+    {
+        let t_end = horizon(info.name, 10.0);
+        let e = marker_error(
+            "double-fourbar",
+            "B0",
+            "derived_double_fourbar_N2_10s_dt0.01.csv",
+            info.name,
+            1e-3,
+            t_end,
+        );
+        println!(
+            "double-fourbar {:<28} t = {t_end:>4}: |B0 − ref| = {e:.2e}",
+            info.name
+        );
+        assert!(e < 5e-4, "{}: {e}", info.name);
+    }
+}
+
+#[test]
+fn andrews_with_every_scheme_at_h_1e_5() {
+    let beta_ref = 15.81077119629904;
+    let m = model("andrews");
+    for info in REGISTRY
+        .iter()
+        .filter(|s| !INDEX3_UNSTABLE.contains(&s.name))
+    {
+        let r = run(&m, info.name, &[], 1e-5, Some(0.03), Some(0.01));
+        assert_eq!(r.report.status, RunStatus::Completed, "{}", info.name);
+        let crank = r.system.body_index("OF").expect("crank OF");
+        let beta = r.system.body_pose(crank, &r.report.final_state.q)[2];
+        println!(
+            "andrews {:<34} crank angle error {:.2e} rad",
+            info.name,
+            beta - beta_ref
+        );
+        assert!((beta - beta_ref).abs() < 1e-3, "{}: {beta}", info.name);
+    }
+}
+
+#[test]
+fn conditionally_stable_newmark_fails_cleanly_on_index3_constraints() {
+    let m = model("pendulum");
+    for name in INDEX3_UNSTABLE {
+        let r = run(&m, name, &[], 1e-3, Some(1.0), Some(0.1));
+        match &r.report.status {
+            RunStatus::Failed { failed_at, reason } => {
+                assert!(*failed_at < 1.0 && !reason.is_empty(), "{name}");
+                // Everything up to the failure was observed.
+                assert!(r.rec.states.last().unwrap().t <= *failed_at + 1e-12);
+            }
+            RunStatus::Completed => panic!("{name} unexpectedly stable on the index-3 pendulum"),
+        }
+    }
+}
