@@ -76,16 +76,16 @@ struct RunArgs {
     /// Scheme parameter, e.g. `--param rho_inf=0.6`.
     #[arg(long = "param", value_name = "K=V")]
     params: Vec<String>,
-    /// Step size [s].
+    /// Step size \[s\].
     #[arg(long)]
     dt: Option<f64>,
-    /// End time [s].
+    /// End time \[s\].
     #[arg(long = "t-end")]
     t_end: Option<f64>,
-    /// Output interval [s] (0: every step).
+    /// Output interval \[s\] (0: every step).
     #[arg(long = "output-interval")]
     output_interval: Option<f64>,
-    /// Output directory (default: out/<model name>).
+    /// Output directory (default: out/MODEL, the model file stem or example name).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Override a model value, e.g. `--set bodies.crank.theta=-0.0617`.

@@ -27,9 +27,9 @@ fn ref_theta(r: &[Vec<f64>], t: f64) -> f64 {
 
 struct Outcome {
     completed: bool,
-    /// Largest |θ − θ_ref| over every step [rad].
+    /// Largest |θ − θ_ref| over every step \[rad\].
     error: f64,
-    /// Largest |θ| over every step [rad].
+    /// Largest |θ| over every step \[rad\].
     amplitude: f64,
 }
 

@@ -1,4 +1,4 @@
-//! Shared helpers of the `examples_*` tests (included with `#[path]`; it has no tests of its own).
+//! Shared helpers of the `examples_*` tests (included with `#\[path\]`; it has no tests of its own).
 #![allow(dead_code)]
 
 use dynastep::analysis::dynamic::{Recorder, RunReport, RunStatus};

@@ -11,6 +11,10 @@
 //! Redundant constraints (rank Φ_q < m) are found from the singular value decomposition of Φ_q and
 //! reported by the labels of the constraint rows that take part in a dependency.
 
+// Units are written in brackets, `[kg]`, as the style guide asks; these doc strings also become the
+// JSON Schema descriptions, so they are not escaped for rustdoc.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 use crate::formulation::linear::DenseSolver;
 use crate::linalg::{Block, Matrix, Vector};
 use crate::scheme::State;

@@ -19,11 +19,11 @@ use crate::system::{Energy, System};
 /// Settings of a dynamic run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DynamicSettings {
-    /// Step size h [s]; positive.
+    /// Step size h \[s\]; positive.
     pub h: f64,
-    /// End time [s].
+    /// End time \[s\].
     pub t_end: f64,
-    /// Output interval [s]; 0 writes every step. Rows fall on the first step at or after each multiple.
+    /// Output interval \[s\]; 0 writes every step. Rows fall on the first step at or after each multiple.
     pub output_interval: f64,
     /// Newton settings of the formulation.
     pub newton: NewtonSettings,
@@ -32,11 +32,11 @@ pub struct DynamicSettings {
 /// Norms (Euclidean) of the constraint violations at the three levels.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct ConstraintViolation {
-    /// ‖Φ(q, t)‖ [m, rad].
+    /// ‖Φ(q, t)‖ \[m, rad\].
     pub position: f64,
-    /// ‖Φ_q v + Φ_t‖ [m/s, rad/s].
+    /// ‖Φ_q v + Φ_t‖ \[m/s, rad/s\].
     pub velocity: f64,
-    /// ‖Φ_q a − γ‖ [m/s², rad/s²].
+    /// ‖Φ_q a − γ‖ \[m/s², rad/s²\].
     pub acceleration: f64,
 }
 
@@ -45,11 +45,11 @@ pub struct ConstraintViolation {
 pub struct Sample<'a> {
     /// The state (t, q, v, a, λ).
     pub state: &'a State,
-    /// Kinetic and potential energy [J].
+    /// Kinetic and potential energy \[J\].
     pub energy: Energy,
-    /// Work of non-conservative applied forces and driving constraints since the start [J].
+    /// Work of non-conservative applied forces and driving constraints since the start \[J\].
     pub work_nc: f64,
-    /// Energy balance E − E_0 − W_nc [J]; zero for the exact solution.
+    /// Energy balance E − E_0 − W_nc \[J\]; zero for the exact solution.
     pub energy_balance: f64,
     /// Constraint violations.
     pub violation: ConstraintViolation,
@@ -74,7 +74,7 @@ pub enum RunStatus {
     Completed,
     /// Stopped early.
     Failed {
-        /// Time of the last completed state [s].
+        /// Time of the last completed state \[s\].
         failed_at: f64,
         /// Why.
         reason: String,
@@ -92,15 +92,15 @@ pub struct RunReport {
     pub newton: NewtonStats,
     /// Largest number of Newton iterations in one step.
     pub max_iterations_per_step: u64,
-    /// Wall time of the integration alone (without observers) [s].
+    /// Wall time of the integration alone (without observers) \[s\].
     pub wall_time_s: f64,
-    /// Largest |E − E_0 − W_nc| over all steps [J].
+    /// Largest |E − E_0 − W_nc| over all steps \[J\].
     pub max_energy_error: f64,
     /// Largest constraint violations over all steps.
     pub max_violation: ConstraintViolation,
     /// The last complete state.
     pub final_state: State,
-    /// Energy at the start [J].
+    /// Energy at the start \[J\].
     pub initial_energy: Energy,
 }
 
@@ -229,6 +229,7 @@ pub fn run<S: System>(
     let mut next_output = x0.t + settings.output_interval;
     let t_tol = 1e-9 * h;
     let mut previous_t = x0.t;
+    let mut last_sampled = x0.t;
     let mut wall = 0.0;
 
     'steps: while state.t < settings.t_end - t_tol {
@@ -300,7 +301,11 @@ pub fn run<S: System>(
         mv.acceleration = mv.acceleration.max(violation.acceleration);
 
         let last = state.t >= settings.t_end - t_tol;
-        if state.t >= next_output - t_tol || last {
+        // A scheme that reports a lagging state (central differences) reports t_0 again after its first
+        // step; a time already sampled is not sampled twice.
+        let new_time = state.t > last_sampled + t_tol;
+        if new_time && (state.t >= next_output - t_tol || last) {
+            last_sampled = state.t;
             while next_output <= state.t + t_tol && settings.output_interval > 0.0 {
                 next_output += settings.output_interval;
             }
@@ -333,7 +338,7 @@ pub fn run<S: System>(
 pub struct Recorder {
     /// Sampled states.
     pub states: Vec<State>,
-    /// Energy balance E − E_0 − W_nc at each sample [J].
+    /// Energy balance E − E_0 − W_nc at each sample \[J\].
     pub energy_balance: Vec<f64>,
     /// Constraint violations at each sample.
     pub violation: Vec<ConstraintViolation>,

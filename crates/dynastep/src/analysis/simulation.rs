@@ -10,18 +10,18 @@ use crate::system::planar::{PlanarError, PlanarSystem};
 /// Default scheme when neither the command line nor the model names one.
 pub const DEFAULT_SCHEME: &str = "generalized-alpha";
 
-/// Run settings that override the model's `[solver]` table. `None` keeps the model's value.
+/// Run settings that override the model's `\[solver\]` table. `None` keeps the model's value.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunOptions {
     /// Scheme name (see [`crate::scheme::REGISTRY`]).
     pub scheme: Option<String>,
-    /// Scheme parameters; merged over the model's `[solver.params]` (given ones win).
+    /// Scheme parameters; merged over the model's `\[solver.params\]` (given ones win).
     pub params: SchemeParams,
-    /// Step size [s].
+    /// Step size \[s\].
     pub dt: Option<f64>,
-    /// End time [s].
+    /// End time \[s\].
     pub t_end: Option<f64>,
-    /// Output interval [s]; 0 writes every step.
+    /// Output interval \[s\]; 0 writes every step.
     pub output_interval: Option<f64>,
 }
 
@@ -70,7 +70,7 @@ impl std::fmt::Debug for Simulation {
 
 impl Simulation {
     /// Builds the system of `model`, assembles it at the start time and builds the scheme, with the
-    /// settings of `opts` overriding the model's `[solver]` table.
+    /// settings of `opts` overriding the model's `\[solver\]` table.
     ///
     /// # Errors
     /// [`SimulationError`] when the model is not a valid mechanism, the scheme or its parameters are

@@ -21,7 +21,7 @@
 //! 2. After step W every run is in the time-invariant regime (start-up steps such as LMS2's
 //!    trapezoidal step and the first central-difference step are over). The reported states
 //!    z_j = (q, v, a) after steps W … W + L (L = 6) of each experiment form the block-Hankel data
-//!    H = [z_W … z_{W+L−1}] (3L × E) and its shift H′ = [z_{W+1} … z_{W+L}]. For a linear scheme
+//!    H = \[z_W … z_{W+L−1}\] (3L × E) and its shift H′ = \[z_{W+1} … z_{W+L}\]. For a linear scheme
 //!    H = O S and H′ = O A S, with O the observability matrix over the window, S the histories after
 //!    step W and A the amplification matrix of the history.
 //! 3. After scaling down the time blocks that exceed the first one (a legitimate change of O, needed
@@ -57,7 +57,7 @@ use crate::scheme::{build, IntegrationPoint, PointSolution, SchemeError, SchemeP
 use crate::system::test_problems::LinearOscillator;
 use crate::system::System;
 
-/// Ω treated as infinity for ρ∞ [-].
+/// Ω treated as infinity for ρ∞ \[-\].
 pub const OMEGA_INFINITY: f64 = 1e8;
 /// A spectral radius above 1 + this margin counts as unstable (it absorbs the rounding of the
 /// identification, which matters where two eigenvalues on the unit circle nearly coincide).
@@ -101,14 +101,14 @@ pub enum StabilityError {
 /// The measures at one Ω.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct StabilityPoint {
-    /// Ω = ωh [-].
+    /// Ω = ωh \[-\].
     pub omega_h: f64,
-    /// Spectral radius of the amplification matrix [-].
+    /// Spectral radius of the amplification matrix \[-\].
     pub spectral_radius: f64,
-    /// Amplitude decay ratio ξ̄ (numerical damping ratio) of the principal pair [-]; `None` when the
+    /// Amplitude decay ratio ξ̄ (numerical damping ratio) of the principal pair \[-\]; `None` when the
     /// principal roots are real.
     pub amplitude_decay: Option<f64>,
-    /// Period elongation (T̄ − T)/T = ω/ω̄ − 1 of the principal pair [-]; `None` when the principal
+    /// Period elongation (T̄ − T)/T = ω/ω̄ − 1 of the principal pair \[-\]; `None` when the principal
     /// roots are real.
     pub period_elongation: Option<f64>,
     /// Eigenvalues (re, im) of the identified amplification matrix, by decreasing modulus.
@@ -122,7 +122,7 @@ pub struct StabilityReport {
     pub scheme: String,
     /// The scheme's parameters as it reports them.
     pub parameters: Vec<(String, f64)>,
-    /// Physical damping ratio ξ of the test oscillator [-].
+    /// Physical damping ratio ξ of the test oscillator \[-\].
     pub xi: f64,
     /// Dimension r of the identified history at Ω = 1 (see the module documentation).
     pub history_dimension: usize,

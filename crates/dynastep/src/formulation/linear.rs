@@ -92,7 +92,8 @@ impl DenseSolver {
         let min_pivot = (0..n)
             .map(|k| self.lu[k * n + k].abs())
             .fold(f64::INFINITY, f64::min);
-        self.singular = !(min_pivot > SINGULAR_PIVOT * scale);
+        // A NaN pivot counts as singular.
+        self.singular = min_pivot.is_nan() || min_pivot <= SINGULAR_PIVOT * scale;
         if self.singular {
             self.fallback = Some(a.clone().svd(true, true));
         }

@@ -27,6 +27,10 @@
 //! (no constraints, positions known, forces independent of velocity) one solve is exact and ends the
 //! iteration.
 
+// Units are written in brackets, `[kg]`, as the style guide asks; these doc strings also become the
+// JSON Schema descriptions, so they are not escaped for rustdoc.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 pub mod linear;
 
 use crate::linalg::{norm_inf, Block, Matrix, Vector};

@@ -1,15 +1,15 @@
 //! The CSV time history of a planar simulation.
 //!
 //! Columns, in order:
-//! - `t` [s];
+//! - `t` \[s\];
 //! - per rigid body `<body>.x`, `.y`, `.theta`, `.vx`, `.vy`, `.omega` (pose and velocity of the body
-//!   frame, [m], [rad], [m/s], [rad/s]; angles continuous in time, not wrapped); per point mass only
+//!   frame, \[m\], \[rad\], \[m/s\], \[rad/s\]; angles continuous in time, not wrapped); per point mass only
 //!   `.x`, `.y`, `.vx`, `.vy`;
-//! - per marker `<marker>.x`, `.y`, `.vx`, `.vy` [m, m/s];
-//! - per joint `<joint>.fx`, `.fy` [N], `.torque` [N m]: the reaction exerted by the joint on its body j,
+//! - per marker `<marker>.x`, `.y`, `.vx`, `.vy` \[m, m/s\];
+//! - per joint `<joint>.fx`, `.fy` \[N\], `.torque` \[N m\]: the reaction exerted by the joint on its body j,
 //!   in global axes, torque about the joint point;
 //! - `energy.kinetic`, `energy.potential`, `energy.total`, `energy.work_nc` (work of non-conservative
-//!   applied forces and of drivers since the start), `energy.balance` (E − E₀ − W_nc) [J];
+//!   applied forces and of drivers since the start), `energy.balance` (E − E₀ − W_nc) \[J\];
 //! - `constraint.position`, `constraint.velocity`, `constraint.acceleration`: Euclidean norms of
 //!   Φ, Φ_q v + Φ_t and Φ_q a − γ.
 

@@ -23,7 +23,7 @@ pub struct NewtonSummary {
 /// The final state in the summary (n coordinates, m multipliers).
 #[derive(Debug, Clone, Serialize)]
 pub struct FinalState {
-    /// Time [s].
+    /// Time \[s\].
     pub t: f64,
     /// Coordinates (centroidal body coordinates, in model order).
     pub q: Vec<f64>,
@@ -44,7 +44,7 @@ pub struct FinalState {
 pub struct AssemblySummary {
     /// Newton iterations on the positions.
     pub iterations: usize,
-    /// Largest change of a coordinate from the model's value [m or rad].
+    /// Largest change of a coordinate from the model's value \[m or rad\].
     pub max_position_change: f64,
     /// Rank of Φ_q and number of constraints.
     pub rank: usize,
@@ -59,7 +59,7 @@ pub struct AssemblySummary {
 pub struct Summary {
     /// "completed" or "failed".
     pub status: String,
-    /// Time of the last complete state when failed [s].
+    /// Time of the last complete state when failed \[s\].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_at: Option<f64>,
     /// Why it failed.
@@ -71,19 +71,19 @@ pub struct Summary {
     pub scheme: String,
     /// Scheme parameters.
     pub parameters: std::collections::BTreeMap<String, f64>,
-    /// Step size [s].
+    /// Step size \[s\].
     pub dt: f64,
-    /// End time asked for [s].
+    /// End time asked for \[s\].
     pub t_end: f64,
-    /// Output interval [s].
+    /// Output interval \[s\].
     pub output_interval: f64,
     /// Completed steps.
     pub steps: u64,
     /// Newton counters.
     pub newton_iterations: NewtonSummary,
-    /// Wall time of the integration alone [s].
+    /// Wall time of the integration alone \[s\].
     pub wall_time_s: f64,
-    /// Largest |E − E₀ − W_nc| [J].
+    /// Largest |E − E₀ − W_nc| \[J\].
     pub max_energy_error: f64,
     /// Largest constraint violations.
     pub max_constraint_violation: ConstraintViolation,

@@ -12,6 +12,10 @@
 //! | `table` | `points` = [[t, value], …], t strictly increasing | linear interpolation, held constant outside |
 //! | `expression` | `expr`, a formula in `t` (e.g. `"0.1*sin(2*t)"`) | evaluated by the exmex crate, exact symbolic derivatives |
 
+// Units are written in brackets, `[kg]`, as the style guide asks; these doc strings also become the
+// JSON Schema descriptions, so they are not escaped for rustdoc.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

@@ -262,7 +262,7 @@ pub fn from_file_with_overrides(path: &Path, overrides: &[String]) -> Result<Mod
 ///   `forces`, `markers`) the next segment is the `name` of an element: `bodies.crank.theta`,
 ///   `joints.B.length`, `forces.spring.stiffness`. Other segments are table keys
 ///   (`solver.params.rho_inf`, `gravity`); a segment may be quoted (`ground.points."A.1"`).
-/// - `VALUE` is a TOML value (`0.5`, `[0, -9.81]`, `"hht"`, `{ type = "ramp", slope = 1 }`); a value
+/// - `VALUE` is a TOML value (`0.5`, `\[0, -9.81\]`, `"hht"`, `{ type = "ramp", slope = 1 }`); a value
 ///   that is not valid TOML is taken as a string, so `solver.scheme=hht` works.
 ///
 /// Overrides are applied in order to the parsed document before it is deserialized, so their values

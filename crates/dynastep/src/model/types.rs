@@ -4,6 +4,10 @@
 //! `dynastep schema`). Parsing and validation with file/line/column errors live in
 //! [`super::parse`]; turning a valid model into equations lives in [`crate::system::planar`].
 
+// Units are written in brackets, `[kg]`, as the style guide asks; these doc strings also become the
+// JSON Schema descriptions, so they are not escaped for rustdoc.
+#![allow(rustdoc::broken_intra_doc_links)]
+
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;

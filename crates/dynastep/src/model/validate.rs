@@ -1,7 +1,7 @@
 //! Semantic checks of a [`Model`]: names that must refer to something, values that must be in range.
 //!
 //! [`check`] looks at a model that deserialized without error and returns every problem it finds, each
-//! with the path of the offending value (e.g. `joints[2].body_j`). The file reader
+//! with the path of the offending value (e.g. `joints\[2\].body_j`). The file reader
 //! ([`super::parse`]) turns these paths into file, line and column; models built in code can call
 //! [`check`] directly.
 
@@ -21,7 +21,7 @@ pub enum PathSeg {
     Index(usize),
 }
 
-/// Writes a path as `joints[2].body_j`.
+/// Writes a path as `joints\[2\].body_j`.
 pub fn path_string(path: &[PathSeg]) -> String {
     let mut s = String::new();
     for seg in path {
@@ -148,7 +148,7 @@ impl AsSeg for usize {
     }
 }
 
-/// The entity label used in messages, e.g. ``joint `B` `` or `joints[3]` for an unnamed one.
+/// The entity label used in messages, e.g. ``joint `B` `` or `joints\[3\]` for an unnamed one.
 fn label(kind: &str, array: &str, index: usize, name: &str) -> String {
     if name.is_empty() {
         format!("{array}[{index}]")

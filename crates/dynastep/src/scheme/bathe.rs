@@ -37,7 +37,7 @@ use crate::linalg::Vector;
 /// A stiffly accurate ESDIRK Butcher tableau with an explicit first stage and a constant diagonal.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EsdirkTableau {
-    /// Stage matrix A (s × s, row-major: `a[i][j]`), lower triangular.
+    /// Stage matrix A (s × s, row-major: `a[i]\[j\]`), lower triangular.
     pub a: Vec<Vec<f64>>,
     /// Weights b (s); equal to the last row of A.
     pub b: Vec<f64>,
@@ -99,10 +99,10 @@ impl EsdirkTableau {
         self.a[1][1]
     }
 
-    /// The ρ∞-Bathe tableau for ρ∞ ∈ [0, 1] (MSD22 eq. 7; integrators.md §2).
+    /// The ρ∞-Bathe tableau for ρ∞ ∈ \[0, 1\] (MSD22 eq. 7; integrators.md §2).
     ///
     /// # Panics
-    /// Never for ρ∞ ∈ [0, 1] (the construction is exact).
+    /// Never for ρ∞ ∈ \[0, 1\] (the construction is exact).
     pub fn rho_bathe(rho_inf: f64) -> Self {
         let g = 1.0 / (2.0 + (2.0 * (1.0 + rho_inf)).sqrt());
         let b1 = -(4.0 * g * g - 6.0 * g + 1.0) / (4.0 * g);
@@ -275,10 +275,10 @@ impl Scheme for Esdirk {
     }
 }
 
-/// The ρ∞-Bathe scheme for ρ∞ ∈ [0, 1].
+/// The ρ∞-Bathe scheme for ρ∞ ∈ \[0, 1\].
 ///
 /// # Errors
-/// [`SchemeError::OutOfRange`] when ρ∞ is outside [0, 1].
+/// [`SchemeError::OutOfRange`] when ρ∞ is outside \[0, 1\].
 pub fn rho_bathe(rho_inf: f64) -> Result<Esdirk, SchemeError> {
     if !(0.0..=1.0).contains(&rho_inf) {
         return Err(SchemeError::out_of_range(

@@ -3,7 +3,7 @@
 //! true one, `(1 − α_m) a_{n+1} + α_m a_n = (1 − α_f) q̈_{n+1} + α_f q̈_n`, while the equilibrium and the
 //! constraints are imposed at t_{n+1} (see [`super::newmark`]).
 //!
-//! Parameters from the spectral radius at infinity ρ∞ ∈ [0, 1] (shared/reference/integrators.md §6):
+//! Parameters from the spectral radius at infinity ρ∞ ∈ \[0, 1\] (shared/reference/integrators.md §6):
 //! α_m = (2ρ∞ − 1)/(ρ∞ + 1), α_f = ρ∞/(ρ∞ + 1), γ = ½ − α_m + α_f, β = (1 − α_m + α_f)²/4.
 //! Second order, unconditionally stable; ρ∞ = 1 is the trapezoidal rule.
 
@@ -11,10 +11,10 @@ use super::newmark::NewmarkFamily;
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::Scheme;
 
-/// The generalized-α scheme for the given ρ∞ ∈ [0, 1].
+/// The generalized-α scheme for the given ρ∞ ∈ \[0, 1\].
 ///
 /// # Errors
-/// [`SchemeError::OutOfRange`] when ρ∞ is outside [0, 1].
+/// [`SchemeError::OutOfRange`] when ρ∞ is outside \[0, 1\].
 pub fn generalized_alpha(rho_inf: f64) -> Result<NewmarkFamily, SchemeError> {
     if !(0.0..=1.0).contains(&rho_inf) {
         return Err(SchemeError::out_of_range(

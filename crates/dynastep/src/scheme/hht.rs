@@ -5,18 +5,18 @@
 //! M q̈_{n+1} + (1 + α)(Φ_qᵀλ − Q)_{n+1} − α (Φ_qᵀλ − Q)_n = 0,   Φ(q_{n+1}) = 0
 //! ```
 //!
-//! with the Newmark updates γ = (1 − 2α)/2, β = (1 − α)²/4 and α ∈ [−⅓, 0]. Spectral radius at infinity
-//! ρ∞ = (1 + α)/(1 − α) ∈ [½, 1] (shared/reference/integrators.md §6). The scheme accepts either `alpha`
+//! with the Newmark updates γ = (1 − 2α)/2, β = (1 − α)²/4 and α ∈ \[−⅓, 0\]. Spectral radius at infinity
+//! ρ∞ = (1 + α)/(1 − α) ∈ \[½, 1\] (shared/reference/integrators.md §6). The scheme accepts either `alpha`
 //! or `rho_inf`; `rho_inf`, when given, takes precedence through α = (ρ∞ − 1)/(ρ∞ + 1).
 
 use super::newmark::NewmarkFamily;
 use super::registry::{ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::Scheme;
 
-/// HHT with the given α ∈ [−⅓, 0].
+/// HHT with the given α ∈ \[−⅓, 0\].
 ///
 /// # Errors
-/// [`SchemeError::OutOfRange`] when α is outside [−⅓, 0].
+/// [`SchemeError::OutOfRange`] when α is outside \[−⅓, 0\].
 pub fn hht(alpha: f64) -> Result<NewmarkFamily, SchemeError> {
     if !(-1.0 / 3.0 - 1e-12..=0.0).contains(&alpha) {
         return Err(SchemeError::out_of_range(

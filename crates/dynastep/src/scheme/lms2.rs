@@ -3,7 +3,7 @@
 //! dynamics*, Multibody Syst Dyn (shared/seeds/002_8a8e59317f5bc96d.txt), eq. (2) with k = 2; the
 //! coefficients are those of shared/reference/integrators.md §1.1.
 //!
-//! The method is applied to the first-order form y = [q; v], ẏ = [v; a]:
+//! The method is applied to the first-order form y = \[q; v\], ẏ = \[v; a\]:
 //!
 //! ```text
 //! v_{n+1} = a1 v_n + a2 v_{n−1} + h (b0 a_{n+1} + b1 a_n + b2 a_{n−1})
@@ -72,7 +72,7 @@ impl Lms2 {
     /// LMS2 with spectral radius at infinity ρ∞.
     ///
     /// # Errors
-    /// [`SchemeError::OutOfRange`] when ρ∞ is outside [0, 1].
+    /// [`SchemeError::OutOfRange`] when ρ∞ is outside \[0, 1\].
     pub fn new(rho_inf: f64) -> Result<Self, SchemeError> {
         if !(0.0..=1.0).contains(&rho_inf) {
             return Err(SchemeError::out_of_range(

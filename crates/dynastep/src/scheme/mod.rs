@@ -38,10 +38,10 @@ pub use registry::{build, find, ParamInfo, SchemeError, SchemeInfo, SchemeParams
 
 use crate::linalg::Vector;
 
-/// A complete state of the system at one time: t [s], q (n), v (n), a (n), λ (m).
+/// A complete state of the system at one time: t \[s\], q (n), v (n), a (n), λ (m).
 #[derive(Debug, Clone, PartialEq)]
 pub struct State {
-    /// Time [s].
+    /// Time \[s\].
     pub t: f64,
     /// Generalized coordinates (n).
     pub q: Vector,
@@ -82,9 +82,9 @@ impl State {
 /// evaluated (see the module documentation). All vectors have n entries except `lambda_guess` (m).
 #[derive(Debug, Clone)]
 pub struct IntegrationPoint {
-    /// Time at which the equations of motion are evaluated [s].
+    /// Time at which the equations of motion are evaluated \[s\].
     pub t_e: f64,
-    /// Time at which the position constraints are imposed [s].
+    /// Time at which the position constraints are imposed \[s\].
     pub t_c: f64,
     /// Known part of q_e.
     pub q_hat: Vector,
@@ -94,19 +94,19 @@ pub struct IntegrationPoint {
     pub a_hat: Vector,
     /// Known part of q_c.
     pub qc_hat: Vector,
-    /// ∂q_e/∂u [s² when u is an acceleration].
+    /// ∂q_e/∂u \[s² when u is an acceleration\].
     pub c_q: f64,
-    /// ∂v_e/∂u [s].
+    /// ∂v_e/∂u \[s\].
     pub c_v: f64,
-    /// ∂a_e/∂u [-].
+    /// ∂a_e/∂u \[-\].
     pub c_a: f64,
-    /// ∂q_c/∂u [s²]; must be positive.
+    /// ∂q_c/∂u \[s²\]; must be positive.
     pub c_c: f64,
     /// Weight w_f of the force terms Φ_qᵀλ − Q (1 except for HHT).
     pub force_weight: f64,
     /// Whether `residual_history` is used (false: r_h = 0).
     pub has_history_residual: bool,
-    /// History residual r_h (n) [N].
+    /// History residual r_h (n) \[N\].
     pub residual_history: Vector,
     /// Predicted u, the Newton starting value.
     pub u_guess: Vector,
@@ -151,7 +151,7 @@ pub struct PointSolution<'a> {
     pub u: &'a Vector,
     /// The multipliers λ (m).
     pub lambda: &'a Vector,
-    /// The force terms Φ_q(q_e)ᵀλ − Q(q_e, v_e, t_e) (n) [N], evaluated at the converged point.
+    /// The force terms Φ_q(q_e)ᵀλ − Q(q_e, v_e, t_e) (n) \[N\], evaluated at the converged point.
     pub force_terms: &'a Vector,
 }
 
@@ -164,14 +164,14 @@ pub trait Scheme: Send {
     /// Registry name of the scheme (e.g. `"generalized-alpha"`).
     fn name(&self) -> &'static str;
 
-    /// The scheme's parameters with their values, for reports (e.g. `[("rho_inf", 0.8)]`).
+    /// The scheme's parameters with their values, for reports (e.g. `\[("rho_inf", 0.8)\]`).
     fn parameters(&self) -> Vec<(&'static str, f64)>;
 
     /// Number of integration points (stages) per step.
     fn points_per_step(&self) -> usize;
 
-    /// Prepares a run with constant step `h` [s] from a consistent state `initial` (n coordinates, m
-    /// multipliers), whose force terms Φ_qᵀλ − Q (n) [N] are `force_terms`. May allocate.
+    /// Prepares a run with constant step `h` \[s\] from a consistent state `initial` (n coordinates, m
+    /// multipliers), whose force terms Φ_qᵀλ − Q (n) \[N\] are `force_terms`. May allocate.
     fn start(&mut self, h: f64, initial: &State, force_terms: &Vector);
 
     /// Fills the affine maps of point `k` (0 ≤ k < points_per_step) of the current step.

@@ -37,7 +37,7 @@ pub struct NewmarkFamily {
     pub alpha_m: f64,
     /// Generalized-α α_f.
     pub alpha_f: f64,
-    /// HHT α ∈ [−⅓, 0] (0: no force weighting).
+    /// HHT α ∈ \[−⅓, 0\] (0: no force weighting).
     pub alpha_hht: f64,
     h: f64,
     t0: f64,

@@ -17,12 +17,12 @@ pub mod test_problems;
 
 use crate::linalg::{MatVec, Sink, TransposeMatVec, Vector};
 
-/// Mechanical energy split into kinetic and potential parts [J].
+/// Mechanical energy split into kinetic and potential parts \[J\].
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Energy {
-    /// Kinetic energy ½ vᵀ M v [J].
+    /// Kinetic energy ½ vᵀ M v \[J\].
     pub kinetic: f64,
-    /// Potential energy of the conservative forces (gravity, springs) [J].
+    /// Potential energy of the conservative forces (gravity, springs) \[J\].
     pub potential: f64,
 }
 
@@ -79,10 +79,10 @@ pub trait System {
         out: &mut S,
     );
 
-    /// Potential energy of the conservative applied forces (gravity, springs) [J].
+    /// Potential energy of the conservative applied forces (gravity, springs) \[J\].
     fn potential_energy(&self, t: f64, q: &Vector) -> f64;
 
-    /// Power [W] of the applied forces that are not derived from the potential: dampers, actuators,
+    /// Power \[W\] of the applied forces that are not derived from the potential: dampers, actuators,
     /// applied loads. The power of driving constraints is computed by the caller as λᵀ Φ_t.
     fn nonconservative_power(&self, t: f64, q: &Vector, v: &Vector) -> f64;
 
@@ -92,7 +92,7 @@ pub trait System {
         format!("constraint row {row}")
     }
 
-    /// Kinetic and potential energy [J]. The default computes ½ vᵀ M v matrix-free.
+    /// Kinetic and potential energy \[J\]. The default computes ½ vᵀ M v matrix-free.
     fn energy(&self, t: f64, q: &Vector, v: &Vector, scratch: &mut Vector) -> Energy {
         scratch.fill(0.0);
         self.mass(q, 1.0, &mut MatVec { x: v, y: scratch });

@@ -8,9 +8,9 @@ use crate::linalg::{Sink, Vector};
 /// The scalar test equation ẍ + 2ξω ẋ + ω² x = 0 (n = 1, m = 0) with unit mass.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LinearOscillator {
-    /// Natural angular frequency ω [rad/s].
+    /// Natural angular frequency ω \[rad/s\].
     pub omega: f64,
-    /// Damping ratio ξ [-].
+    /// Damping ratio ξ \[-\].
     pub xi: f64,
 }
 
@@ -57,17 +57,17 @@ impl System for LinearOscillator {
     }
 }
 
-/// A point mass on a massless rod pinned at the origin, in Cartesian coordinates q = (x, y) [m], with
+/// A point mass on a massless rod pinned at the origin, in Cartesian coordinates q = (x, y) \[m\], with
 /// the constraint Φ = (x² + y² − L²)/2 = 0 (n = 2, m = 1) and gravity along −y. With m = 1 kg, L = 1 m,
 /// g = 9.81 m/s² and the start (−1, 0) at rest it is the IFToMM simple pendulum
 /// (shared/reference/benchmarks.md §1).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CartesianPendulum {
-    /// Mass [kg].
+    /// Mass \[kg\].
     pub mass: f64,
-    /// Rod length [m].
+    /// Rod length \[m\].
     pub length: f64,
-    /// Gravitational acceleration [m/s²].
+    /// Gravitational acceleration \[m/s²\].
     pub g: f64,
 }
 
@@ -137,11 +137,11 @@ impl System for CartesianPendulum {
 /// The pendulum in its angle θ from the downward vertical (n = 1, m = 0): m L² θ̈ = −m g L sin θ.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AnglePendulum {
-    /// Mass [kg].
+    /// Mass \[kg\].
     pub mass: f64,
-    /// Length [m].
+    /// Length \[m\].
     pub length: f64,
-    /// Gravitational acceleration [m/s²].
+    /// Gravitational acceleration \[m/s²\].
     pub g: f64,
 }
 

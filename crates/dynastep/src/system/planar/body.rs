@@ -24,13 +24,13 @@ pub(crate) struct BodyCommon {
     pub(crate) mass: f64,
     /// Index of x_cm in q.
     pub(crate) col: usize,
-    /// Centre of mass in body axes [m].
+    /// Centre of mass in body axes \[m\].
     pub(crate) com: [f64; 2],
-    /// Named points in body axes [m], `origin` included.
+    /// Named points in body axes \[m\], `origin` included.
     pub(crate) points: BTreeMap<String, [f64; 2]>,
-    /// Initial pose of the body frame (x, y, θ) [m, m, rad].
+    /// Initial pose of the body frame (x, y, θ) \[m, m, rad\].
     pub(crate) pose: [f64; 3],
-    /// Initial velocity of the body frame (vx, vy, ω) [m/s, m/s, rad/s].
+    /// Initial velocity of the body frame (vx, vy, ω) \[m/s, m/s, rad/s\].
     pub(crate) velocity: [f64; 3],
     pub(crate) given: Vec<Coordinate>,
     pub(crate) given_velocity: Vec<Coordinate>,
@@ -40,7 +40,7 @@ pub(crate) struct BodyCommon {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RigidBody {
     pub(crate) common: BodyCommon,
-    /// Moment of inertia about the centre of mass [kg m²].
+    /// Moment of inertia about the centre of mass \[kg m²\].
     pub(crate) inertia: f64,
 }
 
@@ -155,12 +155,12 @@ impl Body {
         &self.common().name
     }
 
-    /// Mass [kg].
+    /// Mass \[kg\].
     pub fn mass(&self) -> f64 {
         self.common().mass
     }
 
-    /// Moment of inertia about the centre of mass [kg m²]; `None` for a point mass.
+    /// Moment of inertia about the centre of mass \[kg m²\]; `None` for a point mass.
     pub fn inertia(&self) -> Option<f64> {
         match self {
             Body::Rigid(b) => Some(b.inertia),
@@ -168,7 +168,7 @@ impl Body {
         }
     }
 
-    /// Centre of mass in body axes [m].
+    /// Centre of mass in body axes \[m\].
     pub fn com(&self) -> [f64; 2] {
         self.common().com
     }
@@ -193,7 +193,7 @@ impl Body {
         }
     }
 
-    /// Point `name` relative to the centre of mass, body axes [m].
+    /// Point `name` relative to the centre of mass, body axes \[m\].
     pub(crate) fn point(&self, name: &str) -> Option<[f64; 2]> {
         let c = self.common();
         c.points
@@ -201,7 +201,7 @@ impl Body {
             .map(|p| [p[0] - c.com[0], p[1] - c.com[1]])
     }
 
-    /// Adds `scale · diag(m, m[, I])` to `out`.
+    /// Adds `scale · diag(m, m\[, I\])` to `out`.
     pub(crate) fn add_mass<S: Sink>(&self, scale: f64, out: &mut S) {
         let c = self.common();
         out.add(c.col, c.col, scale * c.mass);
@@ -211,7 +211,7 @@ impl Body {
         }
     }
 
-    /// The body frame pose (x, y, θ) of the origin [m, m, rad] from the centroidal coordinates.
+    /// The body frame pose (x, y, θ) of the origin \[m, m, rad\] from the centroidal coordinates.
     pub(crate) fn frame_pose(&self, q: &Vector) -> [f64; 3] {
         let f = self.body_ref().frame(q);
         let a = f.rot(self.com());

@@ -2,10 +2,10 @@
 //!
 //! | driver | g(q) |
 //! |---|---|
-//! | revolute joint | `θ_j − θ_i` (the ground has θ = 0) [rad] |
-//! | prismatic joint | `u_iᵀ (r_Pj − r_Pi)`, u_i = A_i u' the unit axis of body i [m] |
-//! | coordinate x / y | the body-frame origin `x_cm − (A com)_x` / `y_cm − (A com)_y` [m] |
-//! | coordinate θ | `θ` [rad] |
+//! | revolute joint | `θ_j − θ_i` (the ground has θ = 0) \[rad\] |
+//! | prismatic joint | `u_iᵀ (r_Pj − r_Pi)`, u_i = A_i u' the unit axis of body i \[m\] |
+//! | coordinate x / y | the body-frame origin `x_cm − (A com)_x` / `y_cm − (A com)_y` \[m\] |
+//! | coordinate θ | `θ` \[rad\] |
 //!
 //! Since f enters additively, `Φ_t = −ḟ`, `Φ_qt = 0`, `Φ_tt = −f̈` and `γ = −vᵀ g_qq v + f̈`.
 
@@ -27,7 +27,7 @@ pub(crate) enum DriverType {
         sj: [f64; 2],
         axis: [f64; 2],
     },
-    /// A body-frame coordinate; `com` in body axes [m].
+    /// A body-frame coordinate; `com` in body axes \[m\].
     Coordinate {
         body: BodyRef,
         com: [f64; 2],

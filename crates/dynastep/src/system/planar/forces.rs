@@ -21,14 +21,14 @@ use super::kinematics::{
 use crate::linalg::Vector;
 use crate::model::function::TimeFunction;
 
-/// Lengths below this [m] are replaced by it when a TSDA's direction is computed, so that Q stays finite
+/// Lengths below this \[m\] are replaced by it when a TSDA's direction is computed, so that Q stays finite
 /// when its points meet (the direction is then arbitrary).
 pub(crate) const MIN_LENGTH: f64 = 1e-12;
 
 /// The law of a force element, resolved to coordinates.
 #[derive(Debug, Clone)]
 pub(crate) enum ForceType {
-    /// Weight `m g` [N] of the body in slots i.
+    /// Weight `m g` \[N\] of the body in slots i.
     Gravity { col: usize, weight: [f64; 2] },
     /// Translational spring–damper–actuator.
     Tsda {
@@ -72,13 +72,13 @@ pub(crate) struct ForceElement {
 /// Q, its Jacobians and its non-conservative power at one state (local slots).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ForceEval {
-    /// Generalized force [N, N m].
+    /// Generalized force \[N, N m\].
     pub q: LVec,
     /// ∂Q/∂q.
     pub dq: LMat,
     /// ∂Q/∂v.
     pub dv: LMat,
-    /// Power of the non-conservative part [W].
+    /// Power of the non-conservative part \[W\].
     pub power: f64,
 }
 
@@ -125,7 +125,7 @@ impl ForceElement {
         }
     }
 
-    /// Potential energy [J].
+    /// Potential energy \[J\].
     pub(crate) fn potential(&self, q: &Vector) -> f64 {
         match &self.law {
             ForceType::Gravity { col, weight } => -dot(*weight, [q[*col], q[*col + 1]]),

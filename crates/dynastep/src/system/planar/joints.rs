@@ -30,17 +30,17 @@ pub(crate) enum JointType {
     Prismatic {
         /// Unit sliding direction in body i axes.
         axis: [f64; 2],
-        /// Initial relative rotation θ_j0 − θ_i0 [rad]; `None` when body j is a point mass.
+        /// Initial relative rotation θ_j0 − θ_i0 \[rad\]; `None` when body j is a point mass.
         angle0: Option<f64>,
     },
     /// Coincident points and, when `Some`, relative rotation kept at `angle0`.
     Fixed {
-        /// Initial relative rotation [rad]; `None` when a body is a point mass.
+        /// Initial relative rotation \[rad\]; `None` when a body is a point mass.
         angle0: Option<f64>,
     },
-    /// Constant distance `length` [m].
+    /// Constant distance `length` \[m\].
     Distance {
-        /// Rod length L [m].
+        /// Rod length L \[m\].
         length: f64,
     },
 }
@@ -51,10 +51,10 @@ pub(crate) struct Joint {
     pub name: String,
     pub kind: JointKind,
     pub bi: BodyRef,
-    /// P_i relative to the centre of mass of body i, body axes (ground: global) [m].
+    /// P_i relative to the centre of mass of body i, body axes (ground: global) \[m\].
     pub si: [f64; 2],
     pub bj: BodyRef,
-    /// P_j relative to the centre of mass of body j, body axes (ground: global) [m].
+    /// P_j relative to the centre of mass of body j, body axes (ground: global) \[m\].
     pub sj: [f64; 2],
     pub slots: Slots,
     pub geometry: JointType,

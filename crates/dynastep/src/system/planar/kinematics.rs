@@ -5,7 +5,7 @@
 //!
 //! # Local layout
 //! Every element sees at most two bodies, i and j. Its local coordinates are always the six *slots*
-//! `[x_i, y_i, θ_i, x_j, y_j, θ_j]` (centroidal coordinates); a slot whose coordinate does not exist
+//! `\[x_i, y_i, θ_i, x_j, y_j, θ_j\]` (centroidal coordinates); a slot whose coordinate does not exist
 //! (the ground, the rotation of a point mass, the second body of a one-body element) is evaluated with
 //! that coordinate frozen (θ = 0 for the ground and a point mass) and dropped when the element writes
 //! into a global vector or matrix. The entries an element writes therefore depend only on which slots
@@ -50,9 +50,9 @@ pub(crate) fn cross(a: [f64; 2], b: [f64; 2]) -> f64 {
 /// The pose of a body frame at its centre of mass, evaluated from q.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Frame {
-    /// Position of the centre of mass (ground: the global origin) [m].
+    /// Position of the centre of mass (ground: the global origin) \[m\].
     pub r: [f64; 2],
-    /// Rotation [rad] (0 for the ground and point masses).
+    /// Rotation \[rad\] (0 for the ground and point masses).
     pub theta: f64,
     cos: f64,
     sin: f64,
@@ -103,7 +103,7 @@ impl BodyRef {
         }
     }
 
-    /// Velocity of the centre of mass [m/s] and angular velocity [rad/s] for velocities `v`.
+    /// Velocity of the centre of mass \[m/s\] and angular velocity \[rad/s\] for velocities `v`.
     #[inline]
     pub(crate) fn velocity(&self, v: &Vector) -> ([f64; 2], f64) {
         match *self {
@@ -234,11 +234,11 @@ pub(crate) fn lmul(h: &LMat, x: &LVec) -> LVec {
 /// with `a = A(θ) s'` the point's offset from the centre of mass in global axes.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PointPair {
-    /// d = r_Pj − r_Pi [m].
+    /// d = r_Pj − r_Pi \[m\].
     pub d: [f64; 2],
-    /// Offset of P_i from the centre of mass of body i, global axes [m].
+    /// Offset of P_i from the centre of mass of body i, global axes \[m\].
     pub a_i: [f64; 2],
-    /// Offset of P_j from the centre of mass of body j, global axes [m].
+    /// Offset of P_j from the centre of mass of body j, global axes \[m\].
     pub a_j: [f64; 2],
     /// Column `s` is ∂d/∂slot_s.
     pub dcol: [[f64; 2]; NS],
@@ -319,7 +319,7 @@ impl Row {
     }
 
     /// `(dᵀd − L²)/2` (distance joint, Haug 1989, eq. 3.3.2 written in squared form so it stays smooth
-    /// at d = 0; `length` = L [m]).
+    /// at d = 0; `length` = L \[m\]).
     pub(crate) fn half_square_distance(p: &PointPair, length: f64) -> Row {
         let mut r = Row::ZERO;
         r.phi = 0.5 * (dot(p.d, p.d) - length * length);

@@ -134,7 +134,7 @@ pub enum PlanarError {
 struct Marker {
     name: String,
     body: BodyRef,
-    /// Point relative to the centre of mass, body axes (ground: global) [m].
+    /// Point relative to the centre of mass, body axes (ground: global) \[m\].
     s: [f64; 2],
 }
 
@@ -750,7 +750,7 @@ impl PlanarSystem {
         self.bodies.get(b)?.coordinate(coordinate)
     }
 
-    /// Pose `[x, y, θ]` [m, m, rad] of the *body frame* origin of body `b` at coordinates q (n
+    /// Pose `\[x, y, θ\]` \[m, m, rad\] of the *body frame* origin of body `b` at coordinates q (n
     /// entries). θ = 0 for a point mass.
     ///
     /// # Panics
@@ -759,7 +759,7 @@ impl PlanarSystem {
         self.bodies[b].frame_pose(q)
     }
 
-    /// Velocity `[vx, vy, ω]` [m/s, m/s, rad/s] of the *body frame* origin of body `b`,
+    /// Velocity `\[vx, vy, ω\]` \[m/s, m/s, rad/s\] of the *body frame* origin of body `b`,
     /// `v_o = v_cm − ω R A com`. ω = 0 for a point mass.
     ///
     /// # Panics
@@ -773,7 +773,7 @@ impl PlanarSystem {
         self.markers.iter().map(|m| m.name.as_str()).collect()
     }
 
-    /// Global position `[x, y]` [m] and velocity `[vx, vy]` [m/s] of marker `k` (model order):
+    /// Global position `\[x, y\]` \[m\] and velocity `\[vx, vy\]` \[m/s\] of marker `k` (model order):
     /// `r_P = r_cm + A s'`, `ṙ_P = ṙ_cm + ω R A s'` (Haug 1989, eq. 3.3.5). Ground markers have zero
     /// velocity.
     ///
@@ -812,8 +812,8 @@ impl PlanarSystem {
     }
 
     /// Reaction of joint `k` on its body j at coordinates q (n) and multipliers λ (m):
-    /// `[f_x, f_y, τ]`, the constraint force on body j in global axes [N] and the constraint torque on
-    /// body j about the joint point P_j [N m].
+    /// `\[f_x, f_y, τ\]`, the constraint force on body j in global axes \[N\] and the constraint torque on
+    /// body j about the joint point P_j \[N m\].
     ///
     /// From `−Φ_qᵀλ` restricted to the joint's rows and body j's coordinates `(x_cm, y_cm, θ)`, which
     /// gives the force and the torque about the centre of mass; the torque is moved to P_j with
@@ -847,7 +847,7 @@ impl PlanarSystem {
         [force[0], force[1], torque]
     }
 
-    /// The initial state at time `t0` [s] from the model: q from the body poses, v from the body-frame
+    /// The initial state at time `t0` \[s\] from the model: q from the body poses, v from the body-frame
     /// velocities converted to the centres of mass (`v_cm = v_o + ω R A com`); a (n) and λ (m) zero.
     /// The state is generally not consistent: pass it to [`crate::analysis::assembly::assemble`].
     pub fn initial_state(&self, t0: f64) -> State {

@@ -114,7 +114,7 @@ fn coordinate_driver(name: &str, body: &str, c: Coordinate, f: FunctionSpec) -> 
 // Finite-difference checks
 // ---------------------------------------------------------------------------------------------
 
-/// Deterministic pseudo-random numbers in [−1, 1].
+/// Deterministic pseudo-random numbers in \[−1, 1\].
 fn noise(k: usize, seed: u64) -> Vector {
     let mut s = seed
         .wrapping_mul(6364136223846793005)
