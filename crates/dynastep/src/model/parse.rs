@@ -1538,10 +1538,11 @@ t_end = 2.0
         let errs = errors(&text);
         assert_eq!((errs[0].line, errs[0].column), at(&text, "\"ground\"", 0));
         assert!(errs[0].message.contains("may not be named `ground`"));
-        // Same name in different namespaces is fine: joint `A` and ground point `A` above, body and
-        // marker here.
+        // Same name in different namespaces is fine (joint `A` and ground point `A` above), except a
+        // marker named like a body: their time-history columns would collide.
         let text = edit("name = \"tip\"", "name = \"rod\"");
-        assert!(from_str(&text, "m.toml").is_ok());
+        let errs = errors(&text);
+        assert!(errs[0].message.contains("would collide"), "{}", errs[0].message);
         let text =
             format!("{VALID}\n[[markers]]\nname = \"tip\"\nbody = \"ground\"\npoint = \"A\"\n");
         one_error(&text, "\"tip\"", LAST, "duplicate marker name `tip`");
