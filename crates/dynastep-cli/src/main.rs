@@ -143,7 +143,13 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            let text = format!("{e:#}");
+            // Model-file errors arrive already rendered as `file:line:column: error: …`.
+            if text.contains(": error: ") {
+                eprintln!("{text}");
+            } else {
+                eprintln!("error: {text}");
+            }
             ExitCode::from(2)
         }
     }

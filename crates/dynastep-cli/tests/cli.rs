@@ -1,0 +1,212 @@
+//! The `dynastep` program as a user meets it: exit codes, files written, messages.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn dynastep(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dynastep"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dynastep-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn summary(dir: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn run_example_writes_history_and_summary() {
+    let out = scratch("run");
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "pendulum",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let history = std::fs::read_to_string(out.join("history.csv")).unwrap();
+    let header: Vec<&str> = history.lines().next().unwrap().split(',').collect();
+    for col in [
+        "t",
+        "mass.x",
+        "mass.vy",
+        "P1.x",
+        "P1.vy",
+        "rod.fx",
+        "energy.total",
+        "energy.balance",
+        "constraint.position",
+    ] {
+        assert!(header.contains(&col), "missing column {col} in {header:?}");
+    }
+    let last: Vec<f64> = history
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert!((last[0] - 10.0).abs() < 1e-9);
+    // Output rows every 0.01 s (the model's interval), independent of dt = 1e-3.
+    assert_eq!(history.lines().count(), 1 + 1001);
+    let s = summary(&out);
+    assert_eq!(s["status"], "completed");
+    assert_eq!(s["steps"], 10000);
+    assert!(s["newton_iterations"]["mean_per_step"].as_f64().unwrap() >= 1.0);
+    assert!(s["max_energy_error"].as_f64().unwrap() < 1e-3);
+    let p1 = &s["final_state"]["markers"]["P1"];
+    let (x, y) = (p1[0].as_f64().unwrap(), p1[1].as_f64().unwrap());
+    assert!(((x + 0.2750874626).powi(2) + (y + 0.9614192051).powi(2)).sqrt() < 5e-4);
+}
+
+#[test]
+fn overrides_and_scheme_options_reach_the_run() {
+    let out = scratch("set");
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "pendulum",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        "--scheme",
+        "hht",
+        "--param",
+        "alpha=-0.2",
+        "--dt",
+        "2e-3",
+        "--t-end",
+        "1",
+        "--set",
+        "bodies.mass.mass=3",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = summary(&out);
+    assert_eq!(s["scheme"], "hht");
+    assert_eq!(s["parameters"]["alpha"], -0.2);
+    assert_eq!(s["dt"], 2e-3);
+    assert_eq!(s["steps"], 500);
+}
+
+#[test]
+fn misspelled_body_is_reported_with_its_line() {
+    let dir = scratch("check");
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/pendulum.toml"
+    ))
+    .unwrap();
+    let bad = text.replacen("body_j = \"mass\"", "body_j = \"mas\"", 1);
+    let line = bad.lines().position(|l| l.contains("\"mas\"")).unwrap() + 1;
+    let path = dir.join("bad.toml");
+    std::fs::write(&path, bad).unwrap();
+    let o = dynastep(&["check", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(&format!("bad.toml:{line}:")), "{err}");
+    assert!(
+        err.contains("`mas`") && err.contains("did you mean `mass`"),
+        "{err}"
+    );
+    let ok = dynastep(&[
+        "check",
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/andrews.toml"),
+    ]);
+    assert!(ok.status.success());
+}
+
+#[test]
+fn a_failed_run_keeps_its_output_and_exits_1() {
+    let out = scratch("fail");
+    // Fox–Goodwin is unstable on index-3 constraints: the run stops early.
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "pendulum",
+        "--quiet",
+        "--scheme",
+        "fox-goodwin",
+        "--t-end",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("stopped at t ="), "{err}");
+    let s = summary(&out);
+    assert_eq!(s["status"], "failed");
+    let failed_at = s["failed_at"].as_f64().unwrap();
+    assert!(failed_at > 0.0 && failed_at < 1.0);
+    assert!(!s["reason"].as_str().unwrap().is_empty());
+    let history = std::fs::read_to_string(out.join("history.csv")).unwrap();
+    let last_t: f64 = history
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        last_t > 0.0 && last_t <= failed_at + 1e-12,
+        "history kept up to {last_t}"
+    );
+}
+
+#[test]
+fn listings_name_every_scheme_and_example() {
+    let o = dynastep(&["schemes"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    for s in dynastep::scheme::REGISTRY {
+        assert!(text.contains(s.name), "{}", s.name);
+    }
+    let o = dynastep(&["examples"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    for e in dynastep::examples::EXAMPLES {
+        assert!(text.contains(e.name), "{}", e.name);
+    }
+}
+
+#[test]
+fn stability_json_gives_the_known_limits() {
+    let out = scratch("stab");
+    let json = |args: &[&str]| {
+        let mut all = vec!["stability", "--json", "--out", out.to_str().unwrap()];
+        all.extend_from_slice(args);
+        let o = dynastep(&all);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let cd = json(&["--scheme", "central-difference"]);
+    assert!((cd["omega_crit"].as_f64().unwrap() - 2.0).abs() < 1e-6);
+    let fg = json(&["--scheme", "fox-goodwin"]);
+    assert!((fg["omega_crit"].as_f64().unwrap() - 6f64.sqrt()).abs() < 1e-6);
+    let many = json(&[
+        "--scheme",
+        "generalized-alpha",
+        "--scheme",
+        "lms2",
+        "--scheme",
+        "bathe",
+        "--param",
+        "rho_inf=0.6",
+    ]);
+    for r in many.as_array().unwrap() {
+        assert!(r["omega_crit"].is_null(), "{r}");
+        assert!((r["rho_inf"].as_f64().unwrap() - 0.6).abs() < 1e-3, "{r}");
+    }
+    for f in ["stability.csv", "stability.png", "stability.svg"] {
+        assert!(std::fs::metadata(out.join(f)).unwrap().len() > 0, "{f}");
+    }
+}
