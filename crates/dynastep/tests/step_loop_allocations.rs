@@ -5,7 +5,7 @@
 //! observation that motivates 001_71a3dd6e0ebcd683.txt.)
 
 use std::alloc::{GlobalAlloc, Layout, System as SystemAlloc};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
 use dynastep::analysis::assembly::consistent_accelerations;
 use dynastep::analysis::dynamic::{run, DynamicSettings, RunStatus};
@@ -16,18 +16,25 @@ use dynastep::system::System;
 use dynastep::Vector;
 
 struct Counting;
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// Allocations made by this thread (the test harness allocates on its own threads meanwhile).
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn allocations() -> usize {
+    ALLOCATIONS.with(|c| c.get())
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
         unsafe { SystemAlloc.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         unsafe { SystemAlloc.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::SeqCst);
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
         unsafe { SystemAlloc.realloc(ptr, layout, new_size) }
     }
 }
@@ -47,9 +54,9 @@ fn allocations_for<S: System>(sys: &S, q0: &[f64], scheme: &str, steps: usize) -
         output_interval: 0.0,
         newton: NewtonSettings::default(),
     };
-    let before = ALLOCATIONS.load(Ordering::SeqCst);
+    let before = allocations();
     let report = run(sys, s.as_mut(), &x0, &settings, &mut []);
-    let after = ALLOCATIONS.load(Ordering::SeqCst);
+    let after = allocations();
     assert_eq!(report.status, RunStatus::Completed, "{scheme}");
     after - before
 }
@@ -78,5 +85,44 @@ fn step_loop_does_not_allocate() {
             short, long,
             "{name} (DAE): {short} allocations for 200 steps, {long} for 2000"
         );
+    }
+}
+
+/// Allocations of a whole planar run (assembled model, no observers) of `steps` steps.
+fn planar_allocations(example: &str, scheme: &str, dt: f64, steps: usize) -> usize {
+    use dynastep::analysis::simulation::{RunOptions, Simulation};
+    let ex = dynastep::examples::find(example).unwrap();
+    let model = dynastep::model::parse::from_str(ex.text, ex.file).unwrap();
+    let opts = RunOptions {
+        scheme: Some(scheme.into()),
+        dt: Some(dt),
+        t_end: Some(steps as f64 * dt),
+        output_interval: Some(0.0),
+        ..Default::default()
+    };
+    let mut sim = Simulation::new(&model, &opts).unwrap();
+    let before = allocations();
+    let report = sim.run(&mut []);
+    let after = allocations();
+    assert_eq!(
+        report.status,
+        RunStatus::Completed,
+        "{example} with {scheme}"
+    );
+    after - before
+}
+
+#[test]
+fn planar_step_loop_does_not_allocate() {
+    // Andrews: revolute joints, a TSDA, a torque; slider-crank: prismatic joint, driver, damper.
+    for (example, dt) in [("andrews", 1e-5), ("slider-crank", 1e-3)] {
+        for scheme in ["generalized-alpha", "bathe", "lms2", "central-difference"] {
+            let short = planar_allocations(example, scheme, dt, 50);
+            let long = planar_allocations(example, scheme, dt, 500);
+            assert_eq!(
+                short, long,
+                "{example}/{scheme}: {short} allocations for 50 steps, {long} for 500"
+            );
+        }
     }
 }
