@@ -212,6 +212,7 @@ impl Observer<PlanarSystem> for Progress {
     fn sample(&mut self, _sys: &PlanarSystem, s: &Sample<'_>) -> Result<(), String> {
         self.bar
             .set_position(((s.state.t - self.t0) * 1000.0) as u64);
+        self.bar.set_message(format!("{:.4} s", s.state.t));
         Ok(())
     }
 }
