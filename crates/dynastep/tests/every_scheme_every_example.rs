@@ -12,7 +12,7 @@
 //! over longer runs its multiplier grows without bound on these problems (docs/schemes.md).
 //! Orders of accuracy of every scheme are measured in tests/scheme_order.rs.
 
-#[path = "examples_util.rs"]
+#[path = "common/examples.rs"]
 mod util;
 
 use dynastep::analysis::dynamic::RunStatus;

@@ -3,7 +3,7 @@
 //! Hairer-Wanner's coordinates from the body angles (see the model file):
 //! β = θ_OF, Θ = θ_FE − θ_OF, γ = θ_EBD, Φ = θ_EG − θ_AG, δ = θ_AG, Ω = θ_HE − θ_AH, ε = θ_AH.
 
-#[path = "examples_util.rs"]
+#[path = "common/examples.rs"]
 mod util;
 
 /// Reference q at t = 0.03 s: (β, Θ, γ, Φ, δ, Ω, ε).

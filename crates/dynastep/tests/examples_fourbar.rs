@@ -1,7 +1,7 @@
 //! `examples/double-fourbar.toml` (IFToMM, N = 2) and `examples/nfourbar40.toml` (GDLC06 A02, N = 40)
 //! against the 1-DOF parallelogram reduction and the official ADAMS trajectory.
 
-#[path = "examples_util.rs"]
+#[path = "common/examples.rs"]
 mod util;
 
 /// B0 at t = 10 s for N = 2 (DOP853 on the 1-DOF reduction, rtol 1e-13).

@@ -1,6 +1,6 @@
 //! `examples/pendulum.toml` against the IFToMM / GDLC06 A01 references.
 
-#[path = "examples_util.rs"]
+#[path = "common/examples.rs"]
 mod util;
 
 #[test]

@@ -1,7 +1,7 @@
 //! `examples/slider-crank.toml`: the slider position against the closed-form kinematics of the
 //! driven crank, and the energy balance E − E0 − W_nc (driver and damper work included).
 
-#[path = "examples_util.rs"]
+#[path = "common/examples.rs"]
 mod util;
 
 const R: f64 = 0.1;

@@ -7,7 +7,7 @@
 //! cannot follow the phase of that small oscillation, so their error is bounded by about twice its
 //! amplitude (≈ 6.5e-4 rad) as long as the scheme is stable; an unstable run grows without bound.
 
-#[path = "examples_util.rs"]
+#[path = "common/examples.rs"]
 mod util;
 
 use dynastep::analysis::dynamic::RunStatus;

@@ -1,4 +1,4 @@
-//! Shared helpers of the `examples_*` tests (included with `#\[path\]`; it has no tests of its own).
+//! Shared helpers of the tests that run the example models (included with `#[path]`; in `common/` so cargo does not build it as a test of its own).
 #![allow(dead_code)]
 
 use dynastep::analysis::dynamic::{Recorder, RunReport, RunStatus};
