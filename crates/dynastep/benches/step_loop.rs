@@ -1,7 +1,8 @@
 //! Criterion benchmarks of the step loop on the embedded examples: Andrews' squeezer (n = 21, m = 20)
-//! and the double four-bar (n = 15, m = 14), for several schemes. Each iteration runs a fixed number of
-//! steps from the assembled state, without observers, so the time per iteration divided by the step
-//! count is the cost of one step.
+//! and the double four-bar (n = 15, m = 14), for several schemes, and the N = 40 four-bar (n = 243,
+//! m = 242) with generalized-α on the dense and on the sparse linear solver (`step_loop_large`, fewer
+//! samples). Each iteration runs a fixed number of steps from the assembled state, without observers,
+//! so the time per iteration divided by the step count is the cost of one step.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
@@ -38,5 +39,33 @@ fn step_loop(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, step_loop);
+fn step_loop_large(c: &mut Criterion) {
+    use dynastep::formulation::LinearSolver;
+    let mut group = c.benchmark_group("step_loop_large");
+    group.sample_size(10);
+    let ex = dynastep::examples::find("nfourbar40").expect("example exists");
+    let steps = 20;
+    for (label, solver) in [
+        ("dense", LinearSolver::Dense),
+        ("sparse", LinearSolver::Sparse),
+    ] {
+        let mut model = parse::from_str(ex.text, ex.file).expect("example parses");
+        model.solver.newton.linear_solver = solver;
+        let opts = RunOptions {
+            scheme: Some("generalized-alpha".into()),
+            dt: Some(1e-3),
+            t_end: Some(steps as f64 * 1e-3),
+            output_interval: Some(0.0),
+            ..Default::default()
+        };
+        let mut sim = Simulation::new(&model, &opts).expect("example assembles");
+        group.bench_function(
+            format!("nfourbar40/generalized-alpha/{label}/{steps} steps"),
+            |b| b.iter(|| sim.run(&mut [])),
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, step_loop, step_loop_large);
 criterion_main!(benches);

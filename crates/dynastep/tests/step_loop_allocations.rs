@@ -2,14 +2,18 @@
 //! many allocations as a run of 200 (all of them in the set-up), for every scheme in the registry on the
 //! pendulum in its angle (an ODE) and, for the schemes that are stable on it, on the pendulum DAE.
 //! (Conditionally stable schemes such as Fox–Goodwin are unstable on index-3 DAEs at any step size, the
-//! observation that motivates 001_71a3dd6e0ebcd683.txt.)
+//! observation that motivates 001_71a3dd6e0ebcd683.txt.) The same with the sparse linear solver forced,
+//! and on the N = 40 four-bar (n + m = 485), which takes the sparse path by default and passes near
+//! its singular configuration, where the pivoting of the sparse LU changes.
 
 use std::alloc::{GlobalAlloc, Layout, System as SystemAlloc};
 use std::cell::Cell;
 
 use dynastep::analysis::assembly::consistent_accelerations;
 use dynastep::analysis::dynamic::{run, DynamicSettings, RunStatus};
-use dynastep::formulation::NewtonSettings;
+use dynastep::analysis::simulation::{RunOptions, Simulation};
+use dynastep::formulation::{LinearSolver, NewtonSettings};
+use dynastep::model::parse;
 use dynastep::scheme::{build, SchemeParams, State, REGISTRY};
 use dynastep::system::test_problems::{AnglePendulum, CartesianPendulum};
 use dynastep::system::System;
@@ -42,20 +46,39 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-fn allocations_for<S: System>(sys: &S, q0: &[f64], scheme: &str, steps: usize) -> usize {
+fn allocations_for<S: System>(
+    sys: &S,
+    q0: &[f64],
+    scheme: &str,
+    steps: usize,
+    linear_solver: LinearSolver,
+) -> usize {
     let mut x0 = State::zeros(0.0, sys.n(), sys.m());
     x0.q = Vector::from_vec(q0.to_vec());
     consistent_accelerations(sys, &mut x0);
+    allocations_from(sys, &x0, scheme, 1e-3, steps, linear_solver)
+}
+
+fn allocations_from<S: System>(
+    sys: &S,
+    x0: &State,
+    scheme: &str,
+    h: f64,
+    steps: usize,
+    linear_solver: LinearSolver,
+) -> usize {
     let mut s = build(scheme, &SchemeParams::new()).unwrap();
-    let h = 1e-3;
     let settings = DynamicSettings {
         h,
-        t_end: steps as f64 * h,
+        t_end: x0.t + steps as f64 * h,
         output_interval: 0.0,
-        newton: NewtonSettings::default(),
+        newton: NewtonSettings {
+            linear_solver,
+            ..NewtonSettings::default()
+        },
     };
     let before = allocations();
-    let report = run(sys, s.as_mut(), &x0, &settings, &mut []);
+    let report = run(sys, s.as_mut(), x0, &settings, &mut []);
     let after = allocations();
     assert_eq!(report.status, RunStatus::Completed, "{scheme}");
     after - before
@@ -68,24 +91,69 @@ fn step_loop_does_not_allocate() {
         length: 1.0,
         g: 9.81,
     };
-    for info in REGISTRY {
-        let short = allocations_for(&ode, &[1.0], info.name, 200);
-        let long = allocations_for(&ode, &[1.0], info.name, 2000);
+    for ls in [LinearSolver::Auto, LinearSolver::Sparse] {
+        for info in REGISTRY {
+            let short = allocations_for(&ode, &[1.0], info.name, 200, ls);
+            let long = allocations_for(&ode, &[1.0], info.name, 2000, ls);
+            assert_eq!(
+                short, long,
+                "{} (ODE, {ls:?}): {short} allocations for 200 steps, {long} for 2000",
+                info.name
+            );
+        }
+        let dae = CartesianPendulum::iftomm();
+        for name in ["generalized-alpha", "hht", "trapezoidal"] {
+            let short = allocations_for(&dae, &[-1.0, 0.0], name, 200, ls);
+            let long = allocations_for(&dae, &[-1.0, 0.0], name, 2000, ls);
+            assert_eq!(
+                short, long,
+                "{name} (DAE, {ls:?}): {short} allocations for 200 steps, {long} for 2000"
+            );
+        }
+    }
+}
+
+#[test]
+fn sparse_step_loop_does_not_allocate() {
+    let ex = dynastep::examples::find("nfourbar40").expect("example exists");
+    let model = parse::from_str(ex.text, ex.file).expect("example parses");
+    let sim = Simulation::new(&model, &RunOptions::default()).expect("example assembles");
+    let sys = &sim.system;
+    assert!(
+        NewtonSettings::default()
+            .linear_solver
+            .is_sparse_for(sys.n() + sys.m()),
+        "the N = 40 four-bar takes the sparse path"
+    );
+    // The crank passes its horizontal (singular) position at t = π/2 s: start shortly before it.
+    let mut x0 = sim.initial.clone();
+    let h = 1e-3;
+    let (short, long) = (200, 2000);
+    for name in ["generalized-alpha", "hht", "bathe"] {
+        let a_short = allocations_from(sys, &x0, name, h, short, LinearSolver::Auto);
+        let a_long = allocations_from(sys, &x0, name, h, long, LinearSolver::Auto);
         assert_eq!(
-            short, long,
-            "{} (ODE): {short} allocations for 200 steps, {long} for 2000",
-            info.name
+            a_short, a_long,
+            "{name} (N = 40 four-bar): {a_short} allocations for {short} steps, {a_long} for {long}"
         );
     }
-    let dae = CartesianPendulum::iftomm();
-    for name in ["generalized-alpha", "hht", "trapezoidal"] {
-        let short = allocations_for(&dae, &[-1.0, 0.0], name, 200);
-        let long = allocations_for(&dae, &[-1.0, 0.0], name, 2000);
-        assert_eq!(
-            short, long,
-            "{name} (DAE): {short} allocations for 200 steps, {long} for 2000"
-        );
-    }
+    // Across the singular configuration.
+    let mut s = build("generalized-alpha", &SchemeParams::new()).unwrap();
+    let to = DynamicSettings {
+        h,
+        t_end: 1.3,
+        output_interval: 0.0,
+        newton: NewtonSettings::default(),
+    };
+    let report = run(sys, s.as_mut(), &x0, &to, &mut []);
+    assert_eq!(report.status, RunStatus::Completed);
+    x0 = report.final_state;
+    let a_short = allocations_from(sys, &x0, "generalized-alpha", h, short, LinearSolver::Auto);
+    let a_long = allocations_from(sys, &x0, "generalized-alpha", h, long, LinearSolver::Auto);
+    assert_eq!(
+        a_short, a_long,
+        "N = 40 four-bar from t = 1.3 s: {a_short} allocations for {short} steps, {a_long} for {long}"
+    );
 }
 
 /// Allocations of a whole planar run (assembled model, no observers) of `steps` steps.

@@ -1,8 +1,9 @@
-//! Linear solves of the iteration matrix.
+//! Dense linear solves of the iteration matrix.
 //!
 //! [`DenseSolver`] factors with LU and partial pivoting; when the matrix is singular to working precision
 //! (redundant constraints, a singular configuration) it falls back to a least-squares (minimum-norm)
-//! solution from a singular value decomposition, and counts how often it did.
+//! solution from a singular value decomposition, and counts how often it did. The sparse path
+//! ([`super::sparse::SparseSolver`]) densifies a singular matrix and uses the same fallback.
 
 use crate::linalg::{Matrix, Vector};
 
@@ -25,7 +26,7 @@ pub struct DenseSolver {
     perm_inv: Vec<usize>,
     scratch: faer::dyn_stack::MemBuffer,
     singular: bool,
-    fallback: Option<nalgebra::SVD<f64, nalgebra::Dyn, nalgebra::Dyn>>,
+    fallback: LeastSquares,
     /// Counters.
     pub stats: LinearStats,
 }
@@ -40,7 +41,36 @@ impl std::fmt::Debug for DenseSolver {
 }
 
 /// Smallest |U_kk| relative to the largest entry of the matrix below which it is treated as singular.
-const SINGULAR_PIVOT: f64 = 1e-13;
+pub(crate) const SINGULAR_PIVOT: f64 = 1e-13;
+
+/// Minimum-norm least-squares solutions of a dense, possibly singular, square system from its singular
+/// value decomposition (nalgebra). Singular values below 1e-10 of the largest are treated as zero.
+/// Allocates on every [`factor`](Self::factor): it is the fallback for singular iteration matrices.
+#[derive(Default)]
+pub(crate) struct LeastSquares {
+    svd: Option<nalgebra::SVD<f64, nalgebra::Dyn, nalgebra::Dyn>>,
+}
+
+impl LeastSquares {
+    /// Decomposes `a` (square).
+    pub(crate) fn factor(&mut self, a: Matrix) {
+        self.svd = Some(a.svd(true, true));
+    }
+
+    /// Overwrites `b` with the minimum-norm least-squares solution of `A x = b` for the matrix of the
+    /// last [`factor`](Self::factor); NaN when the decomposition failed (non-finite entries).
+    ///
+    /// # Panics
+    /// When nothing was factored.
+    pub(crate) fn solve_in_place(&self, b: &mut Vector) {
+        let svd = self.svd.as_ref().expect("least-squares factor");
+        let smax = svd.singular_values.iter().fold(0.0_f64, |m, v| m.max(*v));
+        match svd.solve(b, smax * 1e-10) {
+            Ok(x) => b.copy_from(&x),
+            Err(_) => b.fill(f64::NAN),
+        }
+    }
+}
 
 impl DenseSolver {
     /// A solver for matrices of size `dim` × `dim`.
@@ -60,7 +90,7 @@ impl DenseSolver {
             perm_inv: vec![0; dim],
             scratch: faer::dyn_stack::MemBuffer::new(req),
             singular: false,
-            fallback: None,
+            fallback: LeastSquares::default(),
             stats: LinearStats::default(),
         }
     }
@@ -95,7 +125,7 @@ impl DenseSolver {
         // A NaN pivot counts as singular.
         self.singular = min_pivot.is_nan() || min_pivot <= SINGULAR_PIVOT * scale;
         if self.singular {
-            self.fallback = Some(a.clone().svd(true, true));
+            self.fallback.factor(a.clone());
         }
     }
 
@@ -111,12 +141,7 @@ impl DenseSolver {
         let n = self.dim;
         if self.singular {
             self.stats.least_squares_solves += 1;
-            let svd = self.fallback.as_ref().expect("fallback factor");
-            let smax = svd.singular_values.iter().fold(0.0_f64, |m, v| m.max(*v));
-            match svd.solve(b, smax * 1e-10) {
-                Ok(x) => b.copy_from(&x),
-                Err(_) => b.fill(f64::NAN),
-            }
+            self.fallback.solve_in_place(b);
             return;
         }
         let lu = faer::MatRef::from_column_major_slice(&self.lu, n, n);

@@ -1,0 +1,680 @@
+//! Sparse assembly and sparse LU of the iteration matrix, for large systems.
+//!
+//! [`CscAssembler`] is a [`Sink`] that builds a compressed-sparse-column (CSC) matrix. The first
+//! assembly records the sequence of `(row, col)` entries that the elements add; from it the CSC pattern
+//! is built once (duplicates summed), together with a map from the k-th `add` call to its CSC slot.
+//! Later assemblies write each value straight into its slot by call counter: no search, no allocation.
+//! This relies on the rule of [`crate::linalg`]: an element adds the same entries in the same order on
+//! every call. Debug builds check it and panic naming the offending entry.
+//!
+//! [`SparseSolver`] factors the assembled matrix with faer's sparse LU with partial pivoting (a
+//! left-looking, Gilbert–Peierls simplicial factorization after a COLAMD fill-reducing column
+//! ordering). Partial pivoting, not Cholesky or LDLᵀ, because the index-3 iteration matrix is a saddle
+//! point matrix with a zero diagonal block. The symbolic analysis (the column ordering) is done once;
+//! every Newton iteration then refactors numerically into memory reserved at set-up, so the step loop
+//! does not allocate. Because partial pivoting may choose different pivot rows from one matrix to the
+//! next, and with them a different fill, the factor storage is reserved up to the George–Ng bound
+//! (the structure of L and U for any row pivoting lies within that of the Householder vectors H and
+//! the factor R of a QR factorization of A Q; George & Ng 1987, SIAM J. Sci. Stat. Comput. 8:877). A
+//! singular matrix (a structurally missing pivot, or a pivot tiny relative to the largest entry) is
+//! densified and solved in the least-squares sense by the same SVD fallback as
+//! [`super::linear::DenseSolver`].
+
+use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
+use faer::sparse::linalg::lu::{factorize_symbolic_lu, simplicial, LuSymbolicParams, SymbolicLu};
+use faer::sparse::linalg::SupernodalThreshold;
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+
+use super::linear::{LeastSquares, LinearStats, SINGULAR_PIVOT};
+use crate::linalg::{Matrix, Sink, Vector};
+
+/// A [`Sink`] that assembles a square matrix (dim × dim) in compressed sparse column form.
+///
+/// Use: [`begin`](Self::begin), send the entries through [`Sink::add`], [`finish`](Self::finish); then
+/// read the matrix with [`matrix`](Self::matrix). The first assembly records the pattern (and
+/// allocates); every later one must add the same entries in the same order (explicit zeros included)
+/// and allocates nothing.
+pub struct CscAssembler {
+    dim: usize,
+    /// `(row, col)` of every `add` call of the first assembly, in call order.
+    calls: Vec<(usize, usize)>,
+    /// Values of the first assembly, until the pattern is built.
+    first_values: Vec<f64>,
+    /// CSC slot of the k-th `add` call.
+    slot: Vec<usize>,
+    col_ptr: Vec<usize>,
+    row_idx: Vec<usize>,
+    values: Vec<f64>,
+    /// Number of `add` calls so far in the current assembly.
+    next: usize,
+    built: bool,
+}
+
+impl std::fmt::Debug for CscAssembler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CscAssembler")
+            .field("dim", &self.dim)
+            .field("calls", &self.calls.len())
+            .field("nnz", &self.row_idx.len())
+            .field("built", &self.built)
+            .finish()
+    }
+}
+
+impl CscAssembler {
+    /// An assembler for dim × dim matrices, with no pattern yet.
+    pub fn new(dim: usize) -> Self {
+        CscAssembler {
+            dim,
+            calls: Vec::new(),
+            first_values: Vec::new(),
+            slot: Vec::new(),
+            col_ptr: Vec::new(),
+            row_idx: Vec::new(),
+            values: Vec::new(),
+            next: 0,
+            built: false,
+        }
+    }
+
+    /// Matrix dimension.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// True once the first assembly has been finished and the pattern built.
+    pub fn is_built(&self) -> bool {
+        self.built
+    }
+
+    /// Number of stored entries (duplicates summed, explicit zeros kept); 0 before the pattern is built.
+    pub fn nnz(&self) -> usize {
+        self.row_idx.len()
+    }
+
+    /// Starts an assembly: all values become zero and the call counter restarts.
+    pub fn begin(&mut self) {
+        self.next = 0;
+        if self.built {
+            self.values.fill(0.0);
+        } else {
+            self.calls.clear();
+            self.first_values.clear();
+        }
+    }
+
+    /// Ends an assembly. The first time, builds the CSC pattern and the call-to-slot map (allocates).
+    ///
+    /// # Panics
+    /// After the first assembly, when this assembly made fewer `add` calls than the first one (an element
+    /// skipped entries, breaking the same-entries-same-order rule of [`Sink`]).
+    pub fn finish(&mut self) {
+        if self.built {
+            assert!(
+                self.next == self.slot.len(),
+                "sparse assembly: {} add calls, but the first assembly made {}; every element must add \
+                 the same entries in the same order on every call (explicit zeros included), see \
+                 dynastep::linalg",
+                self.next,
+                self.slot.len()
+            );
+        } else {
+            self.build();
+        }
+    }
+
+    fn build(&mut self) {
+        let dim = self.dim;
+        let calls = &self.calls;
+        let mut order: Vec<usize> = (0..calls.len()).collect();
+        order.sort_unstable_by_key(|&k| (calls[k].1, calls[k].0));
+        let mut col_ptr = vec![0usize; dim + 1];
+        let mut row_idx = Vec::new();
+        let mut slot = vec![0usize; calls.len()];
+        let mut last = None;
+        for &k in &order {
+            let (r, c) = calls[k];
+            if last != Some((r, c)) {
+                row_idx.push(r);
+                col_ptr[c + 1] += 1;
+                last = Some((r, c));
+            }
+            slot[k] = row_idx.len() - 1;
+        }
+        for c in 0..dim {
+            col_ptr[c + 1] += col_ptr[c];
+        }
+        let mut values = vec![0.0; row_idx.len()];
+        // Sum in call order, as the later assemblies (and the dense sink) do.
+        for (k, v) in self.first_values.iter().enumerate() {
+            values[slot[k]] += v;
+        }
+        self.col_ptr = col_ptr;
+        self.row_idx = row_idx;
+        self.values = values;
+        self.slot = slot;
+        self.first_values = Vec::new();
+        self.next = self.calls.len();
+        self.built = true;
+    }
+
+    /// The assembled matrix (dim × dim, rows sorted within each column).
+    ///
+    /// # Panics
+    /// Before the first [`finish`](Self::finish).
+    pub fn matrix(&self) -> SparseColMatRef<'_, usize, f64> {
+        assert!(self.built, "sparse assembly: no pattern yet (call finish)");
+        SparseColMatRef::new(
+            SymbolicSparseColMatRef::new_checked(
+                self.dim,
+                self.dim,
+                &self.col_ptr,
+                None,
+                &self.row_idx,
+            ),
+            &self.values,
+        )
+    }
+
+    /// Writes the assembled matrix into the dense `out` (dim × dim), zeros elsewhere.
+    ///
+    /// # Panics
+    /// Before the first [`finish`](Self::finish), or when `out` is not dim × dim.
+    pub fn to_dense(&self, out: &mut Matrix) {
+        densify(self.matrix(), out);
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn extra_call(&self, row: usize, col: usize) -> ! {
+        panic!(
+            "sparse assembly: add call #{} at ({row}, {col}), but the first assembly made only {} \
+             calls; every element must add the same entries in the same order on every call \
+             (explicit zeros included), see dynastep::linalg",
+            self.next,
+            self.slot.len()
+        )
+    }
+
+    #[cfg(debug_assertions)]
+    #[cold]
+    #[inline(never)]
+    fn wrong_entry(&self, row: usize, col: usize) -> ! {
+        let (r0, c0) = self.calls[self.next];
+        panic!(
+            "sparse assembly: add call #{} wrote entry ({row}, {col}), but the first assembly wrote \
+             ({r0}, {c0}) at that position; every element must add the same entries in the same order \
+             on every call (explicit zeros included), see dynastep::linalg",
+            self.next
+        )
+    }
+}
+
+impl Sink for CscAssembler {
+    /// Adds `value` at (`row`, `col`).
+    ///
+    /// # Panics
+    /// During the first assembly, when the entry lies outside dim × dim. Afterwards, when there are
+    /// more calls than in the first assembly, or (debug builds) when the entry is not the one the first
+    /// assembly added at this position of the sequence.
+    #[inline]
+    fn add(&mut self, row: usize, col: usize, value: f64) {
+        if self.built {
+            let k = self.next;
+            let Some(&s) = self.slot.get(k) else {
+                self.extra_call(row, col)
+            };
+            #[cfg(debug_assertions)]
+            if self.calls[k] != (row, col) {
+                self.wrong_entry(row, col);
+            }
+            self.values[s] += value;
+            self.next = k + 1;
+        } else {
+            assert!(
+                row < self.dim && col < self.dim,
+                "sparse assembly: entry ({row}, {col}) outside the {0} x {0} matrix",
+                self.dim
+            );
+            self.calls.push((row, col));
+            self.first_values.push(value);
+        }
+    }
+}
+
+/// Writes `a` into the dense `out` (same shape), zeros elsewhere.
+fn densify(a: SparseColMatRef<'_, usize, f64>, out: &mut Matrix) {
+    assert_eq!(
+        (out.nrows(), out.ncols()),
+        (a.nrows(), a.ncols()),
+        "matrix shape"
+    );
+    out.fill(0.0);
+    for c in 0..a.ncols() {
+        for (r, v) in a.row_idx_of_col(c).zip(a.val_of_col(c)) {
+            out[(r, c)] += v;
+        }
+    }
+}
+
+/// Sparse LU solver (faer, partial pivoting, COLAMD column ordering, no allocation after the first
+/// factorization) with the least-squares fallback of [`super::linear::DenseSolver`] for singular
+/// matrices.
+///
+/// The first [`factor`](Self::factor) analyses the pattern and reserves the factor storage (allocates);
+/// later calls must pass matrices with the same pattern.
+pub struct SparseSolver {
+    dim: usize,
+    symbolic: Option<SymbolicLu<usize>>,
+    lu: simplicial::SimplicialLu<usize, f64>,
+    row_perm: Vec<usize>,
+    row_perm_inv: Vec<usize>,
+    scratch: MemBuffer,
+    singular: bool,
+    fallback: LeastSquares,
+    reserved: (usize, usize),
+    /// Counters.
+    pub stats: LinearStats,
+}
+
+impl std::fmt::Debug for SparseSolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SparseSolver")
+            .field("dim", &self.dim)
+            .field("reserved", &self.reserved)
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+impl SparseSolver {
+    /// A solver for sparse matrices of size `dim` × `dim`.
+    pub fn new(dim: usize) -> Self {
+        let req = StackReq::any_of(&[
+            simplicial::factorize_simplicial_numeric_lu_scratch::<usize, f64>(dim, dim),
+            simplicial::solve_in_place_scratch::<usize, f64>(dim, 1, faer::Par::Seq),
+        ]);
+        SparseSolver {
+            dim,
+            symbolic: None,
+            lu: simplicial::SimplicialLu::new(),
+            row_perm: vec![0; dim],
+            row_perm_inv: vec![0; dim],
+            scratch: MemBuffer::new(req),
+            singular: false,
+            fallback: LeastSquares::default(),
+            reserved: (0, 0),
+            stats: LinearStats::default(),
+        }
+    }
+
+    /// The factor storage reserved by the analysis: upper bounds of the entries of (L, U) for any row
+    /// pivoting; (0, 0) before the first factorization.
+    pub fn reserved(&self) -> (usize, usize) {
+        self.reserved
+    }
+
+    /// Symbolic analysis of the pattern of `a`: fill-reducing column ordering, and factor storage
+    /// reserved for any pivoting (allocates). Done by the first [`factor`](Self::factor).
+    fn analyse(&mut self, a: SparseColMatRef<'_, usize, f64>) {
+        let n = self.dim;
+        let symbolic = factorize_symbolic_lu(
+            a.symbolic(),
+            LuSymbolicParams {
+                supernodal_flop_ratio_threshold: SupernodalThreshold::FORCE_SIMPLICIAL,
+                ..Default::default()
+            },
+        )
+        .expect("sparse LU symbolic analysis (out of memory)");
+        let (fwd, inv) = symbolic.col_perm().arrays();
+        let (nnz_l, nnz_u) = lu_fill_bound(a.symbolic(), fwd);
+        // Every numeric factorization asks, at column j, for room for the entries of L (U) so far plus
+        // all of column j of L and U: at most the bound + n.
+        let (want_l, want_u) = (nnz_l + n, nnz_u + n);
+        self.reserve(fwd, inv, want_l, want_u);
+        self.reserved = (nnz_l, nnz_u);
+        self.symbolic = Some(symbolic);
+    }
+
+    /// Grows the factor storage by factoring synthetic matrices whose factors have at least `want_l`
+    /// entries in L and `want_u` in U (faer keeps the storage and only grows it when needed).
+    fn reserve(&mut self, fwd: &[usize], inv: &[usize], want_l: usize, want_u: usize) {
+        let n = self.dim;
+        let perm = faer::perm::PermRef::new_checked(fwd, inv, n);
+        let triangle = n * (n + 1) / 2;
+        // Column j of B = A Q is column col_perm_fwd[j] of A; unit diagonal, small off-diagonal
+        // entries, so that partial pivoting takes row j at step j and makes no fill: the factor
+        // holds exactly the entries of the triangle.
+        let mut patterns: Vec<Vec<Vec<usize>>> = Vec::new();
+        if want_l > triangle || want_u > triangle {
+            // Essentially dense: a full matrix gives the largest possible storage.
+            patterns.push(vec![(0..n).collect(); n]);
+        } else {
+            for upper in [false, true] {
+                let want = if upper { want_u } else { want_l };
+                let mut cols = vec![Vec::new(); n];
+                let mut count = 0;
+                for (j, col) in cols.iter_mut().enumerate() {
+                    col.push(j);
+                    count += 1;
+                }
+                'fill: for (j, col) in cols.iter_mut().enumerate() {
+                    let rows = if upper { 0..j } else { j + 1..n };
+                    for i in rows {
+                        if count >= want {
+                            break 'fill;
+                        }
+                        col.push(i);
+                        count += 1;
+                    }
+                }
+                patterns.push(cols);
+            }
+        }
+        for cols in patterns {
+            let mut col_ptr = vec![0usize; n + 1];
+            let mut row_idx = Vec::new();
+            let mut values = Vec::new();
+            let small = 0.5 / n as f64;
+            for (c, ptr) in col_ptr.iter_mut().skip(1).enumerate() {
+                let j = inv[c];
+                for &i in &cols[j] {
+                    row_idx.push(i);
+                    values.push(if i == j { 1.0 } else { small });
+                }
+                *ptr = row_idx.len();
+            }
+            let b = SparseColMatRef::new(
+                SymbolicSparseColMatRef::new_unsorted_checked(n, n, &col_ptr, None, &row_idx),
+                &values,
+            );
+            let stack = MemStack::new(&mut self.scratch);
+            simplicial::factorize_simplicial_numeric_lu(
+                &mut self.row_perm,
+                &mut self.row_perm_inv,
+                &mut self.lu,
+                b,
+                perm,
+                stack,
+            )
+            .expect("synthetic matrix is regular");
+        }
+    }
+
+    /// Factors `a` (dim × dim). The first call analyses its pattern and allocates; later calls do not
+    /// allocate unless `a` is singular (then it is densified for the least-squares fallback).
+    ///
+    /// # Panics
+    /// When `a` is not dim × dim.
+    pub fn factor(&mut self, a: SparseColMatRef<'_, usize, f64>) {
+        let n = self.dim;
+        assert_eq!((a.nrows(), a.ncols()), (n, n), "matrix shape");
+        if self.symbolic.is_none() {
+            self.analyse(a);
+        }
+        let symbolic = self.symbolic.as_ref().expect("analysed");
+        self.stats.factorizations += 1;
+        let scale = a
+            .val()
+            .iter()
+            .fold(0.0_f64, |m, v| m.max(v.abs()))
+            .max(f64::MIN_POSITIVE);
+        let stack = MemStack::new(&mut self.scratch);
+        let factored = simplicial::factorize_simplicial_numeric_lu(
+            &mut self.row_perm,
+            &mut self.row_perm_inv,
+            &mut self.lu,
+            a,
+            symbolic.col_perm(),
+            stack,
+        );
+        self.singular = match factored {
+            Err(_) => true,
+            Ok(()) => {
+                let u = self.lu.u_factor_unsorted();
+                let mut min_pivot = f64::INFINITY;
+                for j in 0..n {
+                    let pivot = u
+                        .row_idx_of_col(j)
+                        .zip(u.val_of_col(j))
+                        .find(|(i, _)| *i == j)
+                        .map_or(0.0, |(_, v)| v.abs());
+                    // A NaN pivot counts as singular.
+                    if pivot.is_nan() {
+                        min_pivot = f64::NAN;
+                        break;
+                    }
+                    min_pivot = min_pivot.min(pivot);
+                }
+                min_pivot.is_nan() || min_pivot <= SINGULAR_PIVOT * scale
+            }
+        };
+        if self.singular {
+            let mut dense = Matrix::zeros(n, n);
+            densify(a, &mut dense);
+            self.fallback.factor(dense);
+        }
+    }
+
+    /// True when the last factored matrix was singular to working precision.
+    pub fn is_singular(&self) -> bool {
+        self.singular
+    }
+
+    /// Solves `A x = b` in place (`b` becomes x, dim entries), with the matrix of the last
+    /// [`factor`](Self::factor). For a singular matrix, x is the minimum-norm least-squares solution.
+    ///
+    /// # Panics
+    /// Before the first [`factor`](Self::factor), or when `b` does not have dim entries.
+    pub fn solve_in_place(&mut self, b: &mut Vector) {
+        let n = self.dim;
+        assert_eq!(b.len(), n, "right-hand side length");
+        if self.singular {
+            self.stats.least_squares_solves += 1;
+            self.fallback.solve_in_place(b);
+            return;
+        }
+        let symbolic = self.symbolic.as_ref().expect("factor before solve");
+        let row_perm = faer::perm::PermRef::new_checked(&self.row_perm, &self.row_perm_inv, n);
+        let rhs = faer::MatMut::from_column_major_slice_mut(b.as_mut_slice(), n, 1);
+        let stack = MemStack::new(&mut self.scratch);
+        self.lu.solve_in_place_with_conj(
+            row_perm,
+            symbolic.col_perm(),
+            faer::Conj::No,
+            rhs,
+            faer::Par::Seq,
+            stack,
+        );
+    }
+}
+
+/// Upper bounds of the entries of L and U in P A Q = L U for the column ordering Q (`fwd[j]` is the
+/// column of A eliminated j-th) and *any* row pivoting P: the entries of the
+/// Householder vectors H and of the factor R of A Q = Q' R, computed without numerical values by row
+/// merging along the column elimination tree (George & Ng 1987).
+fn lu_fill_bound(a: SymbolicSparseColMatRef<'_, usize>, fwd: &[usize]) -> (usize, usize) {
+    let n = a.ncols();
+    let m = a.nrows();
+    // Rows of A Q, with their (permuted) column indices.
+    let mut rows: Vec<Vec<usize>> = vec![Vec::new(); m];
+    for (j, &c) in fwd.iter().enumerate() {
+        for i in a.row_idx_of_col(c) {
+            rows[i].push(j);
+        }
+    }
+    // Rows whose leading column is k.
+    let mut leading: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, r) in rows.iter().enumerate() {
+        if let Some(&k) = r.iter().min() {
+            leading[k].push(i);
+        }
+    }
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut r_rows: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut h = vec![0usize; n];
+    let mut mark = vec![usize::MAX; n];
+    let (mut nnz_h, mut nnz_r) = (0usize, 0usize);
+    for k in 0..n {
+        let mut merged = vec![k];
+        mark[k] = k;
+        let mut hk = leading[k].len();
+        for &i in &leading[k] {
+            for &j in &rows[i] {
+                if mark[j] != k {
+                    mark[j] = k;
+                    merged.push(j);
+                }
+            }
+        }
+        for c in std::mem::take(&mut children[k]) {
+            hk += h[c].saturating_sub(1);
+            for j in std::mem::take(&mut r_rows[c]) {
+                if j != c && mark[j] != k {
+                    mark[j] = k;
+                    merged.push(j);
+                }
+            }
+        }
+        h[k] = hk.max(1);
+        nnz_h += h[k];
+        nnz_r += merged.len();
+        if let Some(&parent) = merged.iter().filter(|&&j| j != k).min() {
+            children[parent].push(k);
+        }
+        r_rows[k] = merged;
+    }
+    (nnz_h, nnz_r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assemble(asm: &mut CscAssembler, entries: &[(usize, usize, f64)]) {
+        asm.begin();
+        for &(r, c, v) in entries {
+            asm.add(r, c, v);
+        }
+        asm.finish();
+    }
+
+    #[test]
+    fn assembler_sums_duplicates_and_replays() {
+        let entries = [
+            (0, 0, 2.0),
+            (1, 0, 1.0),
+            (0, 0, 1.0),
+            (2, 2, 0.0),
+            (1, 1, 3.0),
+        ];
+        let mut asm = CscAssembler::new(3);
+        assemble(&mut asm, &entries);
+        assert_eq!(asm.nnz(), 4);
+        let mut d = Matrix::zeros(3, 3);
+        asm.to_dense(&mut d);
+        assert_eq!(d[(0, 0)], 3.0);
+        assert_eq!(d[(1, 0)], 1.0);
+        assert_eq!(d[(1, 1)], 3.0);
+        let entries2 = [
+            (0, 0, 1.0),
+            (1, 0, 1.0),
+            (0, 0, 1.0),
+            (2, 2, 4.0),
+            (1, 1, 5.0),
+        ];
+        assemble(&mut asm, &entries2);
+        asm.to_dense(&mut d);
+        assert_eq!(d[(0, 0)], 2.0);
+        assert_eq!(d[(2, 2)], 4.0);
+        assert_eq!(d[(1, 1)], 5.0);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "wrote entry (1, 1), but the first assembly wrote (1, 0)")]
+    fn assembler_rejects_a_different_sequence() {
+        let mut asm = CscAssembler::new(2);
+        assemble(&mut asm, &[(0, 0, 1.0), (1, 0, 1.0)]);
+        assemble(&mut asm, &[(0, 0, 1.0), (1, 1, 1.0)]);
+    }
+
+    #[test]
+    #[should_panic(expected = "1 add calls, but the first assembly made 2")]
+    fn assembler_rejects_a_shorter_sequence() {
+        let mut asm = CscAssembler::new(2);
+        assemble(&mut asm, &[(0, 0, 1.0), (1, 0, 1.0)]);
+        assemble(&mut asm, &[(0, 0, 1.0)]);
+    }
+
+    #[test]
+    fn sparse_solver_matches_dense_and_falls_back_when_singular() {
+        // Saddle-point matrix with a zero diagonal block: [[M, Gᵀ], [G, 0]].
+        let n = 6;
+        let mut asm = CscAssembler::new(n);
+        let mut dense = Matrix::zeros(n, n);
+        let mut entries = Vec::new();
+        for i in 0..4 {
+            entries.push((i, i, 1.0 + i as f64));
+        }
+        for (r, c, v) in [(4, 0, 1.0), (4, 1, -1.0), (5, 2, 1.0), (5, 3, 2.0)] {
+            entries.push((r, c, v));
+            entries.push((c, r, v));
+        }
+        assemble(&mut asm, &entries);
+        asm.to_dense(&mut dense);
+        let x = Vector::from_fn(n, |i, _| 1.0 + i as f64);
+        let mut b = &dense * &x;
+        let mut s = SparseSolver::new(n);
+        s.factor(asm.matrix());
+        assert!(!s.is_singular());
+        s.solve_in_place(&mut b);
+        assert!((b - &x).norm() < 1e-13);
+        let (l, u) = s.reserved();
+        assert!(l >= n && u >= n);
+        // A redundant constraint: the second row of G repeats the first.
+        let singular: Vec<_> = entries
+            .iter()
+            .map(|&(r, c, v)| match (r, c) {
+                (5, 2) | (2, 5) => (r, c, 0.0),
+                (5, 3) | (3, 5) => (r, c, 0.0),
+                _ => (r, c, v),
+            })
+            .collect();
+        assemble(&mut asm, &singular);
+        s.factor(asm.matrix());
+        assert!(s.is_singular());
+        let mut b = Vector::from_element(n, 1.0);
+        s.solve_in_place(&mut b);
+        assert!(b.iter().all(|v| v.is_finite()));
+        assert_eq!(s.stats.least_squares_solves, 1);
+    }
+
+    #[test]
+    fn fill_bound_covers_the_factors() {
+        // A pseudo-random sparse matrix with a zero-free diagonal.
+        let n = 40;
+        let mut asm = CscAssembler::new(n);
+        let mut seed = 12345u64;
+        let mut rnd = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as f64 / (1u64 << 31) as f64
+        };
+        let mut entries = Vec::new();
+        for i in 0..n {
+            entries.push((i, i, 0.1 + rnd()));
+            for _ in 0..2 {
+                let j = (rnd() * n as f64) as usize % n;
+                entries.push((i, j, rnd() - 0.5));
+            }
+        }
+        assemble(&mut asm, &entries);
+        let mut s = SparseSolver::new(n);
+        s.factor(asm.matrix());
+        let (l, u) = s.reserved();
+        assert!(s.lu.l_factor_unsorted().compute_nnz() <= l);
+        assert!(s.lu.u_factor_unsorted().compute_nnz() <= u);
+    }
+}
