@@ -1542,7 +1542,11 @@ t_end = 2.0
         // marker named like a body: their time-history columns would collide.
         let text = edit("name = \"tip\"", "name = \"rod\"");
         let errs = errors(&text);
-        assert!(errs[0].message.contains("would collide"), "{}", errs[0].message);
+        assert!(
+            errs[0].message.contains("would collide"),
+            "{}",
+            errs[0].message
+        );
         let text =
             format!("{VALID}\n[[markers]]\nname = \"tip\"\nbody = \"ground\"\npoint = \"A\"\n");
         one_error(&text, "\"tip\"", LAST, "duplicate marker name `tip`");
