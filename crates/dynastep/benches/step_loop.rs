@@ -67,5 +67,10 @@ fn step_loop_large(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, step_loop, step_loop_large);
+criterion_group! {
+    name = benches;
+    // No plots: plotters' font discovery fails on machines without system fonts.
+    config = Criterion::default().without_plots();
+    targets = step_loop, step_loop_large
+}
 criterion_main!(benches);

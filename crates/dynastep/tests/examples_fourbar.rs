@@ -103,8 +103,8 @@ fn nfourbar40_first_half_second() {
     assert!(worst < 1e-4, "B0 error {worst:e}");
 }
 
+/// The whole GDLC06 A02 run: 20 000 steps of n + m = 485 (about 7 s with the sparse solver).
 #[test]
-#[ignore = "slow: run with cargo test --release -- --ignored"]
 fn nfourbar40_full_run() {
     let worst = nfourbar40(1e-3, 20.0);
     assert!(
