@@ -204,7 +204,7 @@ fn stability_json_gives_the_known_limits() {
     ]);
     for r in many.as_array().unwrap() {
         assert!(r["omega_crit"].is_null(), "{r}");
-        assert!((r["rho_inf"].as_f64().unwrap() - 0.6).abs() < 1e-3, "{r}");
+        assert!((r["rho_inf"].as_f64().unwrap() - 0.6).abs() < 1e-9, "{r}");
     }
     for f in ["stability.csv", "stability.png", "stability.svg"] {
         assert!(std::fs::metadata(out.join(f)).unwrap().len() > 0, "{f}");
