@@ -1,8 +1,9 @@
 //! Assembly analysis: a consistent initial state from the user's approximate one.
 //!
-//! 1. **Positions.** Newton's method with least-squares (minimum-norm) steps on Φ(q, t₀) = 0, moving only
-//!    the coordinates not marked as given (Haug 1989, §7.4 of 004_bac2ce284455150f.txt, with the
-//!    pseudo-inverse in place of the partitioned solve).
+//! 1. **Positions.** Newton's method with least-squares (minimum-norm) steps on Φ(q, t₀) = 0 together
+//!    with the joint values marked as given (revolute angles, prismatic displacements held at their
+//!    values in the model's poses), moving only the coordinates not marked as given (Haug 1989, §7.4
+//!    of 004_bac2ce284455150f.txt, with the pseudo-inverse in place of the partitioned solve).
 //! 2. **Velocities.** The velocities closest to the given ones (least change in the free ones, the given
 //!    ones held) that satisfy Φ_q v + Φ_t = 0.
 //! 3. **Accelerations and multipliers** from `[M Φ_qᵀ; Φ_q 0] [a; λ] = [Q; γ]`, in the least-squares,
@@ -143,7 +144,41 @@ fn worst_row<S: System>(sys: &S, r: &Vector) -> String {
         (0, -1.0),
         |b, (i, v)| if v.abs() > b.1 { (i, v.abs()) } else { b },
     );
-    sys.constraint_label(i)
+    if i < sys.m() {
+        sys.constraint_label(i)
+    } else {
+        format!(
+            "given joint value {} (counting the joints marked `given` in model order)",
+            i - sys.m() + 1
+        )
+    }
+}
+
+/// [Φ(q, t); g(q) − g₀] (m + k entries): the constraints and the given joint values.
+fn stacked_residual<S: System>(sys: &S, t: f64, q: &Vector, out: &mut Vector) {
+    let (m, k) = (sys.m(), sys.assembly_constraint_count());
+    let mut phi = Vector::zeros(m);
+    sys.constraints(t, q, &mut phi);
+    let mut g = Vector::zeros(k);
+    sys.assembly_constraints(q, &mut g);
+    out.rows_mut(0, m).copy_from(&phi);
+    out.rows_mut(m, k).copy_from(&g);
+}
+
+/// The Jacobian of [`stacked_residual`], (m + k) × n.
+fn stacked_jacobian<S: System>(sys: &S, t: f64, q: &Vector) -> Matrix {
+    let (m, k) = (sys.m(), sys.assembly_constraint_count());
+    let mut j = Matrix::zeros(m + k, sys.n());
+    sys.constraint_jacobian(t, q, 1.0, &mut j);
+    let mut rows = Block {
+        inner: &mut j,
+        row: m,
+        col: 0,
+        scale: 1.0,
+        transpose: false,
+    };
+    sys.assembly_constraint_jacobian(q, 1.0, &mut rows);
+    j
 }
 
 /// Minimum-norm least-squares solution of `A x = b` restricted to the columns where `free` is true.
@@ -228,11 +263,13 @@ pub fn assemble<S: System>(
     let q_user = x.q.clone();
     let free_q: Vec<bool> = given.positions.iter().map(|g| !g).collect();
     let free_v: Vec<bool> = given.velocities.iter().map(|g| !g).collect();
-    if m > 0 {
-        let mut phi = Vector::zeros(m);
+    let k = sys.assembly_constraint_count();
+    if m + k > 0 {
+        // Φ stacked with the given joint values' equations (k rows, assembly only).
+        let mut phi = Vector::zeros(m + k);
         let mut converged = false;
         for it in 0..=settings.max_iterations {
-            sys.constraints(t, &x.q, &mut phi);
+            stacked_residual(sys, t, &x.q, &mut phi);
             let r = phi.amax();
             if r <= settings.tolerance {
                 converged = true;
@@ -242,7 +279,7 @@ pub fn assemble<S: System>(
             if it == settings.max_iterations || !r.is_finite() {
                 break;
             }
-            let j = dense_jacobian(sys, t, &x.q);
+            let j = stacked_jacobian(sys, t, &x.q);
             let dq = restricted_lstsq(&j, &(-&phi), &free_q);
             // Damped step: never move an angle by more than 0.5 rad or a point by much in one iteration.
             let step = dq.amax();
@@ -250,13 +287,15 @@ pub fn assemble<S: System>(
             x.q += dq * damp;
         }
         if !converged {
-            sys.constraints(t, &x.q, &mut phi);
+            stacked_residual(sys, t, &x.q, &mut phi);
             return Err(AssemblyError::NotAssembled {
                 iterations: settings.max_iterations,
                 residual: phi.amax(),
                 worst: worst_row(sys, &phi),
             });
         }
+    }
+    if m > 0 {
         let (rank, labels) = redundant_constraints(sys, t, &x.q, settings.rank_tol);
         report.rank = rank;
         report.redundant = labels;

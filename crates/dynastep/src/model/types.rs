@@ -175,6 +175,10 @@ pub struct JointSpec {
     /// Distance: rod length [m]; default the distance at the initial poses.
     #[serde(default)]
     pub length: Option<f64>,
+    /// Revolute or prismatic: hold the joint value (relative angle θ_j − θ_i, or displacement along
+    /// the axis) at its value in the initial poses during assembly; default false.
+    #[serde(default)]
+    pub given: bool,
 }
 
 /// What a driver prescribes.

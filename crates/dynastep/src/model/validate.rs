@@ -526,6 +526,22 @@ pub fn check(model: &Model) -> Vec<Issue> {
             ),
             (_, None) => {}
         }
+        if j.given {
+            let point_mass = [bi, bj].into_iter().flatten().any(|b| b.is_point_mass());
+            let holds = match j.kind {
+                JointKind::Revolute => !point_mass,
+                JointKind::Prismatic => true,
+                JointKind::Fixed | JointKind::Distance => false,
+            };
+            if !holds {
+                c.push(
+                    at("given"),
+                    &e,
+                    "`given` holds the value of a revolute joint between rigid bodies or of a prismatic joint".into(),
+                    "remove `given`, or mark body coordinates as given (`given = [\"theta\"]` on the body)".into(),
+                );
+            }
+        }
     }
 
     // Drivers.

@@ -86,6 +86,18 @@ pub trait System {
     /// applied loads. The power of driving constraints is computed by the caller as λᵀ Φ_t.
     fn nonconservative_power(&self, t: f64, q: &Vector, v: &Vector) -> f64;
 
+    /// Number k of extra equations imposed during assembly only (joint values the user marks as
+    /// given); 0 by default.
+    fn assembly_constraint_count(&self) -> usize {
+        0
+    }
+
+    /// Writes the residuals of the extra assembly equations (k entries) at q.
+    fn assembly_constraints(&self, _q: &Vector, _out: &mut Vector) {}
+
+    /// Adds `scale ·` the Jacobian of the extra assembly equations (k × n) to `out`.
+    fn assembly_constraint_jacobian<S: Sink>(&self, _q: &Vector, _scale: f64, _out: &mut S) {}
+
     /// A human-readable name of constraint row `row` (0 ≤ row < m), e.g. `"joint `O` (revolute), x"`,
     /// used when reporting redundant constraints. The default is `"constraint row {row}"`.
     fn constraint_label(&self, row: usize) -> String {

@@ -145,6 +145,9 @@ pub struct PlanarSystem {
     bodies: Vec<Body>,
     joints: Vec<Joint>,
     drivers: Vec<Driver>,
+    /// Joint values held during assembly (`given = true`), as drivers with constant functions; their
+    /// `row` indexes the assembly equations.
+    given_joints: Vec<Driver>,
     forces: Vec<ForceElement>,
     markers: Vec<Marker>,
     n: usize,
@@ -520,6 +523,40 @@ impl PlanarSystem {
             m += 1;
         }
 
+        // Joint values held during assembly.
+        let mut given_joints = Vec::new();
+        for spec in model.joints.iter().filter(|j| j.given) {
+            let el = format!("joint `{}` ({})", spec.name, kind_name(spec.kind));
+            let j = find_joint(&el, &spec.name)?;
+            let geometry = match j.geometry {
+                JointType::Revolute if !(j.bi.is_point_mass() || j.bj.is_point_mass()) => {
+                    DriverType::Revolute { bi: j.bi, bj: j.bj }
+                }
+                JointType::Prismatic { axis, .. } => DriverType::Prismatic {
+                    bi: j.bi,
+                    si: j.si,
+                    bj: j.bj,
+                    sj: j.sj,
+                    axis,
+                },
+                _ => {
+                    return Err(invalid(
+                        &el,
+                        "`given` holds the value of a revolute joint between rigid bodies or of a prismatic joint; mark body coordinates as given otherwise",
+                    ))
+                }
+            };
+            let mut held = Driver {
+                name: spec.name.clone(),
+                slots: Slots::pair(j.bi, j.bj),
+                geometry,
+                function: TimeFunction::Constant(0.0),
+                row: given_joints.len(),
+            };
+            held.function = TimeFunction::Constant(held.eval(&q0).phi);
+            given_joints.push(held);
+        }
+
         // Forces: gravity first, then the model's force elements.
         let g = model.gravity;
         if !(g[0].is_finite() && g[1].is_finite()) {
@@ -713,6 +750,7 @@ impl PlanarSystem {
             bodies,
             joints,
             drivers,
+            given_joints,
             forces,
             markers,
             n,
@@ -946,6 +984,22 @@ impl System for PlanarSystem {
             }
         }
         for d in &self.drivers {
+            d.slots.add_row(out, d.row, scale, &d.eval(q).grad);
+        }
+    }
+
+    fn assembly_constraint_count(&self) -> usize {
+        self.given_joints.len()
+    }
+
+    fn assembly_constraints(&self, q: &Vector, out: &mut Vector) {
+        for d in &self.given_joints {
+            out[d.row] = d.eval(q).phi - d.function.value(0.0);
+        }
+    }
+
+    fn assembly_constraint_jacobian<S: Sink>(&self, q: &Vector, scale: f64, out: &mut S) {
+        for d in &self.given_joints {
             d.slots.add_row(out, d.row, scale, &d.eval(q).grad);
         }
     }

@@ -67,6 +67,7 @@ fn joint(name: &str, kind: JointKind, bi: &str, pi: &str, bj: &str, pj: &str) ->
         point_j: Some(pj.into()),
         axis: None,
         length: None,
+        given: false,
     }
 }
 
