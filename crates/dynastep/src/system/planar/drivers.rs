@@ -9,6 +9,7 @@
 //!
 //! Since f enters additively, `Φ_t = −ḟ`, `Φ_qt = 0`, `Φ_tt = −f̈` and `γ = −vᵀ g_qq v + f̈`.
 
+use super::joints::{Joint, JointType};
 use super::kinematics::{perp, BodyRef, PointPair, Row, Slots, TI};
 use crate::linalg::Vector;
 use crate::model::function::TimeFunction;
@@ -33,6 +34,27 @@ pub(crate) enum DriverType {
         com: [f64; 2],
         coordinate: Coordinate,
     },
+}
+
+impl DriverType {
+    /// The value of joint `j` as a driven quantity: θ_j − θ_i of a revolute joint between rigid bodies,
+    /// or the displacement along the axis of a prismatic joint; `None` for other joints (or a
+    /// revolute joint with a point mass, which has no rotation).
+    pub(crate) fn joint_value(j: &Joint) -> Option<DriverType> {
+        match j.geometry {
+            JointType::Revolute if !(j.bi.is_point_mass() || j.bj.is_point_mass()) => {
+                Some(DriverType::Revolute { bi: j.bi, bj: j.bj })
+            }
+            JointType::Prismatic { axis, .. } => Some(DriverType::Prismatic {
+                bi: j.bi,
+                si: j.si,
+                bj: j.bj,
+                sj: j.sj,
+                axis,
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// A driver, resolved to coordinates.

@@ -445,24 +445,15 @@ impl PlanarSystem {
                         .as_deref()
                         .ok_or_else(|| invalid(&el, "a joint driver needs `joint`, the revolute or prismatic joint it drives"))?;
                     let j = find_joint(&el, name)?;
-                    match j.geometry {
-                        JointType::Revolute => {
-                            if j.bi.is_point_mass() || j.bj.is_point_mass() {
-                                return Err(invalid(
-                                    &el,
-                                    format!("joint `{name}` connects a point mass, which has no rotation to drive"),
-                                ));
-                            }
-                            DriverType::Revolute { bi: j.bi, bj: j.bj }
+                    match (DriverType::joint_value(j), &j.geometry) {
+                        (Some(geometry), _) => geometry,
+                        (None, JointType::Revolute) => {
+                            return Err(invalid(
+                                &el,
+                                format!("joint `{name}` connects a point mass, which has no rotation to drive"),
+                            ))
                         }
-                        JointType::Prismatic { axis, .. } => DriverType::Prismatic {
-                            bi: j.bi,
-                            si: j.si,
-                            bj: j.bj,
-                            sj: j.sj,
-                            axis,
-                        },
-                        _ => {
+                        (None, _) => {
                             return Err(invalid(
                                 &el,
                                 format!(
@@ -528,24 +519,12 @@ impl PlanarSystem {
         for spec in model.joints.iter().filter(|j| j.given) {
             let el = format!("joint `{}` ({})", spec.name, kind_name(spec.kind));
             let j = find_joint(&el, &spec.name)?;
-            let geometry = match j.geometry {
-                JointType::Revolute if !(j.bi.is_point_mass() || j.bj.is_point_mass()) => {
-                    DriverType::Revolute { bi: j.bi, bj: j.bj }
-                }
-                JointType::Prismatic { axis, .. } => DriverType::Prismatic {
-                    bi: j.bi,
-                    si: j.si,
-                    bj: j.bj,
-                    sj: j.sj,
-                    axis,
-                },
-                _ => {
-                    return Err(invalid(
-                        &el,
-                        "`given` holds the value of a revolute joint between rigid bodies or of a prismatic joint; mark body coordinates as given otherwise",
-                    ))
-                }
-            };
+            let geometry = DriverType::joint_value(j).ok_or_else(|| {
+                invalid(
+                    &el,
+                    "`given` holds the value of a revolute joint between rigid bodies or of a prismatic joint; mark body coordinates as given otherwise",
+                )
+            })?;
             let mut held = Driver {
                 name: spec.name.clone(),
                 slots: Slots::pair(j.bi, j.bj),
