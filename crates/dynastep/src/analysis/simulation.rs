@@ -15,7 +15,8 @@ pub const DEFAULT_SCHEME: &str = "generalized-alpha";
 pub struct RunOptions {
     /// Scheme name (see [`crate::scheme::REGISTRY`]).
     pub scheme: Option<String>,
-    /// Scheme parameters; merged over the model's `\[solver.params\]` (given ones win).
+    /// Scheme parameters; merged over the model's `[solver.params]` (given ones win) when the scheme
+    /// is the model's, used alone when `scheme` names another.
     pub params: SchemeParams,
     /// Step size \[s\].
     pub dt: Option<f64>,
@@ -83,12 +84,15 @@ impl Simulation {
             .clone()
             .or_else(|| solver.scheme.clone())
             .unwrap_or_else(|| DEFAULT_SCHEME.into());
-        let mut params = solver.params.clone();
+        // The model's `[solver.params]` belong to the model's scheme: they apply only when the command
+        // line keeps that scheme, and command-line parameters win over them.
+        let keeps_model_scheme = opts.scheme.is_none() || opts.scheme == solver.scheme;
+        let mut params = if keeps_model_scheme {
+            solver.params.clone()
+        } else {
+            SchemeParams::new()
+        };
         params.extend(opts.params.iter().map(|(k, v)| (k.clone(), *v)));
-        // Model-file parameters belong to the model's scheme; drop them when the command line picks another.
-        if opts.scheme.is_some() && opts.scheme != solver.scheme {
-            params = opts.params.clone();
-        }
         let scheme = build(&scheme_name, &params)?;
         let t0 = solver.t_start.unwrap_or(0.0);
         let h = opts.dt.or(solver.dt).ok_or_else(|| {

@@ -280,14 +280,7 @@ impl Scheme for Esdirk {
 /// # Errors
 /// [`SchemeError::OutOfRange`] when ρ∞ is outside \[0, 1\].
 pub fn rho_bathe(rho_inf: f64) -> Result<Esdirk, SchemeError> {
-    if !(0.0..=1.0).contains(&rho_inf) {
-        return Err(SchemeError::out_of_range(
-            INFO.name,
-            "rho_inf",
-            rho_inf,
-            "ρ∞ must lie in [0, 1]",
-        ));
-    }
+    SchemeError::check_rho_inf(INFO.name, rho_inf)?;
     let tab = EsdirkTableau::rho_bathe(rho_inf);
     let reported = vec![
         ("rho_inf", rho_inf),

@@ -16,14 +16,7 @@ use super::Scheme;
 /// # Errors
 /// [`SchemeError::OutOfRange`] when ρ∞ is outside \[0, 1\].
 pub fn generalized_alpha(rho_inf: f64) -> Result<NewmarkFamily, SchemeError> {
-    if !(0.0..=1.0).contains(&rho_inf) {
-        return Err(SchemeError::out_of_range(
-            INFO.name,
-            "rho_inf",
-            rho_inf,
-            "ρ∞ must lie in [0, 1]",
-        ));
-    }
+    SchemeError::check_rho_inf(INFO.name, rho_inf)?;
     let alpha_m = (2.0 * rho_inf - 1.0) / (rho_inf + 1.0);
     let alpha_f = rho_inf / (rho_inf + 1.0);
     let gamma = 0.5 - alpha_m + alpha_f;

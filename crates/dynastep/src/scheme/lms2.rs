@@ -74,14 +74,7 @@ impl Lms2 {
     /// # Errors
     /// [`SchemeError::OutOfRange`] when ρ∞ is outside \[0, 1\].
     pub fn new(rho_inf: f64) -> Result<Self, SchemeError> {
-        if !(0.0..=1.0).contains(&rho_inf) {
-            return Err(SchemeError::out_of_range(
-                INFO.name,
-                "rho_inf",
-                rho_inf,
-                "ρ∞ must lie in [0, 1]",
-            ));
-        }
+        SchemeError::check_rho_inf(INFO.name, rho_inf)?;
         let z = Vector::zeros(0);
         Ok(Lms2 {
             rho_inf,

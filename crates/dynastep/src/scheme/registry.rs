@@ -73,6 +73,23 @@ pub enum SchemeError {
 }
 
 impl SchemeError {
+    /// Checks a spectral radius at infinity ρ∞ ∈ \[0, 1\] for scheme `scheme`.
+    ///
+    /// # Errors
+    /// [`SchemeError::OutOfRange`] when ρ∞ is outside \[0, 1\] (or NaN).
+    pub fn check_rho_inf(scheme: &str, rho_inf: f64) -> Result<(), Self> {
+        if (0.0..=1.0).contains(&rho_inf) {
+            Ok(())
+        } else {
+            Err(Self::out_of_range(
+                scheme,
+                "rho_inf",
+                rho_inf,
+                "ρ∞ must lie in [0, 1]",
+            ))
+        }
+    }
+
     /// Convenience constructor for [`SchemeError::OutOfRange`].
     pub fn out_of_range(scheme: &str, param: &str, value: f64, reason: &str) -> Self {
         SchemeError::OutOfRange {
