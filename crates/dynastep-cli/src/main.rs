@@ -1,12 +1,14 @@
 //! `dynastep`: the command-line program.
 //!
 //! ```text
-//! dynastep run MODEL.toml [--scheme NAME] [--param K=V ...] [--dt S] [--t-end S] [--output-interval S]
+//! dynastep run MODEL.toml [--scheme NAME] [--param K=V ...] [--formulation NAME] [--dt S] [--t-end S]
+//!              [--output-interval S] [--rtol R [--atol A] [--h-min S] [--h-max S]]
 //!              [--out DIR] [--set PATH=VALUE ...] [--quiet]
 //! dynastep run --example NAME ...
 //! dynastep check MODEL.toml [--set PATH=VALUE ...]
 //! dynastep examples
 //! dynastep schemes
+//! dynastep formulations
 //! dynastep stability --scheme NAME [--scheme NAME ...] [--param K=V ...] [--xi XI] [--json] [--out DIR]
 //! dynastep schema
 //! ```
@@ -22,8 +24,9 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
-use dynastep::analysis::dynamic::{Observer, RunStatus, Sample};
+use dynastep::analysis::dynamic::{Flow, Observer, RunStatus, Sample};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
+use dynastep::analysis::step_control::StepSettings;
 use dynastep::io::history::HistoryWriter;
 use dynastep::io::summary::Summary;
 use dynastep::model::{parse, Model};
@@ -55,8 +58,10 @@ enum Command {
     },
     /// List the embedded example models.
     Examples,
-    /// List the time-integration schemes with their parameters, defaults and sources.
+    /// List the time-integration schemes with their parameters, defaults, capabilities and sources.
     Schemes,
+    /// List the formulations (how constraints enter and each integration point is solved).
+    Formulations,
     /// Linear stability of schemes on x'' + 2 xi w x' + w^2 x = 0: spectral radius, damping, period error.
     Stability(StabilityArgs),
     /// Print the JSON Schema of model files.
@@ -76,9 +81,24 @@ struct RunArgs {
     /// Scheme parameter, e.g. `--param rho_inf=0.6`.
     #[arg(long = "param", value_name = "K=V")]
     params: Vec<String>,
-    /// Step size \[s\].
+    /// Formulation (see `dynastep formulations`); default: the model's, else index3.
+    #[arg(long)]
+    formulation: Option<String>,
+    /// Step size \[s\]; with --rtol only the first step (chosen automatically when absent).
     #[arg(long)]
     dt: Option<f64>,
+    /// Relative tolerance of the local error: makes the run adaptive.
+    #[arg(long)]
+    rtol: Option<f64>,
+    /// Absolute tolerance of the local error (default: rtol).
+    #[arg(long)]
+    atol: Option<f64>,
+    /// Smallest step of an adaptive run \[s\] (default: 1e-12 of the span).
+    #[arg(long = "h-min")]
+    h_min: Option<f64>,
+    /// Largest step of an adaptive run \[s\] (default: the span).
+    #[arg(long = "h-max")]
+    h_max: Option<f64>,
     /// End time \[s\].
     #[arg(long = "t-end")]
     t_end: Option<f64>,
@@ -131,6 +151,7 @@ fn main() -> ExitCode {
         Command::Check { model, set } => check(&model, &set),
         Command::Examples => examples(),
         Command::Schemes => schemes(),
+        Command::Formulations => formulations(),
         Command::Stability(args) => stability(args),
         Command::Schema => {
             println!(
@@ -209,11 +230,12 @@ struct Progress {
 }
 
 impl Observer<PlanarSystem> for Progress {
-    fn sample(&mut self, _sys: &PlanarSystem, s: &Sample<'_>) -> Result<(), String> {
+    fn sample(&mut self, _sys: &PlanarSystem, s: &Sample<'_>) -> Result<Flow, String> {
         self.bar
             .set_position(((s.state.t - self.t0) * 1000.0) as u64);
-        self.bar.set_message(format!("{:.4} s", s.state.t));
-        Ok(())
+        self.bar
+            .set_message(format!("{:.4} s, h = {:.2e} s", s.state.t, s.h));
+        Ok(Flow::Continue)
     }
 }
 
@@ -225,6 +247,13 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         dt: args.dt,
         t_end: args.t_end,
         output_interval: args.output_interval,
+        formulation: args.formulation.clone(),
+        step: StepSettings {
+            rtol: args.rtol,
+            atol: args.atol,
+            h_min: args.h_min,
+            h_max: args.h_max,
+        },
     };
     let mut sim = Simulation::new(&model, &opts).map_err(|e| anyhow!("{e}"))?;
     if !sim.assembly.redundant.is_empty() && !args.quiet {
@@ -282,15 +311,32 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     match &report.status {
         RunStatus::Completed => {
             if !args.quiet {
+                let steps = if report.tolerances.is_some() {
+                    format!(
+                        "{} steps ({} rejected, h from {:.2e} to {:.2e} s)",
+                        report.steps, report.rejected_steps, report.h_min, report.h_max
+                    )
+                } else {
+                    format!("{} steps of {} s", report.steps, sim.settings.h)
+                };
                 eprintln!(
-                    "{}: {} steps of {} s with {} in {:.3} s; max |E - E0 - W_nc| = {:.3e} J, max |Phi| = {:.3e}\nwrote {} and {}",
+                    "{}: {steps} with {} ({}) in {:.3} s; max |E - E0 - W_nc| = {:.3e} J, max |Phi| = {:.3e}\nwrote {} and {}",
                     if model.name.is_empty() { &stem } else { &model.name },
-                    report.steps,
-                    sim.settings.h,
                     sim.scheme.name(),
+                    sim.settings.formulation,
                     report.wall_time_s,
                     report.max_energy_error,
                     report.max_violation.position,
+                    history_path.display(),
+                    summary_path.display()
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        RunStatus::Stopped { stopped_at } => {
+            if !args.quiet {
+                eprintln!(
+                    "stopped at t = {stopped_at} s on request; wrote {} and {}",
                     history_path.display(),
                     summary_path.display()
                 );
@@ -348,8 +394,52 @@ fn schemes() -> Result<ExitCode> {
         for p in s.params {
             println!("  --param {}={}  {}", p.name, p.default, p.description);
         }
+        let c = &s.caps;
+        println!(
+            "  order {}, {}, {}, {} steps; formulations: {}",
+            c.order,
+            if c.explicit_in_positions {
+                "explicit in positions"
+            } else {
+                "implicit"
+            },
+            if c.unconditionally_stable {
+                "unconditionally stable"
+            } else {
+                "conditionally stable"
+            },
+            if c.variable_step { "variable" } else { "fixed" },
+            c.formulations.join(", ")
+        );
+        match c.error_estimate {
+            Some(e) => println!("  error estimate: {e}"),
+            None => println!("  error estimate: none (fixed steps only)"),
+        }
         println!("  source: {}\n", s.source);
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn formulations() -> Result<ExitCode> {
+    for f in dynastep::formulation::REGISTRY {
+        let aliases = if f.aliases.is_empty() {
+            String::new()
+        } else {
+            format!(" (also: {})", f.aliases.join(", "))
+        };
+        println!("{}{aliases}\n  {}", f.name, f.summary);
+        println!("  constraints: {}", f.constraint_level);
+        let schemes: Vec<&str> = REGISTRY
+            .iter()
+            .filter(|s| dynastep::formulation::compatible(s, f).is_ok())
+            .map(|s| s.name)
+            .collect();
+        println!("  schemes: {}", schemes.join(", "));
+        println!("  source: {}\n", f.source);
+    }
+    println!(
+        "Choose one with: dynastep run --formulation NAME (or [solver] formulation = \"NAME\")"
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -210,3 +210,76 @@ fn stability_json_gives_the_known_limits() {
         assert!(std::fs::metadata(out.join(f)).unwrap().len() > 0, "{f}");
     }
 }
+
+#[test]
+fn formulations_are_listed_and_chosen() {
+    let o = dynastep(&["formulations"]);
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("index3") && text.contains("generalized-alpha"),
+        "{text}"
+    );
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "pendulum",
+        "--formulation",
+        "index-4",
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("known formulations: index3"));
+}
+
+#[test]
+fn adaptive_run_reports_its_steps() {
+    let out = scratch("adaptive");
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "andrews",
+        "--rtol",
+        "1e-5",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = summary(&out);
+    assert_eq!(s["step_control"]["mode"], "adaptive");
+    assert_eq!(s["step_control"]["rtol"], 1e-5);
+    assert_eq!(s["formulation"], "index3");
+    let (min, max) = (
+        s["h"]["min"].as_f64().unwrap(),
+        s["h"]["max"].as_f64().unwrap(),
+    );
+    assert!(min > 0.0 && min < max, "{s}");
+    assert!(s["rejected_steps"].as_u64().is_some());
+    let history = std::fs::read_to_string(out.join("history.csv")).unwrap();
+    let header: Vec<&str> = history.lines().next().unwrap().split(',').collect();
+    assert_eq!(&header[..2], ["t", "h"]);
+    // A scheme without an error estimate is refused with the reason.
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "pendulum",
+        "--scheme",
+        "central-difference",
+        "--rtol",
+        "1e-6",
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no local error estimate"));
+    // An output interval below the spacing of the times is refused, not a hang.
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "pendulum",
+        "--output-interval",
+        "1e-300",
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -70,6 +70,15 @@ pub const EXAMPLES: &[Example] = &[
         text: include_str!("../../../examples/slider-crank.toml"),
         file: "slider-crank.toml",
     },
+    Example {
+        name: "light-cartpole",
+        title: "Light cart-pole (proposed IFToMM benchmark)",
+        description: "1e-6 kg cart, 1 m massless pole with a 1 kg tip, released horizontally, 10 s; \
+                      |theta'| spikes to 4429 rad/s for about 1 us at each of 11 vertical passages; \
+                      a test of step-size control, checked against a DOP853 solution.",
+        text: include_str!("../../../examples/light-cartpole.toml"),
+        file: "light-cartpole.toml",
+    },
 ];
 
 /// The example called `name`, if any.

@@ -30,6 +30,7 @@ fn energy_drift(scheme: &str, h: f64, t_end: f64) -> f64 {
         t_end,
         output_interval: 0.0,
         newton: NewtonSettings::default(),
+        ..DynamicSettings::default()
     };
     let r = run(&sys, s.as_mut(), &x0, &settings, &mut []);
     assert_eq!(r.status, RunStatus::Completed, "{scheme}");

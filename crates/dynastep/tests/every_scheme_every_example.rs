@@ -1,4 +1,5 @@
-//! Every registered scheme with the index-3 formulation on the pendulum, the double four-bar and
+//! Every registered scheme with every formulation its declarations (`SchemeInfo::caps`,
+//! `formulation::compatible`) admit, on the pendulum, the double four-bar and
 //! Andrews' squeezer, each checked against its independent reference:
 //!
 //! - pendulum: P1 against reference/derived_simple_pendulum_10s_dt0.01.csv (DOP853, rtol 1e-13);
@@ -19,7 +20,24 @@ use dynastep::analysis::dynamic::RunStatus;
 use dynastep::scheme::REGISTRY;
 use util::{model, reference, run, sample_at};
 
-const INDEX3_UNSTABLE: &[&str] = &["fox-goodwin", "linear-acceleration"];
+/// Schemes the declarations say cannot run on index-3 constraints: implicit in positions and only
+/// conditionally stable (the constraint modes have infinite frequency).
+fn index3_unstable(s: &dynastep::scheme::SchemeInfo) -> bool {
+    !s.caps.explicit_in_positions && !s.caps.unconditionally_stable
+}
+
+/// Every registered (scheme, formulation) pair the declarations call compatible.
+fn matrix() -> Vec<(&'static dynastep::scheme::SchemeInfo, &'static str)> {
+    let mut v = Vec::new();
+    for s in REGISTRY {
+        for f in dynastep::formulation::REGISTRY {
+            if dynastep::formulation::compatible(s, f).is_ok() {
+                v.push((s, f.name));
+            }
+        }
+    }
+    v
+}
 const UNDAMPED: &[&str] = &["trapezoidal", "newmark"];
 
 /// Reference row at time t of a derived CSV (columns t, x, y, …), sampled every 0.01 s.
@@ -31,8 +49,16 @@ fn reference_at(rows: &[Vec<f64>], t: f64) -> [f64; 2] {
     [row[1], row[2]]
 }
 
-fn marker_error(example: &str, marker: &str, file: &str, scheme: &str, dt: f64, t_end: f64) -> f64 {
-    let m = model(example);
+fn marker_error(
+    example: &str,
+    marker: &str,
+    file: &str,
+    (scheme, formulation): (&str, &str),
+    dt: f64,
+    t_end: f64,
+) -> f64 {
+    let mut m = model(example);
+    m.solver.formulation = Some(formulation.to_string());
     let r = run(&m, scheme, &[], dt, Some(t_end), Some(0.5));
     assert_eq!(
         r.report.status,
@@ -56,16 +82,13 @@ fn horizon(scheme: &str, full: f64) -> f64 {
 
 #[test]
 fn pendulum_with_every_scheme() {
-    for info in REGISTRY
-        .iter()
-        .filter(|s| !INDEX3_UNSTABLE.contains(&s.name))
-    {
+    for (info, f) in matrix().into_iter().filter(|(s, _)| !index3_unstable(s)) {
         let t_end = horizon(info.name, 10.0);
         let e = marker_error(
             "pendulum",
             "P1",
             "derived_simple_pendulum_10s_dt0.01.csv",
-            info.name,
+            (info.name, f),
             1e-3,
             t_end,
         );
@@ -79,16 +102,13 @@ fn pendulum_with_every_scheme() {
 
 #[test]
 fn double_fourbar_with_every_scheme() {
-    for info in REGISTRY
-        .iter()
-        .filter(|s| !INDEX3_UNSTABLE.contains(&s.name))
-    {
+    for (info, f) in matrix().into_iter().filter(|(s, _)| !index3_unstable(s)) {
         let t_end = horizon(info.name, 10.0);
         let e = marker_error(
             "double-fourbar",
             "B0",
             "derived_double_fourbar_N2_10s_dt0.01.csv",
-            info.name,
+            (info.name, f),
             1e-3,
             t_end,
         );
@@ -103,11 +123,9 @@ fn double_fourbar_with_every_scheme() {
 #[test]
 fn andrews_with_every_scheme_at_h_1e_5() {
     let beta_ref = 15.81077119629904;
-    let m = model("andrews");
-    for info in REGISTRY
-        .iter()
-        .filter(|s| !INDEX3_UNSTABLE.contains(&s.name))
-    {
+    for (info, f) in matrix().into_iter().filter(|(s, _)| !index3_unstable(s)) {
+        let mut m = model("andrews");
+        m.solver.formulation = Some(f.to_string());
         let r = run(&m, info.name, &[], 1e-5, Some(0.03), Some(0.01));
         assert_eq!(r.report.status, RunStatus::Completed, "{}", info.name);
         let crank = r.system.body_index("OF").expect("crank OF");
@@ -124,7 +142,13 @@ fn andrews_with_every_scheme_at_h_1e_5() {
 #[test]
 fn conditionally_stable_newmark_fails_cleanly_on_index3_constraints() {
     let m = model("pendulum");
-    for name in INDEX3_UNSTABLE {
+    let unstable: Vec<&str> = REGISTRY
+        .iter()
+        .filter(|s| index3_unstable(s))
+        .map(|s| s.name)
+        .collect();
+    assert_eq!(unstable, ["fox-goodwin", "linear-acceleration"]);
+    for name in unstable {
         let r = run(&m, name, &[], 1e-3, Some(1.0), Some(0.1));
         match &r.report.status {
             RunStatus::Failed { failed_at, reason } => {
@@ -132,7 +156,7 @@ fn conditionally_stable_newmark_fails_cleanly_on_index3_constraints() {
                 // Everything up to the failure was observed.
                 assert!(r.rec.states.last().unwrap().t <= *failed_at + 1e-12);
             }
-            RunStatus::Completed => panic!("{name} unexpectedly stable on the index-3 pendulum"),
+            other => panic!("{name} unexpectedly stable on the index-3 pendulum: {other:?}"),
         }
     }
 }

@@ -24,6 +24,7 @@ fn max_amplitude(scheme: &str, omega_h: f64, steps: usize) -> f64 {
         t_end: steps as f64 * omega_h,
         output_interval: 0.0,
         newton: NewtonSettings::default(),
+        ..DynamicSettings::default()
     };
     let mut rec = Recorder::default();
     run(&sys, s.as_mut(), &x0, &settings, &mut [&mut rec]);
@@ -59,6 +60,7 @@ fn fox_goodwin_period_error_is_fourth_order() {
             t_end: 20.0,
             output_interval: 0.0,
             newton: NewtonSettings::default(),
+            ..DynamicSettings::default()
         };
         let r = run(&sys, s.as_mut(), &x0, &settings, &mut []);
         (r.final_state.q[0] - 20f64.cos()).abs()

@@ -34,6 +34,7 @@ fn error_at(
         t_end,
         output_interval: 0.0,
         newton: NewtonSettings::default(),
+        ..DynamicSettings::default()
     };
     let r = run(&sys, s.as_mut(), &x0, &settings, &mut []);
     assert_eq!(r.status, RunStatus::Completed, "{scheme}");

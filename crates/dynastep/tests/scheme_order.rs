@@ -18,6 +18,7 @@ fn settings(h: f64, t_end: f64) -> DynamicSettings {
         t_end,
         output_interval: 0.0,
         newton: NewtonSettings::default(),
+        ..DynamicSettings::default()
     }
 }
 

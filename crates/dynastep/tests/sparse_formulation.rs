@@ -5,10 +5,11 @@
 use dynastep::analysis::assembly::consistent_accelerations;
 use dynastep::analysis::dynamic::{run, DynamicSettings, RunReport, RunStatus};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
+use dynastep::analysis::step::{solve_step, StepWork};
 use dynastep::formulation::{Index3, LinearSolver, NewtonSettings, NewtonStats, SPARSE_THRESHOLD};
 use dynastep::linalg::Sink;
 use dynastep::model::parse;
-use dynastep::scheme::{build, IntegrationPoint, PointSolution, SchemeParams, State};
+use dynastep::scheme::{build, SchemeParams, State};
 use dynastep::system::System;
 use dynastep::Vector;
 
@@ -165,38 +166,37 @@ fn same_point<S: System>(
     sys.forces(x0.t, &x0.q, &x0.v, &mut f0);
     f0.neg_mut();
     sys.add_constraint_force(x0.t, &x0.q, &x0.lambda, &mut f0);
-    scheme.start(h, x0, &f0);
+    scheme.start(x0, &f0);
     let mut dense = Index3::new(n, m, settings(LinearSolver::Dense));
     let mut sparse = Index3::new(n, m, settings(LinearSolver::Sparse));
     assert!(!dense.is_sparse() && sparse.is_sparse());
-    let mut pt = IntegrationPoint::new(n, m);
+    let mut work = StepWork::new(n, m);
     let mut state = x0.clone();
     let mut stats = NewtonStats::default();
-    for _ in 0..steps {
-        for k in 0..scheme.points_per_step() {
-            scheme.point(k, &mut pt);
-            let (mut u, mut lambda) = (pt.u_guess.clone(), pt.lambda_guess.clone());
-            dense
-                .solve(sys, &pt, &mut u, &mut lambda, &mut stats)
-                .expect("dense Newton converges");
-            scheme.accept_point(
-                k,
-                &PointSolution {
-                    u: &u,
-                    lambda: &lambda,
-                    force_terms: &dense.force_terms,
-                },
-            );
-        }
+    for step in 0..steps {
+        let t_n = x0.t + step as f64 * h;
+        solve_step(
+            sys,
+            scheme.as_mut(),
+            &mut dense,
+            &mut work,
+            t_n,
+            h,
+            &mut stats,
+            None,
+        )
+        .expect("dense Newton converges");
         scheme.end_step(&mut state);
     }
-    scheme.point(0, &mut pt);
+    scheme.begin_step(x0.t + steps as f64 * h, h);
+    let pt = &mut work.pt;
+    scheme.point(0, pt);
     let (mut ud, mut ld) = (pt.u_guess.clone(), pt.lambda_guess.clone());
     let (mut us, mut ls) = (ud.clone(), ld.clone());
     let (mut sd, mut ss) = (NewtonStats::default(), NewtonStats::default());
-    dense.solve(sys, &pt, &mut ud, &mut ld, &mut sd).unwrap();
+    dense.solve(sys, pt, &mut ud, &mut ld, &mut sd).unwrap();
     // A fresh sparse work space, so that its first assembly is at this point.
-    sparse.solve(sys, &pt, &mut us, &mut ls, &mut ss).unwrap();
+    sparse.solve(sys, pt, &mut us, &mut ls, &mut ss).unwrap();
     ((ud, ld), (us, ls), sd, ss)
 }
 
@@ -338,6 +338,7 @@ fn redundant_constraints_fall_back_to_least_squares_on_both_paths() {
             t_end: 0.2,
             output_interval: 0.0,
             newton: settings(linear_solver),
+            ..DynamicSettings::default()
         };
         run(&sys, scheme.as_mut(), &x0, &settings, &mut [])
     };

@@ -76,6 +76,7 @@ fn allocations_from<S: System>(
             linear_solver,
             ..NewtonSettings::default()
         },
+        ..DynamicSettings::default()
     };
     let before = allocations();
     let report = run(sys, s.as_mut(), x0, &settings, &mut []);
@@ -144,6 +145,7 @@ fn sparse_step_loop_does_not_allocate() {
         t_end: 1.3,
         output_interval: 0.0,
         newton: NewtonSettings::default(),
+        ..DynamicSettings::default()
     };
     let report = run(sys, s.as_mut(), &x0, &to, &mut []);
     assert_eq!(report.status, RunStatus::Completed);

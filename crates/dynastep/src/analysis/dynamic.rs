@@ -1,49 +1,74 @@
 //! Dynamic analysis: the time loop.
 //!
-//! From a consistent initial state (see [`super::assembly`]) the loop advances a [`Scheme`] with the
-//! [`Index3`] formulation at a constant step h, computes the diagnostics every step (energy, work of
-//! non-conservative and driving forces, constraint violations at position, velocity and acceleration
-//! level), and hands a [`Sample`] to every [`Observer`] at the first step at or after each multiple of
-//! the output interval. A step that fails (Newton divergence, non-finite values) ends the run with
+//! The loop owns the time t and the step h. From a consistent initial state (see [`super::assembly`])
+//! it advances a [`Scheme`] with a [`Formulation`] one step at a time through the shared step routine
+//! ([`super::step::solve_step`]):
+//!
+//! - **fixed steps** (no `rtol`): t_k = t_0 + k·h, computed from k; schemes that accept variable
+//!   steps land the last step on t_end, the others step past it and the row at t_end is interpolated;
+//! - **adaptive steps** (`rtol` given): the scheme's local error estimate is measured in the norm of
+//!   [`super::step_control`], a PI controller chooses the next h, a step whose error is too large or
+//!   whose Newton iteration fails is rejected ([`Scheme::reject`]) and retried smaller (the run ends
+//!   only below h_min), and steps land exactly on t_end and on the breakpoints of the time functions
+//!   ([`System::breakpoints`]).
+//!
+//! After each committed step the loop computes the diagnostics (energy balance, constraint
+//! violations; [`super::diagnostics`]) and hands a [`Sample`] to every [`Observer`] at each output time
+//! t_0 + k·interval and at t_end, interpolating between steps ([`super::dense_output`]). An observer
+//! may stop the run ([`Flow::Stop`]), which is not a failure. A failed step ends the run with
 //! [`RunStatus::Failed`]; everything observed before stays with the observers.
 //!
 //! The loop allocates nothing after its set-up (a test with a counting allocator checks it).
 
 use std::time::Instant;
 
-use crate::formulation::{Index3, NewtonSettings, NewtonStats};
+use super::dense_output::interpolate;
+pub use super::diagnostics::ConstraintViolation;
+use super::diagnostics::Diagnostics;
+use super::output_times::OutputTimes;
+use super::step::{solve_step, StepWork};
+use super::step_control::{error_norm, initial_step, Controller, StepSettings, Tolerances};
+use crate::formulation::{self, Formulation, NewtonSettings, NewtonStats};
 use crate::linalg::Vector;
-use crate::scheme::{IntegrationPoint, PointSolution, Scheme, State};
+use crate::scheme::{LocalError, Scheme, State};
 use crate::system::{Energy, System};
 
 /// Settings of a dynamic run.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DynamicSettings {
-    /// Step size h \[s\]; positive.
+    /// Step size h \[s\] with fixed steps; the first step in an adaptive run (0: chosen
+    /// automatically).
     pub h: f64,
     /// End time \[s\].
     pub t_end: f64,
-    /// Output interval \[s\]; 0 writes every step. Rows fall on the first step at or after each multiple.
+    /// Output interval \[s\]; 0 writes every step. Rows fall at t_0 + k·interval and at t_end.
     pub output_interval: f64,
     /// Newton settings of the formulation.
     pub newton: NewtonSettings,
+    /// Registry name of the formulation (see [`crate::formulation::REGISTRY`]).
+    pub formulation: &'static str,
+    /// Error control; adaptive when `step.rtol` is given.
+    pub step: StepSettings,
 }
 
-/// Norms (Euclidean) of the constraint violations at the three levels.
-#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
-pub struct ConstraintViolation {
-    /// ‖Φ(q, t)‖ \[m, rad\].
-    pub position: f64,
-    /// ‖Φ_q v + Φ_t‖ \[m/s, rad/s\].
-    pub velocity: f64,
-    /// ‖Φ_q a − γ‖ \[m/s², rad/s²\].
-    pub acceleration: f64,
+impl Default for DynamicSettings {
+    /// h = 0, t_end = 0, every step written, default Newton settings, index-3, fixed steps.
+    fn default() -> Self {
+        DynamicSettings {
+            h: 0.0,
+            t_end: 0.0,
+            output_interval: 0.0,
+            newton: NewtonSettings::default(),
+            formulation: "index3",
+            step: StepSettings::default(),
+        }
+    }
 }
 
 /// What an observer sees at an output time.
 #[derive(Debug, Clone, Copy)]
 pub struct Sample<'a> {
-    /// The state (t, q, v, a, λ).
+    /// The state (t, q, v, a, λ), interpolated between steps when the output time falls inside one.
     pub state: &'a State,
     /// Kinetic and potential energy \[J\].
     pub energy: Energy,
@@ -53,17 +78,32 @@ pub struct Sample<'a> {
     pub energy_balance: f64,
     /// Constraint violations.
     pub violation: ConstraintViolation,
-    /// Steps taken so far.
+    /// Size of the step that contains this time \[s\] (0 at the start).
+    pub h: f64,
+    /// Accepted steps so far.
     pub steps: u64,
+    /// Rejected steps so far.
+    pub rejected: u64,
+    /// Newton iterations so far.
+    pub newton_iterations: u64,
 }
 
-/// Receives samples of a run (writers, progress bars, recorders).
+/// An observer's answer: go on, or stop the run (which is not a failure).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Go on.
+    Continue,
+    /// Stop the run here; its status becomes [`RunStatus::Stopped`].
+    Stop,
+}
+
+/// Receives samples of a run (writers, progress bars, recorders, stopping criteria).
 pub trait Observer<S: System> {
     /// Called at t_0 and at each output time.
     ///
     /// # Errors
     /// A message; the run stops and reports it as the failure reason.
-    fn sample(&mut self, system: &S, sample: &Sample<'_>) -> Result<(), String>;
+    fn sample(&mut self, system: &S, sample: &Sample<'_>) -> Result<Flow, String>;
 }
 
 /// How a run ended.
@@ -72,6 +112,11 @@ pub trait Observer<S: System> {
 pub enum RunStatus {
     /// Reached t_end.
     Completed,
+    /// An observer asked to stop (not a failure).
+    Stopped {
+        /// Time of the sample at which it stopped \[s\].
+        stopped_at: f64,
+    },
     /// Stopped early.
     Failed {
         /// Time of the last completed state \[s\].
@@ -86,9 +131,19 @@ pub enum RunStatus {
 pub struct RunReport {
     /// How the run ended.
     pub status: RunStatus,
-    /// Completed steps.
+    /// Accepted steps.
     pub steps: u64,
-    /// Newton counters over the run.
+    /// Rejected steps (error too large or Newton failure).
+    pub rejected_steps: u64,
+    /// Smallest, largest and summed size of the accepted steps \[s\].
+    pub h_min: f64,
+    /// Largest accepted step \[s\].
+    pub h_max: f64,
+    /// Sum of the accepted steps \[s\] (the mean is `h_sum / steps`).
+    pub h_sum: f64,
+    /// The error-control settings in force, `None` for fixed steps.
+    pub tolerances: Option<Tolerances>,
+    /// Newton counters over the run (rejected steps included).
     pub newton: NewtonStats,
     /// Largest number of Newton iterations in one step.
     pub max_iterations_per_step: u64,
@@ -98,75 +153,55 @@ pub struct RunReport {
     pub max_energy_error: f64,
     /// Largest constraint violations over all steps.
     pub max_violation: ConstraintViolation,
-    /// The last complete state.
+    /// The last complete state (at t_end for a completed run).
     pub final_state: State,
     /// Energy at the start \[J\].
     pub initial_energy: Energy,
 }
 
-/// Work space for the per-step diagnostics.
-struct Diagnostics {
-    scratch: Vector,
-    phi: Vector,
-    phi_t: Vector,
-    gamma: Vector,
-    work: f64,
-    power: f64,
-    e0: f64,
-}
-
-impl Diagnostics {
-    fn new(n: usize, m: usize) -> Self {
-        Diagnostics {
-            scratch: Vector::zeros(n),
-            phi: Vector::zeros(m),
-            phi_t: Vector::zeros(m),
-            gamma: Vector::zeros(m),
-            work: 0.0,
-            power: 0.0,
-            e0: 0.0,
+impl RunReport {
+    fn new(x0: &State, e0: Energy, v0: ConstraintViolation, tol: Option<Tolerances>) -> Self {
+        RunReport {
+            status: RunStatus::Completed,
+            steps: 0,
+            rejected_steps: 0,
+            h_min: f64::INFINITY,
+            h_max: 0.0,
+            h_sum: 0.0,
+            tolerances: tol,
+            newton: NewtonStats::default(),
+            max_iterations_per_step: 0,
+            wall_time_s: 0.0,
+            max_energy_error: 0.0,
+            max_violation: v0,
+            final_state: x0.clone(),
+            initial_energy: e0,
         }
     }
 
-    /// Power of non-conservative forces and drivers, λᵀ Φ_t for the driving constraints.
-    fn power<S: System>(&mut self, sys: &S, x: &State) -> f64 {
-        let mut p = sys.nonconservative_power(x.t, &x.q, &x.v);
-        if sys.m() > 0 {
-            sys.constraint_time_derivative(x.t, &x.q, &mut self.phi_t);
-            p += x.lambda.dot(&self.phi_t);
-        }
-        p
+    fn fail(&mut self, at: f64, reason: String) {
+        self.status = RunStatus::Failed {
+            failed_at: at,
+            reason,
+        };
     }
 
-    fn violation<S: System>(&mut self, sys: &S, x: &State) -> ConstraintViolation {
-        if sys.m() == 0 {
-            return ConstraintViolation::default();
-        }
-        sys.constraints(x.t, &x.q, &mut self.phi);
-        let position = self.phi.norm();
-        sys.constraint_time_derivative(x.t, &x.q, &mut self.phi_t);
-        sys.constraint_jacobian_times(x.t, &x.q, &x.v, &mut self.phi);
-        self.phi += &self.phi_t;
-        let velocity = self.phi.norm();
-        sys.gamma(x.t, &x.q, &x.v, &mut self.gamma);
-        sys.constraint_jacobian_times(x.t, &x.q, &x.a, &mut self.phi);
-        self.phi -= &self.gamma;
-        ConstraintViolation {
-            position,
-            velocity,
-            acceleration: self.phi.norm(),
-        }
+    fn count(&mut self, step: &NewtonStats) {
+        self.newton.iterations += step.iterations;
+        self.newton.factorizations += step.factorizations;
+        self.newton.least_squares_solves += step.least_squares_solves;
+        self.max_iterations_per_step = self.max_iterations_per_step.max(step.iterations);
     }
 }
 
 /// Runs a dynamic analysis of `sys` with `scheme` from the consistent state `x0` (n coordinates, m
-/// multipliers) to `settings.t_end`, with the index-3 formulation.
+/// multipliers) to `settings.t_end`, with the formulation named in `settings`.
 ///
-/// Never panics on a numerical failure: a failed step returns a report with [`RunStatus::Failed`],
+/// Never panics on a numerical failure or bad settings: the report then has [`RunStatus::Failed`],
 /// the time of the last complete state and the reason.
 ///
 /// # Panics
-/// When `settings.h` is not positive or the shapes of `x0` do not match the system.
+/// When the shapes of `x0` do not match the system.
 pub fn run<S: System>(
     sys: &S,
     scheme: &mut dyn Scheme,
@@ -174,163 +209,503 @@ pub fn run<S: System>(
     settings: &DynamicSettings,
     observers: &mut [&mut dyn Observer<S>],
 ) -> RunReport {
-    let (n, m) = (sys.n(), sys.m());
-    assert!(settings.h > 0.0, "step size must be positive");
-    assert_eq!((x0.q.len(), x0.lambda.len()), (n, m), "initial state shape");
-    let h = settings.h;
-    let mut formulation = Index3::new(n, m, settings.newton);
-    let mut pt = IntegrationPoint::new(n, m);
-    let mut u = Vector::zeros(n);
-    let mut lambda = Vector::zeros(m);
-    let mut state = x0.clone();
-    let mut diag = Diagnostics::new(n, m);
-
-    // Force terms Φ_qᵀλ − Q at the start, for schemes with a force history (HHT).
-    let mut f0 = Vector::zeros(n);
-    sys.forces(x0.t, &x0.q, &x0.v, &mut f0);
-    f0.neg_mut();
-    if m > 0 {
-        sys.add_constraint_force(x0.t, &x0.q, &x0.lambda, &mut f0);
+    let newton = newton_for(settings);
+    match formulation::build::<S>(settings.formulation, sys.n(), sys.m(), newton) {
+        Ok(mut f) => run_with(sys, scheme, f.as_mut(), x0, settings, observers),
+        Err(reason) => {
+            let mut r = RunReport::new(x0, Energy::default(), Default::default(), None);
+            r.fail(x0.t, reason);
+            r
+        }
     }
-    scheme.start(h, x0, &f0);
+}
 
-    let e0 = sys.energy(x0.t, &x0.q, &x0.v, &mut diag.scratch);
-    diag.e0 = e0.kinetic + e0.potential;
-    diag.power = diag.power(sys, x0);
+/// Newton's share of the error budget in an adaptive run: its position tolerance is at most
+/// κ·rtol, so that the iteration error stays below the local error the controller allows (Hairer &
+/// Wanner 1996, *Solving Ordinary Differential Equations II*, §IV.8, κ between 0.01 and 0.1).
+pub const NEWTON_KAPPA: f64 = 0.01;
+
+/// The Newton settings of a run: those given, with the position tolerance tightened to
+/// [`NEWTON_KAPPA`]·rtol in an adaptive run (but not below 1e-13).
+pub fn newton_for(settings: &DynamicSettings) -> NewtonSettings {
+    let mut newton = settings.newton;
+    if let Some(rtol) = settings.step.rtol {
+        // Not below 1e-13 (relative to 1 + |q|): a few hundred roundoffs, where Newton stalls.
+        newton.position_tol = newton.position_tol.min((NEWTON_KAPPA * rtol).max(1e-13));
+    }
+    newton
+}
+
+/// [`run`] with a formulation the caller built.
+///
+/// # Panics
+/// When the shapes of `x0` do not match the system.
+pub fn run_with<S: System, F: Formulation<S> + ?Sized>(
+    sys: &S,
+    scheme: &mut dyn Scheme,
+    formulation: &mut F,
+    x0: &State,
+    settings: &DynamicSettings,
+    observers: &mut [&mut dyn Observer<S>],
+) -> RunReport {
+    let (n, m) = (sys.n(), sys.m());
+    assert_eq!((x0.q.len(), x0.lambda.len()), (n, m), "initial state shape");
+    let (mut diag, e0) = Diagnostics::new(sys, x0);
     let v0 = diag.violation(sys, x0);
-    let mut report = RunReport {
-        status: RunStatus::Completed,
-        steps: 0,
-        newton: NewtonStats::default(),
-        max_iterations_per_step: 0,
-        wall_time_s: 0.0,
-        max_energy_error: 0.0,
-        max_violation: v0,
-        final_state: x0.clone(),
-        initial_energy: e0,
+    let span = settings.t_end - x0.t;
+    let tol = settings.step.resolve(span);
+    let mut report = RunReport::new(x0, e0, v0, tol.clone().ok().flatten());
+    let checked = check_settings(settings, x0.t, scheme)
+        .and(tol)
+        .and_then(|tol| {
+            Ok((
+                OutputTimes::new(x0.t, settings.output_interval, settings.t_end)?,
+                tol,
+            ))
+        });
+    let (outputs, tol) = match checked {
+        Ok(ok) => ok,
+        Err(e) => {
+            report.fail(x0.t, e);
+            return report;
+        }
     };
+    let mut tl = TimeLoop::new(sys, scheme, formulation, x0, settings, tol, outputs, diag);
     let sample0 = Sample {
         state: x0,
         energy: e0,
         work_nc: 0.0,
         energy_balance: 0.0,
         violation: v0,
+        h: 0.0,
         steps: 0,
+        rejected: 0,
+        newton_iterations: 0,
     };
-    for o in observers.iter_mut() {
-        if let Err(e) = o.sample(sys, &sample0) {
-            report.status = RunStatus::Failed {
-                failed_at: x0.t,
-                reason: e,
-            };
-            return report;
+    if tl.emit(observers, &sample0, &mut report) {
+        tl.integrate(observers, &mut report);
+    }
+    report
+}
+
+/// Checks the settings of a run of `scheme` from `t0` before its first step.
+///
+/// # Errors
+/// The reason when the span is empty, a fixed step is not positive or does not advance the time, the
+/// error-control settings are invalid, or the run is adaptive and the scheme has no error estimate or
+/// needs a constant step.
+pub fn check_settings(
+    settings: &DynamicSettings,
+    t0: f64,
+    scheme: &dyn Scheme,
+) -> Result<(), String> {
+    let span = settings.t_end - t0;
+    if !(span > 0.0 && span.is_finite()) {
+        return Err(format!(
+            "t_end = {} must exceed t_start = {t0}",
+            settings.t_end
+        ));
+    }
+    let caps = scheme.capabilities();
+    let problem = match settings.step.resolve(span)? {
+        None if !(settings.h > 0.0 && settings.h.is_finite()) => Some(format!(
+            "step size dt = {} must be positive",
+            settings.h
+        )),
+        None if t0 + settings.h == t0 || settings.t_end + settings.h == settings.t_end => Some(format!(
+            "step size dt = {:e} s does not advance the time at t = {} s (below the floating-point spacing); use a larger step",
+            settings.h, settings.t_end.abs().max(t0.abs())
+        )),
+        Some(_) if caps.error_estimate.is_none() => Some(format!(
+            "scheme `{}` has no local error estimate, so it cannot run with rtol; run it with fixed steps (no rtol), or choose a scheme with an estimate (see `dynastep schemes`)",
+            scheme.name()
+        )),
+        Some(_) if !caps.variable_step => Some(format!(
+            "scheme `{}` needs a constant step, so it cannot run with rtol; run it with fixed steps (no rtol)",
+            scheme.name()
+        )),
+        _ => None,
+    };
+    problem.map_or(Ok(()), Err)
+}
+
+/// The state of one run of the loop.
+struct TimeLoop<'a, S: System, F: Formulation<S> + ?Sized> {
+    sys: &'a S,
+    scheme: &'a mut dyn Scheme,
+    form: &'a mut F,
+    settings: &'a DynamicSettings,
+    tol: Option<Tolerances>,
+    outputs: OutputTimes,
+    diag: Diagnostics,
+    work: StepWork,
+    err: LocalError,
+    controller: Controller,
+    variable_step: bool,
+    breakpoints: Vec<f64>,
+    /// Start time t_0 \[s\].
+    t0: f64,
+    /// Time of the newest level of the scheme (ahead of the reported state for lagging schemes).
+    t_front: f64,
+    /// Accepted steps, which give t_front = t_0 + k·h with fixed steps.
+    k: u64,
+    /// Step to try next \[s\].
+    h_next: f64,
+    /// The last two reported complete states, with W_nc at `previous`.
+    previous: State,
+    previous_work: f64,
+    state: State,
+    interpolated: State,
+    wall: f64,
+}
+
+impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        sys: &'a S,
+        scheme: &'a mut dyn Scheme,
+        form: &'a mut F,
+        x0: &State,
+        settings: &'a DynamicSettings,
+        tol: Option<Tolerances>,
+        outputs: OutputTimes,
+        diag: Diagnostics,
+    ) -> Self {
+        let (n, m) = (sys.n(), sys.m());
+        // Force terms Φ_qᵀλ − Q at the start, for schemes with a force history (HHT).
+        let mut f0 = Vector::zeros(n);
+        sys.forces(x0.t, &x0.q, &x0.v, &mut f0);
+        f0.neg_mut();
+        if m > 0 {
+            sys.add_constraint_force(x0.t, &x0.q, &x0.lambda, &mut f0);
+        }
+        scheme.start(x0, &f0);
+        let caps = scheme.capabilities();
+        let mut breakpoints = Vec::new();
+        if tol.is_some() {
+            sys.breakpoints(&mut breakpoints);
+            breakpoints.retain(|&b| b > x0.t && b < settings.t_end);
+            breakpoints.sort_by(f64::total_cmp);
+            breakpoints.dedup();
+        }
+        let h_next = match tol {
+            Some(t) if settings.h > 0.0 => settings.h.clamp(t.h_min, t.h_max),
+            Some(t) => initial_step(sys, x0, caps.order, &t),
+            None => settings.h,
+        };
+        TimeLoop {
+            sys,
+            scheme,
+            form,
+            settings,
+            tol,
+            outputs,
+            diag,
+            work: StepWork::new(n, m),
+            err: LocalError::zeros(n),
+            controller: Controller::new(caps.order),
+            variable_step: caps.variable_step,
+            breakpoints,
+            t0: x0.t,
+            t_front: x0.t,
+            k: 0,
+            h_next,
+            previous: x0.clone(),
+            previous_work: 0.0,
+            state: x0.clone(),
+            interpolated: x0.clone(),
+            wall: 0.0,
         }
     }
-    let mut next_output = x0.t + settings.output_interval;
-    let t_tol = 1e-9 * h;
-    let mut previous_t = x0.t;
-    let mut last_sampled = x0.t;
-    let mut wall = 0.0;
 
-    'steps: while state.t < settings.t_end - t_tol {
-        let clock = Instant::now();
-        let mut step_stats = NewtonStats::default();
-        for k in 0..scheme.points_per_step() {
-            scheme.point(k, &mut pt);
-            u.copy_from(&pt.u_guess);
-            lambda.copy_from(&pt.lambda_guess);
-            let solved = formulation.solve(sys, &pt, &mut u, &mut lambda, &mut step_stats);
-            if let Err(e) = solved {
-                wall += clock.elapsed().as_secs_f64();
-                report.status = RunStatus::Failed {
-                    failed_at: state.t,
-                    reason: format!(
-                        "step from t = {:.9} s (point {k} of the step at t = {:.9} s): {e}",
-                        state.t, pt.t_e
-                    ),
-                };
-                break 'steps;
-            }
-            scheme.accept_point(
-                k,
-                &PointSolution {
-                    u: &u,
-                    lambda: &lambda,
-                    force_terms: &formulation.force_terms,
-                },
-            );
-        }
-        scheme.end_step(&mut state);
-        wall += clock.elapsed().as_secs_f64();
-        report.steps += 1;
-        report.newton.iterations += step_stats.iterations;
-        report.newton.factorizations += step_stats.factorizations;
-        report.newton.least_squares_solves += step_stats.least_squares_solves;
-        report.max_iterations_per_step = report.max_iterations_per_step.max(step_stats.iterations);
-
-        if !(state
-            .q
-            .iter()
-            .chain(state.v.iter())
-            .chain(state.a.iter())
-            .chain(state.lambda.iter()))
-        .all(|x| x.is_finite())
-        {
-            report.status = RunStatus::Failed {
-                failed_at: previous_t,
-                reason: format!(
-                    "non-finite state at t = {:.9} s (the solution diverged); reduce the step size",
-                    state.t
-                ),
+    /// Steps until the reported state reaches t_end, a step fails, or an observer stops the run.
+    fn integrate(&mut self, observers: &mut [&mut dyn Observer<S>], report: &mut RunReport) {
+        let t_end = self.settings.t_end;
+        let t_tol = 1e-9 * self.h_next.min(self.settings.t_end - self.state.t);
+        while self.state.t < t_end - t_tol {
+            let clock = Instant::now();
+            let stepped = match self.tol {
+                None => self.fixed_step(report),
+                Some(tol) => self.adaptive_step(&tol, report),
             };
-            break;
-        }
-
-        // Diagnostics.
-        let p = diag.power(sys, &state);
-        diag.work += 0.5 * (state.t - previous_t) * (p + diag.power);
-        diag.power = p;
-        previous_t = state.t;
-        let energy = sys.energy(state.t, &state.q, &state.v, &mut diag.scratch);
-        let balance = energy.kinetic + energy.potential - diag.e0 - diag.work;
-        report.max_energy_error = report.max_energy_error.max(balance.abs());
-        let violation = diag.violation(sys, &state);
-        let mv = &mut report.max_violation;
-        mv.position = mv.position.max(violation.position);
-        mv.velocity = mv.velocity.max(violation.velocity);
-        mv.acceleration = mv.acceleration.max(violation.acceleration);
-
-        let last = state.t >= settings.t_end - t_tol;
-        // A scheme that reports a lagging state (central differences) reports t_0 again after its first
-        // step; a time already sampled is not sampled twice.
-        let new_time = state.t > last_sampled + t_tol;
-        if new_time && (state.t >= next_output - t_tol || last) {
-            last_sampled = state.t;
-            while next_output <= state.t + t_tol && settings.output_interval > 0.0 {
-                next_output += settings.output_interval;
-            }
-            let sample = Sample {
-                state: &state,
-                energy,
-                work_nc: diag.work,
-                energy_balance: balance,
-                violation,
-                steps: report.steps,
-            };
-            for o in observers.iter_mut() {
-                if let Err(e) = o.sample(sys, &sample) {
-                    report.status = RunStatus::Failed {
-                        failed_at: state.t,
-                        reason: e,
-                    };
-                    break 'steps;
+            self.wall += clock.elapsed().as_secs_f64();
+            match stepped {
+                Ok(h) => {
+                    if !self.after_step(h, observers, report) {
+                        break;
+                    }
+                }
+                Err(reason) => {
+                    report.fail(self.state.t, reason);
+                    break;
                 }
             }
         }
+        report.wall_time_s = self.wall;
+        if matches!(report.status, RunStatus::Completed) && self.state.t > t_end {
+            // A scheme that stepped past t_end (fixed steps it cannot shorten): report t_end.
+            interpolate(&self.previous, &self.state, t_end, &mut self.interpolated);
+            report.final_state.copy_from(&self.interpolated);
+        } else {
+            report.final_state.copy_from(&self.state);
+        }
     }
-    report.wall_time_s = wall;
-    report.final_state = state;
-    report
+
+    /// One fixed step; returns its size.
+    fn fixed_step(&mut self, report: &mut RunReport) -> Result<f64, String> {
+        let (h, t_end) = (self.settings.h, self.settings.t_end);
+        let t_n = self.t0 + self.k as f64 * h;
+        let mut step = h;
+        if self.variable_step && t_n + h > t_end && t_n < t_end {
+            // The last step lands on t_end unless that is within rounding of a full step.
+            if t_end - t_n < (1.0 - 1e-9) * h {
+                step = t_end - t_n;
+            }
+        }
+        let mut stats = NewtonStats::default();
+        let solved = solve_step(
+            self.sys,
+            self.scheme,
+            self.form,
+            &mut self.work,
+            t_n,
+            step,
+            &mut stats,
+            None,
+        );
+        report.count(&stats);
+        if let Err(f) = solved {
+            self.scheme.reject();
+            return Err(format!(
+                "step from t = {:.9} s (point {} of the step at t = {:.9} s): {}",
+                self.state.t, f.point, f.t_e, f.error
+            ));
+        }
+        self.commit(t_n + step)?;
+        Ok(step)
+    }
+
+    /// Tries steps until one is accepted; returns its size.
+    fn adaptive_step(&mut self, tol: &Tolerances, report: &mut RunReport) -> Result<f64, String> {
+        loop {
+            let t_n = self.t_front;
+            let (h, t_next) = self.next_step(t_n, tol);
+            if t_n + h == t_n {
+                return Err(format!(
+                    "the step {h:e} s does not advance the time at t = {t_n} s (below the floating-point spacing)"
+                ));
+            }
+            let mut stats = NewtonStats::default();
+            let solved = solve_step(
+                self.sys,
+                self.scheme,
+                self.form,
+                &mut self.work,
+                t_n,
+                h,
+                &mut stats,
+                None,
+            );
+            report.count(&stats);
+            let retry = match solved {
+                Err(f) => {
+                    self.scheme.reject();
+                    report.rejected_steps += 1;
+                    let h_new = self.controller.newton_failure(h);
+                    if h_new < tol.h_min {
+                        return Err(format!(
+                            "step from t = {t_n:.9} s: {} (point {} at t = {:.9} s), and the step size cannot be reduced below h_min = {:e} s",
+                            f.error, f.point, f.t_e, tol.h_min
+                        ));
+                    }
+                    h_new
+                }
+                Ok(()) => {
+                    self.scheme.local_error(&mut self.err);
+                    let norm = error_norm(&self.err, self.scheme.history().newest(), h, tol);
+                    let (accept, h_new) = self.controller.judge(h, norm);
+                    if accept {
+                        self.h_next = h_new.clamp(tol.h_min, tol.h_max);
+                        self.commit(t_next)?;
+                        return Ok(h);
+                    }
+                    self.scheme.reject();
+                    report.rejected_steps += 1;
+                    if h_new < tol.h_min {
+                        return Err(format!(
+                            "step from t = {t_n:.9} s: the local error cannot be brought within rtol = {:e}, atol = {:e} above h_min = {:e} s (error norm {norm:.3e} at h = {h:e} s)",
+                            tol.rtol, tol.atol, tol.h_min
+                        ));
+                    }
+                    h_new
+                }
+            };
+            self.h_next = retry;
+        }
+    }
+
+    /// The next step from `t_n` and its end time: h_next, limited by h_max, landing exactly on the
+    /// next breakpoint or t_end, and halving the distance when a full step would leave a sliver.
+    fn next_step(&self, t_n: f64, tol: &Tolerances) -> (f64, f64) {
+        let target = self
+            .breakpoints
+            .iter()
+            .copied()
+            .find(|&b| b > t_n)
+            .unwrap_or(self.settings.t_end);
+        let h = self.h_next.min(tol.h_max);
+        let remaining = target - t_n;
+        if remaining <= 1.1 * h {
+            (remaining, target)
+        } else if remaining < 2.0 * h {
+            (0.5 * remaining, t_n + 0.5 * remaining)
+        } else {
+            (h, t_n + h)
+        }
+    }
+
+    /// Commits the solved step ending at `t_next`: the scheme advances, the formulation corrects.
+    fn commit(&mut self, t_next: f64) -> Result<(), String> {
+        self.previous.copy_from(&self.state);
+        self.previous_work = self.diag.work;
+        self.scheme.end_step(&mut self.state);
+        self.form
+            .after_step(self.sys, self.scheme.history_mut(), &mut self.state)
+            .map_err(|e| format!("correction after the step to t = {t_next:.9} s: {e}"))?;
+        self.t_front = t_next;
+        self.k += 1;
+        let x = &self.state;
+        let finite = (x.q.iter().chain(x.v.iter()).chain(x.a.iter()))
+            .chain(x.lambda.iter())
+            .all(|v| v.is_finite());
+        if !finite {
+            return Err(format!(
+                "non-finite state at t = {:.9} s (the solution diverged); reduce the step size",
+                x.t
+            ));
+        }
+        Ok(())
+    }
+
+    /// Diagnostics and output after a committed step of size `h`; false when the run must end.
+    fn after_step(
+        &mut self,
+        h: f64,
+        observers: &mut [&mut dyn Observer<S>],
+        report: &mut RunReport,
+    ) -> bool {
+        report.steps += 1;
+        report.h_min = report.h_min.min(h);
+        report.h_max = report.h_max.max(h);
+        report.h_sum += h;
+        // A lagging scheme (central differences) reports t_0 again after its first step.
+        if self.state.t <= self.previous.t {
+            self.previous.copy_from(&self.state);
+            return true;
+        }
+        let (energy, balance) = self.diag.advance(self.sys, &self.state);
+        report.max_energy_error = report.max_energy_error.max(balance.abs());
+        let violation = self.diag.violation(self.sys, &self.state);
+        report.max_violation.max_with(&violation);
+        let counts = (
+            report.steps,
+            report.rejected_steps,
+            report.newton.iterations,
+        );
+        if self.outputs.every_step() {
+            let sample = Sample {
+                state: &self.state,
+                energy,
+                work_nc: self.diag.work,
+                energy_balance: balance,
+                violation,
+                h,
+                steps: counts.0,
+                rejected: counts.1,
+                newton_iterations: counts.2,
+            };
+            return self.emit(observers, &sample, report);
+        }
+        let step_span = self.state.t - self.previous.t;
+        while let Some(t_out) = self.outputs.peek() {
+            if t_out > self.state.t + 1e-9 * step_span {
+                break;
+            }
+            self.outputs.advance();
+            let sample = if (t_out - self.state.t).abs() <= 1e-9 * step_span {
+                self.interpolated.copy_from(&self.state);
+                self.interpolated.t = t_out;
+                Sample {
+                    state: &self.interpolated,
+                    energy,
+                    work_nc: self.diag.work,
+                    energy_balance: balance,
+                    violation,
+                    h,
+                    steps: counts.0,
+                    rejected: counts.1,
+                    newton_iterations: counts.2,
+                }
+            } else {
+                interpolate(&self.previous, &self.state, t_out, &mut self.interpolated);
+                let theta = (t_out - self.previous.t) / step_span;
+                let work = self.previous_work + theta * (self.diag.work - self.previous_work);
+                let e = self.diag.energy(self.sys, &self.interpolated);
+                let v = self.diag.violation(self.sys, &self.interpolated);
+                Sample {
+                    state: &self.interpolated,
+                    energy: e,
+                    work_nc: work,
+                    energy_balance: e.kinetic + e.potential - self.diag.e0 - work,
+                    violation: v,
+                    h,
+                    steps: counts.0,
+                    rejected: counts.1,
+                    newton_iterations: counts.2,
+                }
+            };
+            let go_on = Self::emit_to(self.sys, observers, &sample, report);
+            if !go_on {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn emit(
+        &self,
+        observers: &mut [&mut dyn Observer<S>],
+        sample: &Sample<'_>,
+        report: &mut RunReport,
+    ) -> bool {
+        Self::emit_to(self.sys, observers, sample, report)
+    }
+
+    /// Hands `sample` to every observer; false when one stops the run or fails.
+    fn emit_to(
+        sys: &S,
+        observers: &mut [&mut dyn Observer<S>],
+        sample: &Sample<'_>,
+        report: &mut RunReport,
+    ) -> bool {
+        for o in observers.iter_mut() {
+            match o.sample(sys, sample) {
+                Ok(Flow::Continue) => {}
+                Ok(Flow::Stop) => {
+                    report.status = RunStatus::Stopped {
+                        stopped_at: sample.state.t,
+                    };
+                    report.final_state.copy_from(sample.state);
+                    return false;
+                }
+                Err(e) => {
+                    report.fail(sample.state.t, e);
+                    return false;
+                }
+            }
+        }
+        true
+    }
 }
 
 /// An observer that keeps every sample's state and diagnostics in memory (tests, small studies).
@@ -342,13 +717,16 @@ pub struct Recorder {
     pub energy_balance: Vec<f64>,
     /// Constraint violations at each sample.
     pub violation: Vec<ConstraintViolation>,
+    /// Step size of the step containing each sample \[s\].
+    pub h: Vec<f64>,
 }
 
 impl<S: System> Observer<S> for Recorder {
-    fn sample(&mut self, _system: &S, sample: &Sample<'_>) -> Result<(), String> {
+    fn sample(&mut self, _system: &S, sample: &Sample<'_>) -> Result<Flow, String> {
         self.states.push(sample.state.clone());
         self.energy_balance.push(sample.energy_balance);
         self.violation.push(sample.violation);
-        Ok(())
+        self.h.push(sample.h);
+        Ok(Flow::Continue)
     }
 }

@@ -1,8 +1,14 @@
 //! The analysis layer: what a user asks for. [`assembly`] makes a consistent initial state;
-//! [`dynamic`] runs the time loop.
+//! [`dynamic`] runs the time loop, built from [`step`] (one step of any scheme with any formulation),
+//! [`step_control`] (error norm, PI controller, initial step), [`dense_output`] and [`output_times`];
+//! [`stability`] analyses a scheme on the test oscillator with the same step routine.
 
 pub mod assembly;
+pub mod dense_output;
+pub mod diagnostics;
 pub mod dynamic;
+pub mod output_times;
 pub mod simulation;
-
 pub mod stability;
+pub mod step;
+pub mod step_control;

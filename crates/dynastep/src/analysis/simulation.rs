@@ -3,6 +3,9 @@
 
 use crate::analysis::assembly::{assemble, AssemblyError, AssemblyReport, AssemblySettings};
 use crate::analysis::dynamic::{run, DynamicSettings, Observer, RunReport};
+use crate::analysis::output_times::OutputTimes;
+use crate::analysis::step_control::StepSettings;
+use crate::formulation;
 use crate::model::Model;
 use crate::scheme::{build, Scheme, SchemeError, SchemeParams, State};
 use crate::system::planar::{PlanarError, PlanarSystem};
@@ -24,6 +27,10 @@ pub struct RunOptions {
     pub t_end: Option<f64>,
     /// Output interval \[s\]; 0 writes every step.
     pub output_interval: Option<f64>,
+    /// Formulation name (see [`crate::formulation::REGISTRY`]).
+    pub formulation: Option<String>,
+    /// Error-control settings; each given field overrides the model's `[solver.step]`.
+    pub step: StepSettings,
 }
 
 /// Why a simulation could not start.
@@ -94,40 +101,53 @@ impl Simulation {
         };
         params.extend(opts.params.iter().map(|(k, v)| (k.clone(), *v)));
         let scheme = build(&scheme_name, &params)?;
+        let formulation = Self::formulation(solver.formulation.as_deref(), opts, &scheme_name)?;
         let t0 = solver.t_start.unwrap_or(0.0);
-        let h = opts.dt.or(solver.dt).ok_or_else(|| {
-            SimulationError::Settings("no step size: give --dt or set dt in [solver]".into())
-        })?;
         let t_end = opts.t_end.or(solver.t_end).ok_or_else(|| {
             SimulationError::Settings("no end time: give --t-end or set t_end in [solver]".into())
         })?;
-        if !(h > 0.0 && h.is_finite()) {
-            return Err(SimulationError::Settings(format!(
-                "step size dt = {h} must be positive"
-            )));
-        }
-        if !(t_end > t0 && t_end.is_finite()) {
+        if !(t_end > t0 && t_end.is_finite() && t0.is_finite()) {
             return Err(SimulationError::Settings(format!(
                 "t_end = {t_end} must exceed t_start = {t0}"
             )));
         }
+        let span = t_end - t0;
+        let step = StepSettings {
+            rtol: opts.step.rtol.or(solver.step.rtol),
+            atol: opts.step.atol.or(solver.step.atol),
+            h_min: opts.step.h_min.or(solver.step.h_min),
+            h_max: opts.step.h_max.or(solver.step.h_max),
+        };
+        let adaptive = step
+            .resolve(span)
+            .map_err(SimulationError::Settings)?
+            .is_some();
+        let h = match opts.dt.or(solver.dt) {
+            Some(h) if !(h > 0.0 && h.is_finite()) => {
+                return Err(SimulationError::Settings(format!(
+                    "step size dt = {h} must be positive"
+                )))
+            }
+            Some(h) => h,
+            // Adaptive: the first step is chosen automatically.
+            None if adaptive => 0.0,
+            None => return Err(SimulationError::Settings(
+                "no step size: give --dt or set dt in [solver] (or give rtol for adaptive steps)"
+                    .into(),
+            )),
+        };
         let output_interval = opts
             .output_interval
             .or(solver.output_interval)
             .unwrap_or_else(|| {
-                // Every step, unless that gives more than about 1000 rows.
-                let span = t_end - t0;
-                if span / h > 1000.0 {
+                // Every fixed step, unless that gives more than about 1000 rows.
+                if adaptive || span / h > 1000.0 {
                     span / 1000.0
                 } else {
                     0.0
                 }
             });
-        if !(output_interval >= 0.0 && output_interval.is_finite()) {
-            return Err(SimulationError::Settings(format!(
-                "output interval {output_interval} must be ≥ 0"
-            )));
-        }
+        OutputTimes::new(t0, output_interval, t_end).map_err(SimulationError::Settings)?;
         let mut initial = system.initial_state(t0);
         let assembly_settings = AssemblySettings {
             redundancy: solver.redundancy,
@@ -139,19 +159,45 @@ impl Simulation {
             &system.given_values(),
             &assembly_settings,
         )?;
+        let settings = DynamicSettings {
+            h,
+            t_end,
+            output_interval,
+            newton: solver.newton,
+            formulation,
+            step,
+        };
+        crate::analysis::dynamic::check_settings(&settings, t0, scheme.as_ref())
+            .map_err(SimulationError::Settings)?;
         Ok(Simulation {
             model: model.clone(),
             system,
             initial,
             assembly,
-            settings: DynamicSettings {
-                h,
-                t_end,
-                output_interval,
-                newton: solver.newton,
-            },
+            settings,
             scheme,
         })
+    }
+
+    /// The registry name of the formulation asked for (command line over model, default `index3`),
+    /// checked against the scheme's declared formulations.
+    fn formulation(
+        model: Option<&str>,
+        opts: &RunOptions,
+        scheme: &str,
+    ) -> Result<&'static str, SimulationError> {
+        let name = opts.formulation.as_deref().or(model).unwrap_or("index3");
+        let info = formulation::find(name).ok_or_else(|| {
+            let known: Vec<&str> = formulation::REGISTRY.iter().map(|f| f.name).collect();
+            SimulationError::Settings(format!(
+                "unknown formulation `{name}`; known formulations: {} (see `dynastep formulations`)",
+                known.join(", ")
+            ))
+        })?;
+        if let Some(s) = crate::scheme::find(scheme) {
+            formulation::compatible(s, info).map_err(SimulationError::Settings)?;
+        }
+        Ok(info.name)
     }
 
     /// Runs the dynamic analysis from the assembled state; observers receive every output sample.

@@ -1,7 +1,7 @@
 //! Linear stability analysis of a scheme, by applying the scheme itself to the test oscillator
-//! ẍ + 2ξωẋ + ω²x = 0 ([`LinearOscillator`]) through the registry and the index-3 formulation, exactly
-//! as the time loop does (`start`, `point`, [`Index3::solve`], `accept_point`, `end_step`). No scheme
-//! needs a hand-derived amplification matrix.
+//! ẍ + 2ξωẋ + ω²x = 0 ([`LinearOscillator`]) through the registry and the index-3 formulation, with
+//! the step routine of the time loop ([`super::step::solve_step`]). No scheme needs a hand-derived
+//! amplification matrix.
 //!
 //! # The history and the amplification matrix
 //! A scheme's history (the state it carries from step to step) is private and differs between
@@ -53,9 +53,10 @@ use std::path::Path;
 
 use nalgebra::Complex;
 
+use super::step::{solve_step, StepWork};
 use crate::formulation::{FormulationError, Index3, NewtonSettings, NewtonStats};
 use crate::linalg::{Matrix, Vector};
-use crate::scheme::{build, IntegrationPoint, PointSolution, SchemeError, SchemeParams, State};
+use crate::scheme::{build, IntegrationPoint, SchemeError, SchemeParams, State};
 use crate::system::test_problems::LinearOscillator;
 use crate::system::System;
 
@@ -154,7 +155,7 @@ pub fn log_grid(from: f64, to: f64, count: usize) -> Vec<f64> {
 }
 
 /// One experiment: start state and an optional perturbation (step, point) of the accepted solution.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Excitation {
     Start(usize),
     Inject(usize, usize),
@@ -180,7 +181,7 @@ fn experiment(
     let mut f0 = Vector::zeros(1);
     sys.forces(x0.t, &x0.q, &x0.v, &mut f0);
     f0.neg_mut();
-    scheme.start(h, &x0, &f0);
+    scheme.start(&x0, &f0);
     // The oscillator is linear, so the first Newton step is exact to rounding and the second one
     // confirms it through the position correction. The residual test is switched off: at large Ω the
     // residual a + ω²q cannot fall below ~Ω²ε of its terms, because q = q̂ + c_q u cancels.
@@ -190,44 +191,36 @@ fn experiment(
         ..NewtonSettings::default()
     };
     let mut form = Index3::new(1, 0, settings);
-    let mut pt = IntegrationPoint::new(1, 0);
-    let mut u = Vector::zeros(1);
-    let mut lambda = Vector::zeros(0);
+    let mut work = StepWork::new(1, 0);
     let mut stats = NewtonStats::default();
-    let mut force_terms = Vector::zeros(1);
-    let mut qv = (Vector::zeros(1), Vector::zeros(1));
     let mut state = x0.clone();
     let mut out = Vec::with_capacity(WINDOW + 1);
     for step in 1..=WARMUP_STEPS + WINDOW {
-        for k in 0..scheme.points_per_step() {
-            scheme.point(k, &mut pt);
-            u.copy_from(&pt.u_guess);
-            lambda.copy_from(&pt.lambda_guess);
-            form.solve(sys, &pt, &mut u, &mut lambda, &mut stats)
-                .map_err(|source| StabilityError::Solve {
-                    scheme: scheme_name.to_string(),
-                    omega: sys.omega,
-                    source,
-                })?;
-            force_terms.copy_from(&form.force_terms);
-            if let Excitation::Inject(s, kk) = excitation {
-                if s == step && kk == k {
-                    u[0] += 1.0;
-                    qv.0[0] = pt.q_hat[0] + pt.c_q * u[0];
-                    qv.1[0] = pt.v_hat[0] + pt.c_v * u[0];
-                    sys.forces(pt.t_e, &qv.0, &qv.1, &mut force_terms);
-                    force_terms.neg_mut();
-                }
+        // The perturbation of one warm-up point: u += 1, with the force terms recomputed there.
+        let mut inject = |k: usize, pt: &IntegrationPoint, u: &mut Vector, f: &mut Vector| {
+            if excitation == Excitation::Inject(step, k) {
+                u[0] += 1.0;
+                let q = Vector::from_element(1, pt.q_hat[0] + pt.c_q * u[0]);
+                let v = Vector::from_element(1, pt.v_hat[0] + pt.c_v * u[0]);
+                sys.forces(pt.t_e, &q, &v, f);
+                f.neg_mut();
             }
-            scheme.accept_point(
-                k,
-                &PointSolution {
-                    u: &u,
-                    lambda: &lambda,
-                    force_terms: &force_terms,
-                },
-            );
-        }
+        };
+        solve_step(
+            sys,
+            scheme.as_mut(),
+            &mut form,
+            &mut work,
+            (step - 1) as f64 * h,
+            h,
+            &mut stats,
+            Some(&mut inject),
+        )
+        .map_err(|f| StabilityError::Solve {
+            scheme: scheme_name.to_string(),
+            omega: sys.omega,
+            source: f.error,
+        })?;
         scheme.end_step(&mut state);
         if step >= WARMUP_STEPS {
             out.push([state.q[0], state.v[0], state.a[0]]);

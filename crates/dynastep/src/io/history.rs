@@ -2,6 +2,7 @@
 //!
 //! Columns, in order:
 //! - `t` \[s\];
+//! - `h` \[s\]: the size of the step that contains the row (0 in the first row);
 //! - per rigid body `<body>.x`, `.y`, `.theta`, `.vx`, `.vy`, `.omega` (pose and velocity of the body
 //!   frame, \[m\], \[rad\], \[m/s\], \[rad/s\]; angles continuous in time, not wrapped); per point mass only
 //!   `.x`, `.y`, `.vx`, `.vy`;
@@ -15,7 +16,7 @@
 
 use std::io::Write;
 
-use crate::analysis::dynamic::{Observer, Sample};
+use crate::analysis::dynamic::{Flow, Observer, Sample};
 use crate::system::planar::{Body, PlanarSystem};
 
 /// An [`Observer`] writing one CSV row per sample.
@@ -41,7 +42,7 @@ impl<W: Write> HistoryWriter<W> {
     /// Any error of the underlying writer.
     pub fn new(system: &PlanarSystem, out: W) -> Result<Self, csv::Error> {
         let mut out = csv::Writer::from_writer(out);
-        let mut header = vec!["t".to_string()];
+        let mut header = vec!["t".to_string(), "h".to_string()];
         let point_mass: Vec<bool> = (0..system.n_bodies())
             .map(|b| matches!(system.body(b), Body::Point(_)))
             .collect();
@@ -105,10 +106,11 @@ impl<W: Write> HistoryWriter<W> {
 }
 
 impl<W: Write> Observer<PlanarSystem> for HistoryWriter<W> {
-    fn sample(&mut self, sys: &PlanarSystem, s: &Sample<'_>) -> Result<(), String> {
+    fn sample(&mut self, sys: &PlanarSystem, s: &Sample<'_>) -> Result<Flow, String> {
         let x = s.state;
         self.row.clear();
         self.row.push(x.t);
+        self.row.push(s.h);
         for b in 0..self.point_mass.len() {
             let p = sys.body_pose(b, &x.q);
             let v = sys.body_velocity(b, &x.q, &x.v);
@@ -157,6 +159,6 @@ impl<W: Write> Observer<PlanarSystem> for HistoryWriter<W> {
         self.out
             .write_record(None::<&[u8]>)
             .map_err(|e| format!("writing the time history: {e}"))?;
-        Ok(())
+        Ok(Flow::Continue)
     }
 }

@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use crate::analysis::dynamic::{ConstraintViolation, RunReport, RunStatus};
 use crate::analysis::simulation::Simulation;
+use crate::analysis::step_control::Tolerances;
 
 /// Newton counters in the summary.
 #[derive(Debug, Clone, Serialize)]
@@ -54,11 +55,35 @@ pub struct AssemblySummary {
     pub redundant: Vec<String>,
 }
 
+/// Step sizes of the accepted steps \[s\].
+#[derive(Debug, Clone, Serialize)]
+pub struct StepSizes {
+    /// Smallest.
+    pub min: f64,
+    /// Mean (span / steps).
+    pub mean: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+/// How the steps were chosen.
+#[derive(Debug, Clone, Serialize)]
+pub struct StepControl {
+    /// `fixed` or `adaptive`.
+    pub mode: String,
+    /// The tolerances and step limits of an adaptive run.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub tolerances: Option<Tolerances>,
+}
+
 /// The whole summary.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
-    /// "completed" or "failed".
+    /// "completed", "stopped" (an observer ended the run; not a failure) or "failed".
     pub status: String,
+    /// Time at which an observer stopped the run \[s\].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_at: Option<f64>,
     /// Time of the last complete state when failed \[s\].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_at: Option<f64>,
@@ -69,16 +94,24 @@ pub struct Summary {
     pub model: String,
     /// Scheme name.
     pub scheme: String,
+    /// Formulation name.
+    pub formulation: String,
     /// Scheme parameters.
     pub parameters: std::collections::BTreeMap<String, f64>,
-    /// Step size \[s\].
+    /// Step size with fixed steps, first step of an adaptive run (0: chosen automatically) \[s\].
     pub dt: f64,
+    /// How the steps were chosen.
+    pub step_control: StepControl,
     /// End time asked for \[s\].
     pub t_end: f64,
     /// Output interval \[s\].
     pub output_interval: f64,
-    /// Completed steps.
+    /// Accepted steps.
     pub steps: u64,
+    /// Rejected steps (error too large or Newton failure).
+    pub rejected_steps: u64,
+    /// Sizes of the accepted steps.
+    pub h: StepSizes,
     /// Newton counters.
     pub newton_iterations: NewtonSummary,
     /// Wall time of the integration alone \[s\].
@@ -96,12 +129,19 @@ pub struct Summary {
 impl Summary {
     /// Collects the summary of the run `report` of `sim`.
     pub fn new(sim: &Simulation, report: &RunReport) -> Self {
-        let (status, failed_at, reason) = match &report.status {
-            RunStatus::Completed => ("completed".to_string(), None, None),
-            RunStatus::Failed { failed_at, reason } => {
-                ("failed".to_string(), Some(*failed_at), Some(reason.clone()))
+        let (status, stopped_at, failed_at, reason) = match &report.status {
+            RunStatus::Completed => ("completed".to_string(), None, None, None),
+            RunStatus::Stopped { stopped_at } => {
+                ("stopped".to_string(), Some(*stopped_at), None, None)
             }
+            RunStatus::Failed { failed_at, reason } => (
+                "failed".to_string(),
+                None,
+                Some(*failed_at),
+                Some(reason.clone()),
+            ),
         };
+        let steps = report.steps.max(1) as f64;
         let x = &report.final_state;
         let sys = &sim.system;
         let final_state = FinalState {
@@ -126,10 +166,12 @@ impl Summary {
         let assembly = &sim.assembly;
         Summary {
             status,
+            stopped_at,
             failed_at,
             reason,
             model: sim.model.name.clone(),
             scheme: sim.scheme.name().to_string(),
+            formulation: sim.settings.formulation.to_string(),
             parameters: sim
                 .scheme
                 .parameters()
@@ -137,9 +179,24 @@ impl Summary {
                 .map(|(k, v)| (k.to_string(), v))
                 .collect(),
             dt: sim.settings.h,
+            step_control: StepControl {
+                mode: if report.tolerances.is_some() {
+                    "adaptive"
+                } else {
+                    "fixed"
+                }
+                .into(),
+                tolerances: report.tolerances,
+            },
             t_end: sim.settings.t_end,
             output_interval: sim.settings.output_interval,
             steps: report.steps,
+            rejected_steps: report.rejected_steps,
+            h: StepSizes {
+                min: if report.steps > 0 { report.h_min } else { 0.0 },
+                mean: report.h_sum / steps,
+                max: report.h_max,
+            },
             newton_iterations: NewtonSummary {
                 total: report.newton.iterations,
                 mean_per_step: if report.steps > 0 {

@@ -244,6 +244,19 @@ impl TimeFunction {
         Ok(this)
     }
 
+    /// Appends the times where f, ḟ or f̈ jump (the kinks and ends of ramps, smooth steps and tables)
+    /// to `out` \[s\]. An adaptive run lands a step on each, so that no step straddles a jump.
+    pub fn breakpoints(&self, out: &mut Vec<f64>) {
+        match self {
+            TimeFunction::Ramp { start, .. } => out.push(*start),
+            TimeFunction::SmoothStep { t0, t1, .. } => out.extend([*t0, *t1]),
+            TimeFunction::Table { t, .. } => out.extend_from_slice(t),
+            TimeFunction::Constant(_)
+            | TimeFunction::Harmonic { .. }
+            | TimeFunction::Expression(_) => {}
+        }
+    }
+
     /// f(t).
     pub fn value(&self, t: f64) -> f64 {
         self.eval(t).0

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::function::FunctionSpec;
 use crate::analysis::assembly::RedundancyPolicy;
+use crate::analysis::step_control::StepSettings;
 use crate::formulation::NewtonSettings;
 
 /// Name of the implicit ground body.
@@ -342,6 +343,12 @@ pub struct SolverSpec {
     /// Output interval [s] (default: every step, or 1/1000 of the run when that is longer).
     #[serde(default)]
     pub output_interval: Option<f64>,
+    /// Formulation name (see `dynastep formulations`); default `index3`.
+    #[serde(default)]
+    pub formulation: Option<String>,
+    /// Error control: giving `rtol` makes the run adaptive, with `dt` only the first step.
+    #[serde(default)]
+    pub step: StepSettings,
     /// Newton settings.
     #[serde(default)]
     pub newton: NewtonSettings,

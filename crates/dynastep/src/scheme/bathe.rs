@@ -31,7 +31,7 @@
 //! half steps.
 
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
-use super::{IntegrationPoint, PointSolution, Scheme, State};
+use super::{Capabilities, History, IntegrationPoint, LocalError, PointSolution, Scheme, State};
 use crate::linalg::Vector;
 
 /// A stiffly accurate ESDIRK Butcher tableau with an explicit first stage and a constant diagonal.
@@ -121,10 +121,11 @@ pub struct Esdirk {
     name: &'static str,
     reported: Vec<(&'static str, f64)>,
     tableau: EsdirkTableau,
+    history: History,
+    t_n: f64,
     h: f64,
-    t0: f64,
-    steps: u64,
-    // Stage values: index 0 is the explicit first stage (the state at t_n).
+    // Stage values of the current step: index 0 is the explicit first stage, a copy of the history's
+    // level t_n taken at begin_step; the others are tentative until end_step.
     qs: Vec<Vector>,
     vs: Vec<Vector>,
     accs: Vec<Vector>,
@@ -145,9 +146,9 @@ impl Esdirk {
             name,
             reported,
             tableau,
+            history: History::new(1, &[]),
+            t_n: 0.0,
             h: 0.0,
-            t0: 0.0,
-            steps: 0,
             qs: Vec::new(),
             vs: Vec::new(),
             accs: Vec::new(),
@@ -160,6 +161,22 @@ impl Esdirk {
     /// The tableau.
     pub fn tableau(&self) -> &EsdirkTableau {
         &self.tableau
+    }
+
+    /// The leading local-error constants (C_q3, C_v3) of the direct second-order form (see
+    /// [`Scheme::local_error`] of [`Esdirk`]): C_q3 = Σ_j b_j Σ_k a_jk c_k − 1/6 and
+    /// C_v3 = Σ_k b_k c_k²/2 − 1/6.
+    pub fn error_constants(&self) -> (f64, f64) {
+        let t = &self.tableau;
+        let s = t.stages();
+        let mut cq = 0.0;
+        let mut cv = 0.0;
+        for j in 0..s {
+            let ac: f64 = (0..s).map(|k| t.a[j][k] * t.c[k]).sum();
+            cq += t.b[j] * ac;
+            cv += t.b[j] * t.c[j] * t.c[j] / 2.0;
+        }
+        (cq - 1.0 / 6.0, cv - 1.0 / 6.0)
     }
 }
 
@@ -176,17 +193,31 @@ impl Scheme for Esdirk {
         self.tableau.stages() - 1
     }
 
-    fn start(&mut self, h: f64, x0: &State, _force_terms: &Vector) {
+    fn start(&mut self, x0: &State, _force_terms: &Vector) {
         let s = self.tableau.stages();
+        let (n, m) = (x0.q.len(), x0.lambda.len());
+        self.history.reset(x0);
+        if self.qs.len() != s
+            || self.q_hat.len() != n
+            || self.lambdas.first().map(|l| l.len()) != Some(m)
+        {
+            self.qs = vec![x0.q.clone(); s];
+            self.vs = vec![x0.v.clone(); s];
+            self.accs = vec![x0.a.clone(); s];
+            self.lambdas = vec![x0.lambda.clone(); s];
+            self.q_hat = Vector::zeros(n);
+            self.v_hat = Vector::zeros(n);
+        }
+    }
+
+    fn begin_step(&mut self, t_n: f64, h: f64) {
+        self.t_n = t_n;
         self.h = h;
-        self.t0 = x0.t;
-        self.steps = 0;
-        self.qs = vec![x0.q.clone(); s];
-        self.vs = vec![x0.v.clone(); s];
-        self.accs = vec![x0.a.clone(); s];
-        self.lambdas = vec![x0.lambda.clone(); s];
-        self.q_hat = Vector::zeros(x0.q.len());
-        self.v_hat = Vector::zeros(x0.q.len());
+        let x = &self.history.levels[0];
+        self.qs[0].copy_from(&x.q);
+        self.vs[0].copy_from(&x.v);
+        self.accs[0].copy_from(&x.a);
+        self.lambdas[0].copy_from(&x.lambda);
     }
 
     fn point(&mut self, k: usize, pt: &mut IntegrationPoint) {
@@ -205,8 +236,7 @@ impl Scheme for Esdirk {
             self.v_hat[r] = vh;
             self.q_hat[r] = qh + h * g * vh;
         }
-        let t_n = self.t0 + self.steps as f64 * h;
-        pt.t_e = t_n + tab.c[i] * h;
+        pt.t_e = self.t_n + tab.c[i] * h;
         pt.t_c = pt.t_e;
         pt.q_hat.copy_from(&self.q_hat);
         pt.v_hat.copy_from(&self.v_hat);
@@ -259,19 +289,49 @@ impl Scheme for Esdirk {
         self.lambdas[i].copy_from(sol.lambda);
     }
 
+    /// The estimate from the stages: with the stage accelerations A_i ≈ q̈(t_n + c_i h),
+    /// h q⃛ ≈ A_s − A_1 and h² q⁗ ≈ 2 A\[c_1, c_2, c_s\] (a second divided difference in c), so
+    /// e_q = C_q3 h² (A_s − A_1) and e_v = C_v3 h · 2 A\[c_1, c_2, c_s\] (constants from
+    /// [`Esdirk::error_constants`]; the Taylor expansion of the stage equations, as for
+    /// [`super::error_constants`]).
+    fn local_error(&self, err: &mut LocalError) -> bool {
+        let (t, h) = (&self.tableau, self.h);
+        let s = t.stages();
+        let (cq, cv) = self.error_constants();
+        let (c1, c2, cs) = (t.c[0], t.c[1], t.c[s - 1]);
+        let second = s >= 3 && c2 > c1 && cs > c2;
+        let (a1, a2, a_s) = (&self.accs[0], &self.accs[1], &self.accs[s - 1]);
+        for r in 0..a1.len() {
+            err.q[r] = cq * h * h * (a_s[r] - a1[r]) / (cs - c1);
+            err.v[r] = if second {
+                let dd = ((a_s[r] - a2[r]) / (cs - c2) - (a2[r] - a1[r]) / (c2 - c1)) / (cs - c1);
+                cv * h * 2.0 * dd
+            } else {
+                0.0
+            };
+        }
+        true
+    }
+
     fn end_step(&mut self, state: &mut State) {
-        // Stiffly accurate: the last stage is the new state and the next step's explicit stage.
+        // Stiffly accurate: the last stage is the new state (and the next step's explicit stage).
         let s = self.tableau.stages();
-        self.qs.swap(0, s - 1);
-        self.vs.swap(0, s - 1);
-        self.accs.swap(0, s - 1);
-        self.lambdas.swap(0, s - 1);
-        self.steps += 1;
-        state.t = self.t0 + self.steps as f64 * self.h;
-        state.q.copy_from(&self.qs[0]);
-        state.v.copy_from(&self.vs[0]);
-        state.a.copy_from(&self.accs[0]);
-        state.lambda.copy_from(&self.lambdas[0]);
+        let x = &mut self.history.levels[0];
+        std::mem::swap(&mut x.q, &mut self.qs[s - 1]);
+        std::mem::swap(&mut x.v, &mut self.vs[s - 1]);
+        std::mem::swap(&mut x.a, &mut self.accs[s - 1]);
+        std::mem::swap(&mut x.lambda, &mut self.lambdas[s - 1]);
+        x.t = self.t_n + self.h;
+        self.history.h = self.h;
+        state.copy_from(&self.history.levels[0]);
+    }
+
+    fn history(&self) -> &History {
+        &self.history
+    }
+
+    fn history_mut(&mut self) -> &mut History {
+        &mut self.history
     }
 }
 
@@ -305,4 +365,12 @@ pub const INFO: SchemeInfo = SchemeInfo {
         description: "spectral radius at infinity, 0 ≤ ρ∞ ≤ 1 (0: TR-BDF2, strongest high-frequency filtering; 1: two trapezoidal half steps)",
     }],
     build: |p: &SchemeParams| Ok(Box::new(rho_bathe(param(p, "rho_inf"))?) as Box<dyn Scheme>),
+    caps: Capabilities {
+        order: 2,
+        explicit_in_positions: false,
+        unconditionally_stable: true,
+        error_estimate: Some("from the stages: Taylor constants of the tableau times divided differences of the stage accelerations (scheme/bathe.rs)"),
+        variable_step: true,
+        formulations: &["index3"],
+    },
 };

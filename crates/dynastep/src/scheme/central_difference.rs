@@ -39,25 +39,20 @@
 //! Newmark with β = 0, γ = ½), relative frequency error +Ω²/24; no numerical damping.
 
 use super::registry::{SchemeError, SchemeInfo, SchemeParams};
-use super::{IntegrationPoint, PointSolution, Scheme, State};
+use super::{Capabilities, History, IntegrationPoint, PointSolution, Scheme, State};
 use crate::linalg::Vector;
 
 /// The central-difference scheme (see the module documentation).
+///
+/// History (two levels): `levels[0]` holds the newest positions x_n at t_n (its v, a, λ are not known
+/// yet and hold the values of t_{n−1}, except right after a start, when the level is the complete
+/// initial state); `levels[1]` is the complete state at t_{n−1}, the newest one reported.
 #[derive(Debug, Clone)]
 pub struct CentralDifference {
     reformulated: bool,
+    history: History,
+    t_n: f64,
     h: f64,
-    t0: f64,
-    steps: u64,
-    /// Positions x_n (the evaluation point of the current step).
-    x: Vector,
-    /// Positions x_{n−1} (classical).
-    x_old: Vector,
-    /// Velocity at t_n on the first step (v_0), v_{n−1} afterwards (reformulated).
-    v_old: Vector,
-    /// Acceleration a_{n−1} (the Newton start; and the history of the reformulated method).
-    a_old: Vector,
-    lambda_old: Vector,
     v_hat: Vector,
     qc_hat: Vector,
     c_v: f64,
@@ -72,14 +67,9 @@ impl CentralDifference {
         let z = Vector::zeros(0);
         CentralDifference {
             reformulated,
+            history: History::new(2, &[]),
+            t_n: 0.0,
             h: 0.0,
-            t0: 0.0,
-            steps: 0,
-            x: z.clone(),
-            x_old: z.clone(),
-            v_old: z.clone(),
-            a_old: z.clone(),
-            lambda_old: z.clone(),
             v_hat: z.clone(),
             qc_hat: z.clone(),
             c_v: 0.0,
@@ -87,6 +77,11 @@ impl CentralDifference {
             new_a: z.clone(),
             new_lambda: z,
         }
+    }
+
+    /// True on the first step, eq. (7): the history is the complete initial state.
+    fn first(&self) -> bool {
+        self.history.filled < 2
     }
 }
 
@@ -107,55 +102,60 @@ impl Scheme for CentralDifference {
         1
     }
 
-    fn start(&mut self, h: f64, x0: &State, _force_terms: &Vector) {
-        let n = x0.q.len();
+    fn start(&mut self, x0: &State, _force_terms: &Vector) {
+        let (n, m) = (x0.q.len(), x0.lambda.len());
+        self.history.reset(x0);
+        if self.v_hat.len() != n || self.new_lambda.len() != m {
+            self.v_hat = Vector::zeros(n);
+            self.qc_hat = Vector::zeros(n);
+            self.new_a = Vector::zeros(n);
+            self.new_lambda = Vector::zeros(m);
+        }
+        self.new_a.copy_from(&x0.a);
+        self.new_lambda.copy_from(&x0.lambda);
+    }
+
+    fn begin_step(&mut self, t_n: f64, h: f64) {
+        self.t_n = t_n;
         self.h = h;
-        self.t0 = x0.t;
-        self.steps = 0;
-        self.x = x0.q.clone();
-        self.x_old = x0.q.clone();
-        self.v_old = x0.v.clone();
-        self.a_old = x0.a.clone();
-        self.lambda_old = x0.lambda.clone();
-        self.v_hat = Vector::zeros(n);
-        self.qc_hat = Vector::zeros(n);
-        self.new_a = x0.a.clone();
-        self.new_lambda = x0.lambda.clone();
     }
 
     fn point(&mut self, _k: usize, pt: &mut IntegrationPoint) {
         let h = self.h;
-        let n = self.x.len();
-        if self.steps == 0 {
+        let first = self.first();
+        let x = &self.history.levels[0].q;
+        let old = &self.history.levels[1];
+        let n = x.len();
+        if first {
             // Eq. (7): v_0 known.
+            let v0 = &self.history.levels[0].v;
             self.c_v = 0.0;
             self.c_c = 0.5 * h * h;
             for i in 0..n {
-                self.v_hat[i] = self.v_old[i];
-                self.qc_hat[i] = self.x[i] + h * self.v_old[i];
+                self.v_hat[i] = v0[i];
+                self.qc_hat[i] = x[i] + h * v0[i];
             }
         } else if self.reformulated {
             // Eqs. (12) and (9).
             self.c_v = 0.5 * h;
             self.c_c = h * h;
             for i in 0..n {
-                let vh = self.v_old[i] + 0.5 * h * self.a_old[i];
+                let vh = old.v[i] + 0.5 * h * old.a[i];
                 self.v_hat[i] = vh;
-                self.qc_hat[i] = self.x[i] + h * vh;
+                self.qc_hat[i] = x[i] + h * vh;
             }
         } else {
             // Eqs. (4)-(6).
             self.c_v = 0.5 * h;
             self.c_c = h * h;
             for i in 0..n {
-                self.v_hat[i] = (self.x[i] - self.x_old[i]) / h;
-                self.qc_hat[i] = 2.0 * self.x[i] - self.x_old[i];
+                self.v_hat[i] = (x[i] - old.q[i]) / h;
+                self.qc_hat[i] = 2.0 * x[i] - old.q[i];
             }
         }
-        let t_n = self.t0 + self.steps as f64 * h;
-        pt.t_e = t_n;
-        pt.t_c = t_n + h;
-        pt.q_hat.copy_from(&self.x);
+        pt.t_e = self.t_n;
+        pt.t_c = self.t_n + h;
+        pt.q_hat.copy_from(x);
         pt.v_hat.copy_from(&self.v_hat);
         pt.a_hat.fill(0.0);
         pt.qc_hat.copy_from(&self.qc_hat);
@@ -165,8 +165,9 @@ impl Scheme for CentralDifference {
         pt.c_c = self.c_c;
         pt.force_weight = 1.0;
         pt.has_history_residual = false;
-        pt.u_guess.copy_from(&self.a_old);
-        pt.lambda_guess.copy_from(&self.lambda_old);
+        // Newton starts from the last solution (a_{n−1}, λ_{n−1}), which levels[0] holds.
+        pt.u_guess.copy_from(&self.history.levels[0].a);
+        pt.lambda_guess.copy_from(&self.history.levels[0].lambda);
     }
 
     fn accept_point(&mut self, _k: usize, sol: &PointSolution<'_>) {
@@ -176,33 +177,58 @@ impl Scheme for CentralDifference {
 
     fn end_step(&mut self, state: &mut State) {
         let h = self.h;
-        let first = self.steps == 0;
-        state.t = self.t0 + self.steps as f64 * h;
-        state.q.copy_from(&self.x);
-        for i in 0..self.x.len() {
+        let first = self.first();
+        let reformulated = self.reformulated;
+        let hist = &mut self.history;
+        // levels[0] (x_n) becomes the complete level t_n; the stale oldest buffer receives x_{n+1}.
+        hist.shift();
+        let (newest, rest) = hist.levels.split_at_mut(1);
+        let (next, x) = (&mut newest[0], &mut rest[0]);
+        for i in 0..x.q.len() {
             let u = self.new_a[i];
             let x_next = self.qc_hat[i] + self.c_c * u;
-            let (v, a) = if first || self.reformulated {
+            let (v, a) = if first || reformulated {
                 (self.v_hat[i] + self.c_v * u, u)
             } else {
-                // Eqs. (4) and (5) on the stored positions.
+                // Eqs. (4) and (5) on the stored positions; `next.q` still holds x_{n−1}.
                 (
-                    (x_next - self.x_old[i]) / (2.0 * h),
-                    (x_next - 2.0 * self.x[i] + self.x_old[i]) / (h * h),
+                    (x_next - next.q[i]) / (2.0 * h),
+                    (x_next - 2.0 * x.q[i] + next.q[i]) / (h * h),
                 )
             };
-            state.v[i] = v;
-            state.a[i] = a;
-            self.x_old[i] = self.x[i];
-            self.x[i] = x_next;
-            self.v_old[i] = v;
-            self.a_old[i] = u;
+            x.v[i] = v;
+            x.a[i] = a;
+            next.q[i] = x_next;
+            next.v[i] = v;
+            next.a[i] = u;
         }
-        state.lambda.copy_from(&self.new_lambda);
-        self.lambda_old.copy_from(&self.new_lambda);
-        self.steps += 1;
+        x.t = self.t_n;
+        x.lambda.copy_from(&self.new_lambda);
+        next.lambda.copy_from(&self.new_lambda);
+        next.t = self.t_n + h;
+        hist.h = h;
+        state.copy_from(&hist.levels[1]);
+    }
+
+    fn history(&self) -> &History {
+        &self.history
+    }
+
+    fn history_mut(&mut self) -> &mut History {
+        &mut self.history
     }
 }
+
+/// Fixed steps only (the classical form's differences and eq. 7's start assume a constant h); no
+/// error estimate; works with the index-3 formulation (constraints on the next positions).
+const CAPS: Capabilities = Capabilities {
+    order: 2,
+    explicit_in_positions: true,
+    unconditionally_stable: false,
+    error_estimate: None,
+    variable_step: false,
+    formulations: &["index3"],
+};
 
 const SOURCE: &str = "Fernández de Bustos, Uriarte, Urkullu & Coria (2024) Mathematics 12:2862 (shared/seeds/000_32f3502d8492161e.txt)";
 
@@ -215,6 +241,7 @@ pub const CLASSICAL: SchemeInfo = SchemeInfo {
     source: "Fernández de Bustos, Uriarte, Urkullu & Coria (2024) Mathematics 12:2862, eqs. 4-7, constraints as in eqs. 84-90 (shared/seeds/000_32f3502d8492161e.txt)",
     params: &[],
     build: |_: &SchemeParams| Ok(Box::new(CentralDifference::new(false)) as Box<dyn Scheme>),
+    caps: CAPS,
 };
 
 /// The reformulated central-difference method, eqs. (9) and (12), which avoids the cancellation.
@@ -228,4 +255,5 @@ pub const REFORMULATED: SchemeInfo = SchemeInfo {
     build: |_: &SchemeParams| -> Result<Box<dyn Scheme>, SchemeError> {
         Ok(Box::new(CentralDifference::new(true)))
     },
+    caps: CAPS,
 };

@@ -23,8 +23,9 @@
 //! characteristic polynomial tends to −ρ∞ as Ωh → ∞; ρ∞ = 0 is BDF2. At ρ∞ = 1 the method
 //! degenerates to the trapezoidal rule with a parasitic root at −1.
 
+use super::hermite::{cubic_weights, quintic_weights};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
-use super::{IntegrationPoint, PointSolution, Scheme, State};
+use super::{Capabilities, History, IntegrationPoint, LocalError, PointSolution, Scheme, State};
 use crate::linalg::Vector;
 
 /// The LMS2 coefficients (a1, a2, b0, b1, b2) for spectral radius at infinity ρ∞ (integrators.md
@@ -42,24 +43,33 @@ pub fn lms2_coefficients(rho_inf: f64) -> [f64; 5] {
     ]
 }
 
-/// The LMS2 scheme (see the module documentation). History: (q, v, a, λ) at t_n and t_{n−1}.
+/// The LMS2 scheme (see the module documentation). History: two levels, (q, v, a, λ) at t_n and
+/// t_{n−1}.
+///
+/// # Variable steps
+/// The coefficients are those of a constant step. When the step changes from h_{n−1} to h, the level
+/// t_{n−1} is replaced, for this step, by the state at t_n − h interpolated with the quintic Hermite
+/// polynomial through (q, v, a) at t_{n−1} and t_n (error O(h⁶), below the method's O(h³) local
+/// error), and λ by linear interpolation: the restart-from-interpolated-history strategy (Hairer,
+/// Nørsett & Wanner 1993, §III.5). The committed history is not touched before the step is accepted.
+///
+/// # Error estimate
+/// The predictor–corrector difference: the predictor is the cubic Hermite extrapolation of q (from q,
+/// v) and of v (from v, a) at t_{n−1} and t_n to t_{n+1}, whose error is O(h⁴), so the difference from
+/// the corrector's q_{n+1}, v_{n+1} is its local error C h³ y⃛ up to O(h⁴) (Milne's device with a
+/// predictor one order higher). The trapezoidal first step uses the acceleration-jump estimate of the
+/// trapezoidal rule, e_q = h²(a_1 − a_0)/12 (Zienkiewicz & Xie 1991).
 #[derive(Debug, Clone)]
 pub struct Lms2 {
     rho_inf: f64,
     coef: [f64; 5],
+    history: History,
+    // The current step.
+    t_n: f64,
     h: f64,
-    t0: f64,
-    steps: u64,
-    // Level n (newest) and n − 1.
-    q: Vector,
-    v: Vector,
-    a: Vector,
-    lambda: Vector,
-    q_old: Vector,
-    v_old: Vector,
-    a_old: Vector,
-    lambda_old: Vector,
-    // Known parts of the current point, and its solution.
+    /// Level t_n − h: levels\[1\] when the step is unchanged, else interpolated into `resampled`.
+    use_resampled: bool,
+    resampled: State,
     q_hat: Vector,
     v_hat: Vector,
     c_q: f64,
@@ -79,17 +89,11 @@ impl Lms2 {
         Ok(Lms2 {
             rho_inf,
             coef: lms2_coefficients(rho_inf),
+            history: History::new(2, &[]),
+            t_n: 0.0,
             h: 0.0,
-            t0: 0.0,
-            steps: 0,
-            q: z.clone(),
-            v: z.clone(),
-            a: z.clone(),
-            lambda: z.clone(),
-            q_old: z.clone(),
-            v_old: z.clone(),
-            a_old: z.clone(),
-            lambda_old: z.clone(),
+            use_resampled: false,
+            resampled: State::zeros(0.0, 0, 0),
             q_hat: z.clone(),
             v_hat: z.clone(),
             c_q: 0.0,
@@ -99,13 +103,63 @@ impl Lms2 {
         })
     }
 
+    /// True on the trapezoidal start-up step (eq. 3): one level of history.
+    fn first(&self) -> bool {
+        self.history.filled < 2
+    }
+
     /// Coefficients of the current step: the trapezoidal start-up (eq. 3) on the first step.
     fn step_coefficients(&self) -> [f64; 5] {
-        if self.steps == 0 {
+        if self.first() {
             [1.0, 0.0, 0.5, 0.5, 0.0]
         } else {
             self.coef
         }
+    }
+
+    /// The level at t_n − h used by this step.
+    fn previous(&self) -> &State {
+        previous_level(&self.history, &self.resampled, self.use_resampled)
+    }
+
+    /// Interpolates the history at t_n − h into `resampled` (quintic Hermite in q, v, a; linear λ).
+    fn resample(&mut self, h: f64) {
+        let (x0, x1) = (&self.history.levels[1], &self.history.levels[0]);
+        let big_h = self.history.h;
+        let w = quintic_weights(1.0 - h / big_h);
+        let r = &mut self.resampled;
+        for i in 0..x0.q.len() {
+            let y = [
+                x0.q[i],
+                big_h * x0.v[i],
+                big_h * big_h * x0.a[i],
+                x1.q[i],
+                big_h * x1.v[i],
+                big_h * big_h * x1.a[i],
+            ];
+            let dot = |k: usize| (0..6).map(|j| w[k][j] * y[j]).sum::<f64>();
+            r.q[i] = dot(0);
+            r.v[i] = dot(1) / big_h;
+            r.a[i] = dot(2) / (big_h * big_h);
+        }
+        let theta = 1.0 - h / big_h;
+        for j in 0..x0.lambda.len() {
+            r.lambda[j] = x0.lambda[j] + theta * (x1.lambda[j] - x0.lambda[j]);
+        }
+        r.t = self.t_n - h;
+    }
+}
+
+/// Level t_{n−1} of the history, or its resampling at t_n − h.
+fn previous_level<'a>(
+    history: &'a History,
+    resampled: &'a State,
+    use_resampled: bool,
+) -> &'a State {
+    if use_resampled {
+        resampled
+    } else {
+        &history.levels[1]
     }
 }
 
@@ -130,23 +184,28 @@ impl Scheme for Lms2 {
         1
     }
 
-    fn start(&mut self, h: f64, x0: &State, _force_terms: &Vector) {
-        let n = x0.q.len();
+    fn start(&mut self, x0: &State, _force_terms: &Vector) {
+        let (n, m) = (x0.q.len(), x0.lambda.len());
+        self.history.reset(x0);
+        if self.q_hat.len() != n || self.new_lambda.len() != m {
+            self.resampled = State::zeros(x0.t, n, m);
+            self.q_hat = Vector::zeros(n);
+            self.v_hat = Vector::zeros(n);
+            self.new_a = Vector::zeros(n);
+            self.new_lambda = Vector::zeros(m);
+        }
+        self.new_a.copy_from(&x0.a);
+        self.new_lambda.copy_from(&x0.lambda);
+        self.use_resampled = false;
+    }
+
+    fn begin_step(&mut self, t_n: f64, h: f64) {
+        self.t_n = t_n;
         self.h = h;
-        self.t0 = x0.t;
-        self.steps = 0;
-        self.q = x0.q.clone();
-        self.v = x0.v.clone();
-        self.a = x0.a.clone();
-        self.lambda = x0.lambda.clone();
-        self.q_old = x0.q.clone();
-        self.v_old = x0.v.clone();
-        self.a_old = x0.a.clone();
-        self.lambda_old = x0.lambda.clone();
-        self.q_hat = Vector::zeros(n);
-        self.v_hat = Vector::zeros(n);
-        self.new_a = x0.a.clone();
-        self.new_lambda = x0.lambda.clone();
+        self.use_resampled = !self.first() && h != self.history.h;
+        if self.use_resampled {
+            self.resample(h);
+        }
     }
 
     fn point(&mut self, _k: usize, pt: &mut IntegrationPoint) {
@@ -154,16 +213,16 @@ impl Scheme for Lms2 {
         let [a1, a2, b0, b1, b2] = self.step_coefficients();
         self.c_v = h * b0;
         self.c_q = self.c_v * self.c_v;
-        for i in 0..self.q.len() {
-            let vh =
-                a1 * self.v[i] + a2 * self.v_old[i] + h * (b1 * self.a[i] + b2 * self.a_old[i]);
+        let first = self.first();
+        let x = &self.history.levels[0];
+        let old = previous_level(&self.history, &self.resampled, self.use_resampled);
+        for i in 0..x.q.len() {
+            let vh = a1 * x.v[i] + a2 * old.v[i] + h * (b1 * x.a[i] + b2 * old.a[i]);
             self.v_hat[i] = vh;
-            self.q_hat[i] = a1 * self.q[i]
-                + a2 * self.q_old[i]
-                + h * (b1 * self.v[i] + b2 * self.v_old[i])
-                + h * b0 * vh;
+            self.q_hat[i] =
+                a1 * x.q[i] + a2 * old.q[i] + h * (b1 * x.v[i] + b2 * old.v[i]) + h * b0 * vh;
         }
-        pt.t_e = self.t0 + (self.steps + 1) as f64 * h;
+        pt.t_e = self.t_n + h;
         pt.t_c = pt.t_e;
         pt.q_hat.copy_from(&self.q_hat);
         pt.v_hat.copy_from(&self.v_hat);
@@ -175,19 +234,19 @@ impl Scheme for Lms2 {
         pt.c_c = self.c_q;
         pt.force_weight = 1.0;
         pt.has_history_residual = false;
-        if self.steps == 0 {
+        let (x, old) = (&self.history.levels[0], self.previous());
+        if first {
             // Constant prediction, eq. (15).
-            pt.u_guess.copy_from(&self.a);
-            pt.lambda_guess.copy_from(&self.lambda);
+            pt.u_guess.copy_from(&x.a);
+            pt.lambda_guess.copy_from(&x.lambda);
         } else {
             // Second-order prediction, eqs. (12)-(14) with α = 1.
             let (m0, m1, n0, n1) = (-12.0, 12.0, 8.0, 5.0);
-            for i in 0..self.q.len() {
-                pt.u_guess[i] =
-                    (m0 * self.v[i] + m1 * self.v_old[i]) / h + n0 * self.a[i] + n1 * self.a_old[i];
+            for i in 0..x.q.len() {
+                pt.u_guess[i] = (m0 * x.v[i] + m1 * old.v[i]) / h + n0 * x.a[i] + n1 * old.a[i];
             }
-            for j in 0..self.lambda.len() {
-                pt.lambda_guess[j] = 2.0 * self.lambda[j] - self.lambda_old[j];
+            for j in 0..x.lambda.len() {
+                pt.lambda_guess[j] = 2.0 * x.lambda[j] - old.lambda[j];
             }
         }
     }
@@ -197,25 +256,57 @@ impl Scheme for Lms2 {
         self.new_lambda.copy_from(sol.lambda);
     }
 
-    fn end_step(&mut self, state: &mut State) {
-        // Shift level n to n − 1, then write the new level n.
-        std::mem::swap(&mut self.q, &mut self.q_old);
-        std::mem::swap(&mut self.v, &mut self.v_old);
-        std::mem::swap(&mut self.a, &mut self.a_old);
-        std::mem::swap(&mut self.lambda, &mut self.lambda_old);
-        for i in 0..self.q.len() {
-            let u = self.new_a[i];
-            self.q[i] = self.q_hat[i] + self.c_q * u;
-            self.v[i] = self.v_hat[i] + self.c_v * u;
-            self.a[i] = u;
+    fn local_error(&self, err: &mut LocalError) -> bool {
+        let h = self.h;
+        let x = &self.history.levels[0];
+        if self.first() {
+            for i in 0..x.q.len() {
+                err.q[i] = h * h * (self.new_a[i] - x.a[i]) / 12.0;
+                err.v[i] = 0.0;
+            }
+            return true;
         }
-        self.lambda.copy_from(&self.new_lambda);
-        self.steps += 1;
-        state.t = self.t0 + self.steps as f64 * self.h;
-        state.q.copy_from(&self.q);
-        state.v.copy_from(&self.v);
-        state.a.copy_from(&self.a);
-        state.lambda.copy_from(&self.lambda);
+        let old = self.previous();
+        let w = cubic_weights(2.0);
+        for i in 0..x.q.len() {
+            let u = self.new_a[i];
+            let (q_new, v_new) = (self.q_hat[i] + self.c_q * u, self.v_hat[i] + self.c_v * u);
+            let q_pred = w[0] * old.q[i] + h * w[1] * old.v[i] + w[2] * x.q[i] + h * w[3] * x.v[i];
+            let v_pred = w[0] * old.v[i] + h * w[1] * old.a[i] + w[2] * x.v[i] + h * w[3] * x.a[i];
+            err.q[i] = q_new - q_pred;
+            err.v[i] = v_new - v_pred;
+        }
+        true
+    }
+
+    fn end_step(&mut self, state: &mut State) {
+        // The new level overwrites the oldest buffer (level n − 1 is no longer needed).
+        let hist = &mut self.history;
+        hist.shift();
+        let x = &mut hist.levels[0];
+        for i in 0..x.q.len() {
+            let u = self.new_a[i];
+            x.q[i] = self.q_hat[i] + self.c_q * u;
+            x.v[i] = self.v_hat[i] + self.c_v * u;
+            x.a[i] = u;
+        }
+        x.lambda.copy_from(&self.new_lambda);
+        x.t = self.t_n + self.h;
+        hist.h = self.h;
+        self.use_resampled = false;
+        state.copy_from(&hist.levels[0]);
+    }
+
+    fn reject(&mut self) {
+        self.use_resampled = false;
+    }
+
+    fn history(&self) -> &History {
+        &self.history
+    }
+
+    fn history_mut(&mut self) -> &mut History {
+        &mut self.history
     }
 }
 
@@ -232,4 +323,12 @@ pub const INFO: SchemeInfo = SchemeInfo {
         description: "spectral radius at infinity, 0 ≤ ρ∞ ≤ 1 (0: BDF2; 1: degenerate, trapezoidal with a parasitic root at −1)",
     }],
     build: |p: &SchemeParams| Ok(Box::new(Lms2::new(param(p, "rho_inf"))?) as Box<dyn Scheme>),
+    caps: Capabilities {
+        order: 2,
+        explicit_in_positions: false,
+        unconditionally_stable: true,
+        error_estimate: Some("predictor-corrector difference with a cubic Hermite predictor (Milne's device); trapezoidal first step: Zienkiewicz & Xie (1991)"),
+        variable_step: true,
+        formulations: &["index3"],
+    },
 };

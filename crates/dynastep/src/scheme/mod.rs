@@ -18,9 +18,13 @@
 //! explicit family (`c_q = 0`, constraints imposed on the *next* positions) all fit this shape, so one
 //! formulation ([`crate::formulation`]) solves them all.
 //!
-//! A scheme receives the converged solution of each point through [`Scheme::accept_point`] and keeps the
-//! history it needs. [`Scheme::end_step`] reports the newest state at which q, v, a and λ are all known;
-//! for the conditionally explicit family that is one step behind the newest positions.
+//! The driver owns t and h and hands h to the scheme at every step ([`Scheme::begin_step`]). A scheme
+//! receives the converged solution of each point through [`Scheme::accept_point`], keeps it
+//! tentatively, and commits it to its [`History`] only in [`Scheme::end_step`]; [`Scheme::reject`]
+//! discards the step. [`Scheme::end_step`] reports the newest state at which q, v, a and λ are all
+//! known; for the conditionally explicit family that is one step behind the newest positions.
+//! Schemes that can estimate their local error do so in [`Scheme::local_error`], and declare it in
+//! their [`Capabilities`].
 //!
 //! # Adding a scheme
 //! Write one file with a struct implementing [`Scheme`] and a `pub const INFO: SchemeInfo`, and add the
@@ -28,12 +32,16 @@
 
 pub mod bathe;
 pub mod central_difference;
+pub mod error_constants;
 pub mod generalized_alpha;
+pub mod hermite;
 pub mod hht;
+mod history;
 pub mod lms2;
 pub mod newmark;
 mod registry;
 
+pub use history::{History, TimeLevel};
 pub use registry::{build, find, ParamInfo, SchemeError, SchemeInfo, SchemeParams, REGISTRY};
 
 use crate::linalg::Vector;
@@ -155,11 +163,56 @@ pub struct PointSolution<'a> {
     pub force_terms: &'a Vector,
 }
 
+/// What a scheme can do, declared in its registry entry. The CLI lists it, the time loop checks it
+/// (a scheme without an error estimate or without variable steps is refused in adaptive mode), and the
+/// scheme × formulation × problem test matrix is generated from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Order of accuracy of the positions (global error O(h^order)).
+    pub order: u32,
+    /// True when the positions where the equations of motion are evaluated do not depend on the
+    /// unknown (c_q = 0): the equilibrium is explicit when the forces do not depend on velocity.
+    pub explicit_in_positions: bool,
+    /// True when the scheme is stable for every step on the undamped linear oscillator (no Ω_crit).
+    /// A conditionally stable scheme that is implicit in positions is unstable on index-3
+    /// constraints at every step size (their modes have infinite frequency).
+    pub unconditionally_stable: bool,
+    /// The local error estimator and its source, or `None` when the scheme has none.
+    pub error_estimate: Option<&'static str>,
+    /// True when the scheme handles a step size that changes from step to step.
+    pub variable_step: bool,
+    /// Registry names of the formulations the scheme works with (see [`crate::formulation`]).
+    pub formulations: &'static [&'static str],
+}
+
+/// The local error estimate of one step: the estimated errors of the new positions (n) and
+/// velocities (n), written by [`Scheme::local_error`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocalError {
+    /// Estimated error of q_{n+1} (n) \[m, rad\].
+    pub q: Vector,
+    /// Estimated error of v_{n+1} (n) \[m/s, rad/s\].
+    pub v: Vector,
+}
+
+impl LocalError {
+    /// Zero estimates for n coordinates.
+    pub fn zeros(n: usize) -> Self {
+        LocalError {
+            q: Vector::zeros(n),
+            v: Vector::zeros(n),
+        }
+    }
+}
+
 /// A time discretization (see the module documentation for the contract).
 ///
-/// The driver calls, for a run with constant step h:
-/// `start(h, x0)`, then per step `for k in 0..points_per_step() { point(k, ..); solve; accept_point(k, ..) }`
-/// and `end_step(..)`. `point`, `accept_point` and `end_step` must not allocate.
+/// The driver owns the time t and the step h. For each step it calls
+/// `begin_step(t_n, h)`, then `for k in 0..points_per_step() { point(k, ..); solve; accept_point(k, ..) }`,
+/// then optionally `local_error(..)`, and finally either `end_step(..)`, which commits the step, or
+/// `reject()`, which leaves the scheme exactly as it was before `begin_step`. A scheme may not assume
+/// that h stays constant unless it declares `variable_step: false`. `begin_step`, `point`,
+/// `accept_point`, `local_error`, `end_step` and `reject` must not allocate.
 pub trait Scheme: Send {
     /// Registry name of the scheme (e.g. `"generalized-alpha"`).
     fn name(&self) -> &'static str;
@@ -170,17 +223,52 @@ pub trait Scheme: Send {
     /// Number of integration points (stages) per step.
     fn points_per_step(&self) -> usize;
 
-    /// Prepares a run with constant step `h` \[s\] from a consistent state `initial` (n coordinates, m
-    /// multipliers), whose force terms Φ_qᵀλ − Q (n) \[N\] are `force_terms`. May allocate.
-    fn start(&mut self, h: f64, initial: &State, force_terms: &Vector);
+    /// (Re)starts from a consistent state `initial` (t, n coordinates, m multipliers), whose force
+    /// terms Φ_qᵀλ − Q (n) \[N\] are `force_terms`: the history becomes that single level. Allocates
+    /// only when the shapes differ from the previous start, so a restart inside a run is free.
+    fn start(&mut self, initial: &State, force_terms: &Vector);
+
+    /// Begins a step from t_n, the newest level of the history, to t_n + h \[s\].
+    fn begin_step(&mut self, t_n: f64, h: f64);
 
     /// Fills the affine maps of point `k` (0 ≤ k < points_per_step) of the current step.
     fn point(&mut self, k: usize, pt: &mut IntegrationPoint);
 
-    /// Records the converged solution of point `k`.
+    /// Records the converged solution of point `k` (tentatively: nothing is committed before
+    /// [`Scheme::end_step`]).
     fn accept_point(&mut self, k: usize, solution: &PointSolution<'_>);
 
-    /// Writes the newest complete state (q, v, a, λ all known) after the step into `state`, and advances
-    /// the scheme's internal time level.
+    /// Writes the estimated local error of the step just solved (all points accepted, not yet
+    /// committed) into `err`; returns false, leaving `err` alone, when the scheme has no estimate.
+    fn local_error(&self, _err: &mut LocalError) -> bool {
+        false
+    }
+
+    /// Commits the step: the history advances, and the newest complete state (q, v, a, λ all known)
+    /// is written into `state`.
     fn end_step(&mut self, state: &mut State);
+
+    /// Discards the step begun by [`Scheme::begin_step`]; the scheme is left exactly as before it.
+    /// Schemes that write only tentative buffers before `end_step` need no code here.
+    fn reject(&mut self) {}
+
+    /// The committed history (see [`History`]).
+    fn history(&self) -> &History;
+
+    /// The committed history, for a formulation to rewrite between steps.
+    fn history_mut(&mut self) -> &mut History;
+
+    /// The scheme's declared capabilities (from its registry entry).
+    fn capabilities(&self) -> Capabilities {
+        find(self.name())
+            .map(|info| info.caps)
+            .unwrap_or(Capabilities {
+                order: 1,
+                explicit_in_positions: false,
+                unconditionally_stable: false,
+                error_estimate: None,
+                variable_step: false,
+                formulations: &[],
+            })
+    }
 }

@@ -19,12 +19,27 @@
 //! Ω = ωh = 1/√(γ/2 − β): 2 for central differences (β = 0), √6 for Fox–Goodwin (β = 1/12), 2√3 for
 //! linear acceleration (β = 1/6). Second order iff γ = ½.
 
+use super::error_constants::ErrorConstants;
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
-use super::{IntegrationPoint, PointSolution, Scheme, State};
+use super::{Capabilities, History, IntegrationPoint, LocalError, PointSolution, Scheme, State};
 use crate::linalg::Vector;
+
+/// Auxiliary history vectors of the family: the filtered acceleration a_n, a_{n−1}, and the force
+/// terms (Φ_qᵀλ − Q)_n (used by HHT).
+const AUX: &[&str] = &[
+    "filtered acceleration a_n",
+    "filtered acceleration a_{n-1}",
+    "force terms (Phi_q^T lambda - Q)_n",
+];
+const A: usize = 0;
+const A_PREV: usize = 1;
+const FORCE: usize = 2;
 
 /// The single-step second-order scheme with Newmark updates, the Arnold–Brüls acceleration filter
 /// (α_m, α_f) and the HHT force weighting (α).
+///
+/// History: one level (t_n, q_n, v_n, the true acceleration q̈_n, λ_n) and the auxiliary vectors of
+/// `AUX` (a_{n−1} serves the error estimate).
 #[derive(Debug, Clone)]
 pub struct NewmarkFamily {
     name: &'static str,
@@ -39,21 +54,18 @@ pub struct NewmarkFamily {
     pub alpha_f: f64,
     /// HHT α ∈ \[−⅓, 0\] (0: no force weighting).
     pub alpha_hht: f64,
+    /// Leading local-error constants (see [`super::error_constants`]).
+    pub error_constants: ErrorConstants,
+    history: History,
+    // The current step: t_n, h, the effective a_n (rescaled when h changed), and the tentative
+    // solution of its point.
+    t_n: f64,
     h: f64,
-    t0: f64,
-    t: f64,
-    steps: u64,
-    q: Vector,
-    v: Vector,
-    qdd: Vector,
-    a: Vector,
-    lambda: Vector,
-    /// (Φ_qᵀλ − Q) at the current time level, for HHT.
-    force_terms: Vector,
-    // Newest solution (point 0), kept until end_step.
+    a_start: Vector,
     new_qdd: Vector,
     new_lambda: Vector,
     new_force_terms: Vector,
+    new_a: Vector,
 }
 
 impl NewmarkFamily {
@@ -71,6 +83,12 @@ impl NewmarkFamily {
         alpha_hht: f64,
     ) -> Self {
         let z = Vector::zeros(0);
+        // HHT-α expands like generalized-α with α_m = 0, α_f = −α (error_constants.rs).
+        let (em, ef) = if alpha_hht != 0.0 {
+            (0.0, -alpha_hht)
+        } else {
+            (alpha_m, alpha_f)
+        };
         NewmarkFamily {
             name,
             reported,
@@ -79,19 +97,15 @@ impl NewmarkFamily {
             alpha_m,
             alpha_f,
             alpha_hht,
+            error_constants: ErrorConstants::newmark(gamma, beta, em, ef),
+            history: History::new(1, AUX),
+            t_n: 0.0,
             h: 0.0,
-            t0: 0.0,
-            t: 0.0,
-            steps: 0,
-            q: z.clone(),
-            v: z.clone(),
-            qdd: z.clone(),
-            a: z.clone(),
-            lambda: z.clone(),
-            force_terms: z.clone(),
+            a_start: z.clone(),
             new_qdd: z.clone(),
             new_lambda: z.clone(),
-            new_force_terms: z,
+            new_force_terms: z.clone(),
+            new_a: z,
         }
     }
 
@@ -106,6 +120,11 @@ impl NewmarkFamily {
             0.0,
             0.0,
         )
+    }
+
+    /// The step size of the last committed step (0 before the first).
+    fn last_h(&self) -> f64 {
+        self.history.h
     }
 }
 
@@ -122,33 +141,59 @@ impl Scheme for NewmarkFamily {
         1
     }
 
-    fn start(&mut self, h: f64, x0: &State, force_terms0: &Vector) {
-        self.h = h;
-        self.t0 = x0.t;
-        self.t = x0.t;
-        self.steps = 0;
-        self.q = x0.q.clone();
-        self.v = x0.v.clone();
-        self.qdd = x0.a.clone();
+    fn start(&mut self, x0: &State, force_terms0: &Vector) {
+        let n = x0.q.len();
+        self.history.reset(x0);
         // Arnold–Brüls start a_0 = q̈_0 (integrators.md §6 notes this makes a first-order accurate as an
         // approximation of q̈(t_n + (α_m − α_f) h) at the first steps; q stays second order).
-        self.a = x0.a.clone();
-        self.lambda = x0.lambda.clone();
-        self.force_terms = force_terms0.clone();
-        self.new_qdd = x0.a.clone();
-        self.new_lambda = x0.lambda.clone();
-        self.new_force_terms = Vector::zeros(x0.q.len());
+        self.history.aux[A].copy_from(&x0.a);
+        self.history.aux[A_PREV].copy_from(&x0.a);
+        self.history.aux[FORCE].copy_from(force_terms0);
+        for v in [
+            &mut self.a_start,
+            &mut self.new_qdd,
+            &mut self.new_force_terms,
+            &mut self.new_a,
+        ] {
+            if v.len() != n {
+                *v = Vector::zeros(n);
+            }
+        }
+        if self.new_lambda.len() != x0.lambda.len() {
+            self.new_lambda = Vector::zeros(x0.lambda.len());
+        }
+        self.new_qdd.copy_from(&x0.a);
+        self.new_lambda.copy_from(&x0.lambda);
+    }
+
+    fn begin_step(&mut self, t_n: f64, h: f64) {
+        self.t_n = t_n;
+        self.h = h;
+        let (x, a) = (&self.history.levels[0], &self.history.aux[A]);
+        // a_n ≈ q̈(t_n + δ h_{n−1}); after a change of step it is moved to q̈(t_n + δ h) to first order:
+        // a_n ← q̈_n + (h/h_{n−1})(a_n − q̈_n). An unchanged step keeps a_n bit for bit.
+        let h_old = self.last_h();
+        if h_old > 0.0 && h != h_old {
+            let r = h / h_old;
+            for i in 0..a.len() {
+                self.a_start[i] = x.a[i] + r * (a[i] - x.a[i]);
+            }
+        } else {
+            self.a_start.copy_from(a);
+        }
     }
 
     fn point(&mut self, _k: usize, pt: &mut IntegrationPoint) {
         let (h, g, b, am, af) = (self.h, self.gamma, self.beta, self.alpha_m, self.alpha_f);
+        let x = &self.history.levels[0];
+        let a = &self.a_start;
         let s = 1.0 / (1.0 - am);
         // a_{n+1} = s[(1 − α_f) u + α_f q̈_n − α_m a_n]  =  a_known + s (1 − α_f) u
         // q̂ = q_n + h v_n + h²(½ − β) a_n + h² β a_known
-        for i in 0..self.q.len() {
-            let a_known = s * (af * self.qdd[i] - am * self.a[i]);
-            pt.q_hat[i] = self.q[i] + h * self.v[i] + h * h * ((0.5 - b) * self.a[i] + b * a_known);
-            pt.v_hat[i] = self.v[i] + h * ((1.0 - g) * self.a[i] + g * a_known);
+        for i in 0..x.q.len() {
+            let a_known = s * (af * x.a[i] - am * a[i]);
+            pt.q_hat[i] = x.q[i] + h * x.v[i] + h * h * ((0.5 - b) * a[i] + b * a_known);
+            pt.v_hat[i] = x.v[i] + h * ((1.0 - g) * a[i] + g * a_known);
         }
         pt.a_hat.fill(0.0);
         pt.qc_hat.copy_from(&pt.q_hat);
@@ -156,50 +201,86 @@ impl Scheme for NewmarkFamily {
         pt.c_v = h * g * s * (1.0 - af);
         pt.c_a = 1.0;
         pt.c_c = pt.c_q;
-        pt.t_e = self.t + h;
-        pt.t_c = self.t + h;
+        pt.t_e = self.t_n + h;
+        pt.t_c = self.t_n + h;
         if self.alpha_hht != 0.0 {
             pt.force_weight = 1.0 + self.alpha_hht;
             pt.has_history_residual = true;
-            pt.residual_history.copy_from(&self.force_terms);
+            pt.residual_history.copy_from(&self.history.aux[FORCE]);
             pt.residual_history *= -self.alpha_hht;
         } else {
             pt.force_weight = 1.0;
             pt.has_history_residual = false;
         }
-        pt.u_guess.copy_from(&self.qdd);
-        pt.lambda_guess.copy_from(&self.lambda);
+        pt.u_guess.copy_from(&x.a);
+        pt.lambda_guess.copy_from(&x.lambda);
     }
 
     fn accept_point(&mut self, _k: usize, sol: &PointSolution<'_>) {
+        let (am, af) = (self.alpha_m, self.alpha_f);
+        let s = 1.0 / (1.0 - am);
         self.new_qdd.copy_from(sol.u);
         self.new_lambda.copy_from(sol.lambda);
         self.new_force_terms.copy_from(sol.force_terms);
+        let x = &self.history.levels[0];
+        for i in 0..self.new_a.len() {
+            self.new_a[i] = s * ((1.0 - af) * sol.u[i] + af * x.a[i] - am * self.a_start[i]);
+        }
+    }
+
+    fn local_error(&self, err: &mut LocalError) -> bool {
+        let h_old = self.last_h();
+        let previous = (h_old > 0.0).then_some((&self.history.aux[A_PREV], h_old));
+        self.error_constants
+            .estimate(self.h, &self.new_a, &self.a_start, previous, err);
+        true
     }
 
     fn end_step(&mut self, state: &mut State) {
-        let (h, g, b, am, af) = (self.h, self.gamma, self.beta, self.alpha_m, self.alpha_f);
-        let s = 1.0 / (1.0 - am);
-        for i in 0..self.q.len() {
-            let a_new = s * ((1.0 - af) * self.new_qdd[i] + af * self.qdd[i] - am * self.a[i]);
-            self.q[i] += h * self.v[i] + h * h * ((0.5 - b) * self.a[i] + b * a_new);
-            self.v[i] += h * ((1.0 - g) * self.a[i] + g * a_new);
-            self.a[i] = a_new;
+        let (h, g, b) = (self.h, self.gamma, self.beta);
+        let hist = &mut self.history;
+        let x = &mut hist.levels[0];
+        for i in 0..x.q.len() {
+            let (a, a_new) = (self.a_start[i], self.new_a[i]);
+            x.q[i] += h * x.v[i] + h * h * ((0.5 - b) * a + b * a_new);
+            x.v[i] += h * ((1.0 - g) * a + g * a_new);
         }
-        self.qdd.copy_from(&self.new_qdd);
-        self.lambda.copy_from(&self.new_lambda);
+        x.t = self.t_n + h;
+        x.a.copy_from(&self.new_qdd);
+        x.lambda.copy_from(&self.new_lambda);
+        hist.h = h;
+        hist.aux[A_PREV].copy_from(&self.a_start);
+        hist.aux[A].copy_from(&self.new_a);
         if self.alpha_hht != 0.0 {
-            self.force_terms.copy_from(&self.new_force_terms);
+            hist.aux[FORCE].copy_from(&self.new_force_terms);
         }
-        self.steps += 1;
-        self.t = self.t0 + self.steps as f64 * h;
-        state.t = self.t;
-        state.q.copy_from(&self.q);
-        state.v.copy_from(&self.v);
-        state.a.copy_from(&self.qdd);
-        state.lambda.copy_from(&self.lambda);
+        state.copy_from(&hist.levels[0]);
+    }
+
+    fn history(&self) -> &History {
+        &self.history
+    }
+
+    fn history_mut(&mut self) -> &mut History {
+        &mut self.history
     }
 }
+
+/// What every member of the family can do with the index-3 formulation; `unconditionally_stable`
+/// differs between members.
+const fn caps(order: u32, unconditionally_stable: bool) -> Capabilities {
+    Capabilities {
+        order,
+        explicit_in_positions: false,
+        unconditionally_stable,
+        error_estimate: Some(ESTIMATOR),
+        variable_step: true,
+        formulations: &["index3"],
+    }
+}
+
+/// The estimator every member uses (module `error_constants`).
+pub const ESTIMATOR: &str = "acceleration jump, Zienkiewicz & Xie (1991) Earthquake Eng. Struct. Dyn. 20:871, with the constants of the filtered/shifted acceleration (Hulbert & Jang 1995, CMAME 126:155); see scheme/error_constants.rs";
 
 fn build_newmark(p: &SchemeParams) -> Result<Box<dyn Scheme>, SchemeError> {
     let (gamma, beta) = (param(p, "gamma"), param(p, "beta"));
@@ -236,6 +317,7 @@ pub const NEWMARK: SchemeInfo = SchemeInfo {
         ParamInfo { name: "beta", default: 0.25, description: "β > 0; unconditionally stable iff β ≥ γ/2, else Ω_crit = 1/√(γ/2 − β)" },
     ],
     build: build_newmark,
+    caps: caps(2, true),
 };
 
 /// Trapezoidal rule (average acceleration): Newmark γ = ½, β = ¼. Conserves energy of linear systems.
@@ -247,6 +329,7 @@ pub const TRAPEZOIDAL: SchemeInfo = SchemeInfo {
     source: SOURCE,
     params: &[],
     build: |_| Ok(Box::new(NewmarkFamily::newmark("trapezoidal", 0.5, 0.25))),
+    caps: caps(2, true),
 };
 
 /// Fox–Goodwin: Newmark γ = ½, β = 1/12. Fourth-order phase accuracy, stable for Ω ≤ √6.
@@ -258,6 +341,7 @@ pub const FOX_GOODWIN: SchemeInfo = SchemeInfo {
     source: SOURCE,
     params: &[],
     build: |_| Ok(Box::new(NewmarkFamily::newmark("fox-goodwin", 0.5, 1.0 / 12.0))),
+    caps: caps(2, false),
 };
 
 /// Linear acceleration: Newmark γ = ½, β = 1/6. Stable for Ω ≤ 2√3.
@@ -275,4 +359,5 @@ pub const LINEAR_ACCELERATION: SchemeInfo = SchemeInfo {
             1.0 / 6.0,
         )))
     },
+    caps: caps(2, false),
 };

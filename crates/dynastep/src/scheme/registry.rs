@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::Scheme;
+use super::{Capabilities, Scheme};
 
 /// Parameter values given by the user, by name (e.g. `rho_inf = 0.6`).
 pub type SchemeParams = BTreeMap<String, f64>;
@@ -35,6 +35,8 @@ pub struct SchemeInfo {
     pub params: &'static [ParamInfo],
     /// Builds the scheme from validated parameter values (every entry of `params` present).
     pub build: fn(&SchemeParams) -> Result<Box<dyn Scheme>, SchemeError>,
+    /// What the scheme can do (order, explicitness, error estimate, variable steps, formulations).
+    pub caps: Capabilities,
 }
 
 /// Errors in choosing or configuring a scheme.

@@ -98,6 +98,11 @@ pub trait System {
     /// Adds `scale ·` the Jacobian of the extra assembly equations (k × n) to `out`.
     fn assembly_constraint_jacobian<S: Sink>(&self, _q: &Vector, _scale: f64, _out: &mut S) {}
 
+    /// Appends the times \[s\] where the applied forces or the drivers are not smooth (ends of ramps,
+    /// smooth steps, table points) to `out`, in any order. An adaptive run lands a step on each. The
+    /// default has none.
+    fn breakpoints(&self, _out: &mut Vec<f64>) {}
+
     /// A human-readable name of constraint row `row` (0 ≤ row < m), e.g. `"joint `O` (revolute), x"`,
     /// used when reporting redundant constraints. The default is `"constraint row {row}"`.
     fn constraint_label(&self, row: usize) -> String {

@@ -69,6 +69,7 @@ pub fn run(
         dt: Some(dt),
         t_end,
         output_interval,
+        ..RunOptions::default()
     };
     let mut sim = Simulation::new(model, &opts).unwrap_or_else(|e| panic!("{}: {e}", model.name));
     let mut rec = Recorder::default();

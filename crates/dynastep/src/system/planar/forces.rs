@@ -62,6 +62,25 @@ pub(crate) enum ForceType {
     Torque { torque: TimeFunction },
 }
 
+impl ForceType {
+    /// Appends the breakpoints of the element's time functions to `out`.
+    pub(crate) fn breakpoints(&self, out: &mut Vec<f64>) {
+        match self {
+            ForceType::Gravity { .. } => {}
+            ForceType::Tsda { actuator, .. } | ForceType::Rsda { actuator, .. } => {
+                if let Some(f) = actuator {
+                    f.breakpoints(out);
+                }
+            }
+            ForceType::Load { fx, fy, .. } => {
+                fx.breakpoints(out);
+                fy.breakpoints(out);
+            }
+            ForceType::Torque { torque } => torque.breakpoints(out),
+        }
+    }
+}
+
 /// A force element.
 #[derive(Debug, Clone)]
 pub(crate) struct ForceElement {

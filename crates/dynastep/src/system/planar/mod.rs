@@ -901,6 +901,15 @@ impl PlanarSystem {
 }
 
 impl System for PlanarSystem {
+    fn breakpoints(&self, out: &mut Vec<f64>) {
+        for d in &self.drivers {
+            d.function.breakpoints(out);
+        }
+        for f in &self.forces {
+            f.law.breakpoints(out);
+        }
+    }
+
     fn n(&self) -> usize {
         self.n
     }

@@ -1,0 +1,119 @@
+//! Diagnostics of a run: the energy balance E − E_0 − W_nc and the constraint violations at the
+//! position, velocity and acceleration levels.
+//!
+//! W_nc, the work of the non-conservative applied forces and of the driving constraints (power
+//! `System::nonconservative_power` + λᵀΦ_t), is integrated over the steps with the trapezoidal rule.
+
+use crate::linalg::Vector;
+use crate::scheme::State;
+use crate::system::{Energy, System};
+
+/// Norms (Euclidean) of the constraint violations at the three levels.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct ConstraintViolation {
+    /// ‖Φ(q, t)‖ \[m, rad\].
+    pub position: f64,
+    /// ‖Φ_q v + Φ_t‖ \[m/s, rad/s\].
+    pub velocity: f64,
+    /// ‖Φ_q a − γ‖ \[m/s², rad/s²\].
+    pub acceleration: f64,
+}
+
+impl ConstraintViolation {
+    /// Raises each level to the larger of `self` and `other`.
+    pub fn max_with(&mut self, other: &ConstraintViolation) {
+        self.position = self.position.max(other.position);
+        self.velocity = self.velocity.max(other.velocity);
+        self.acceleration = self.acceleration.max(other.acceleration);
+    }
+}
+
+/// Work space and running totals of the diagnostics (n coordinates, m constraints); no allocation
+/// after [`Diagnostics::new`].
+#[derive(Debug, Clone)]
+pub struct Diagnostics {
+    scratch: Vector,
+    phi: Vector,
+    phi_t: Vector,
+    gamma: Vector,
+    /// W_nc at the newest state \[J\].
+    pub work: f64,
+    /// Power at the newest state \[W\].
+    pub power: f64,
+    /// Time of the newest state \[s\].
+    pub t: f64,
+    /// E_0 = T + V at the start \[J\].
+    pub e0: f64,
+}
+
+impl Diagnostics {
+    /// Starts the totals at the consistent state `x0`; returns its energy too.
+    pub fn new<S: System>(sys: &S, x0: &State) -> (Self, Energy) {
+        let (n, m) = (sys.n(), sys.m());
+        let mut d = Diagnostics {
+            scratch: Vector::zeros(n),
+            phi: Vector::zeros(m),
+            phi_t: Vector::zeros(m),
+            gamma: Vector::zeros(m),
+            work: 0.0,
+            power: 0.0,
+            t: x0.t,
+            e0: 0.0,
+        };
+        let e = d.energy(sys, x0);
+        d.e0 = e.kinetic + e.potential;
+        d.power = d.power(sys, x0);
+        (d, e)
+    }
+
+    /// Kinetic and potential energy at `x` \[J\].
+    pub fn energy<S: System>(&mut self, sys: &S, x: &State) -> Energy {
+        sys.energy(x.t, &x.q, &x.v, &mut self.scratch)
+    }
+
+    /// Power of the non-conservative forces and drivers at `x`, λᵀΦ_t for the driving constraints
+    /// \[W\].
+    pub fn power<S: System>(&mut self, sys: &S, x: &State) -> f64 {
+        let mut p = sys.nonconservative_power(x.t, &x.q, &x.v);
+        if sys.m() > 0 {
+            sys.constraint_time_derivative(x.t, &x.q, &mut self.phi_t);
+            p += x.lambda.dot(&self.phi_t);
+        }
+        p
+    }
+
+    /// Advances W_nc to the new state `x` (trapezoidal rule in time) and returns
+    /// (energy, E − E_0 − W_nc).
+    pub fn advance<S: System>(&mut self, sys: &S, x: &State) -> (Energy, f64) {
+        let p = self.power(sys, x);
+        self.work += 0.5 * (x.t - self.t) * (p + self.power);
+        self.power = p;
+        self.t = x.t;
+        let energy = self.energy(sys, x);
+        (
+            energy,
+            energy.kinetic + energy.potential - self.e0 - self.work,
+        )
+    }
+
+    /// The constraint violations at `x`.
+    pub fn violation<S: System>(&mut self, sys: &S, x: &State) -> ConstraintViolation {
+        if sys.m() == 0 {
+            return ConstraintViolation::default();
+        }
+        sys.constraints(x.t, &x.q, &mut self.phi);
+        let position = self.phi.norm();
+        sys.constraint_time_derivative(x.t, &x.q, &mut self.phi_t);
+        sys.constraint_jacobian_times(x.t, &x.q, &x.v, &mut self.phi);
+        self.phi += &self.phi_t;
+        let velocity = self.phi.norm();
+        sys.gamma(x.t, &x.q, &x.v, &mut self.gamma);
+        sys.constraint_jacobian_times(x.t, &x.q, &x.a, &mut self.phi);
+        self.phi -= &self.gamma;
+        ConstraintViolation {
+            position,
+            velocity,
+            acceleration: self.phi.norm(),
+        }
+    }
+}

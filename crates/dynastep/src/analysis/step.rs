@@ -1,0 +1,105 @@
+//! One step of any scheme with any formulation: the routine the time loop ([`super::dynamic`]) and
+//! the stability analysis ([`super::stability`]) share.
+//!
+//! [`solve_step`] begins the step (`Scheme::begin_step`, `Formulation::before_step`), solves each
+//! integration point the scheme fills, and hands each solution back to the scheme. It does not
+//! commit: the caller then asks for the local error, and either commits (`Scheme::end_step`,
+//! `Formulation::after_step`) or rejects (`Scheme::reject`). It allocates nothing.
+
+use crate::formulation::{Formulation, FormulationError, NewtonStats};
+use crate::linalg::Vector;
+use crate::scheme::{IntegrationPoint, PointSolution, Scheme};
+use crate::system::System;
+
+/// Work space of one step: the integration point, the unknowns u (n) and λ (m), and the force terms
+/// Φ_qᵀλ − Q (n) handed to the scheme.
+#[derive(Debug, Clone)]
+pub struct StepWork {
+    /// The integration point the scheme fills.
+    pub pt: IntegrationPoint,
+    /// The unknown u (n).
+    pub u: Vector,
+    /// The multipliers λ (m).
+    pub lambda: Vector,
+    /// Force terms at the solution (n) \[N\].
+    pub force_terms: Vector,
+}
+
+impl StepWork {
+    /// Work space for n coordinates and m constraints.
+    pub fn new(n: usize, m: usize) -> Self {
+        StepWork {
+            pt: IntegrationPoint::new(n, m),
+            u: Vector::zeros(n),
+            lambda: Vector::zeros(m),
+            force_terms: Vector::zeros(n),
+        }
+    }
+}
+
+/// Why a step could not be solved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepFailure {
+    /// Integration point (stage) that failed.
+    pub point: usize,
+    /// Its evaluation time t_e \[s\].
+    pub t_e: f64,
+    /// The formulation's error.
+    pub error: FormulationError,
+}
+
+/// Called after each point is solved and before the scheme receives it, with the point index, the
+/// point, u (n) and the force terms (n); the stability analysis perturbs u here.
+pub type PointHook<'a> = &'a mut dyn FnMut(usize, &IntegrationPoint, &mut Vector, &mut Vector);
+
+/// Solves the step from `t_n` of size `h` \[s\] (see the module documentation); Newton counters are
+/// added to `stats`.
+///
+/// # Errors
+/// [`StepFailure`] at the first point whose iteration fails; the scheme then holds a partial step
+/// that the caller must [`Scheme::reject`].
+#[allow(clippy::too_many_arguments)]
+pub fn solve_step<S: System, F: Formulation<S> + ?Sized>(
+    sys: &S,
+    scheme: &mut dyn Scheme,
+    formulation: &mut F,
+    work: &mut StepWork,
+    t_n: f64,
+    h: f64,
+    stats: &mut NewtonStats,
+    mut hook: Option<PointHook<'_>>,
+) -> Result<(), StepFailure> {
+    formulation
+        .before_step(sys, scheme.history_mut(), t_n, h)
+        .map_err(|error| StepFailure {
+            point: 0,
+            t_e: t_n,
+            error,
+        })?;
+    scheme.begin_step(t_n, h);
+    for k in 0..scheme.points_per_step() {
+        scheme.point(k, &mut work.pt);
+        work.u.copy_from(&work.pt.u_guess);
+        work.lambda.copy_from(&work.pt.lambda_guess);
+        formulation
+            .solve(sys, &work.pt, &mut work.u, &mut work.lambda, stats)
+            .map_err(|error| StepFailure {
+                point: k,
+                t_e: work.pt.t_e,
+                error,
+            })?;
+        work.force_terms.copy_from(formulation.force_terms());
+        if let Some(hook) = hook.as_mut() {
+            hook(k, &work.pt, &mut work.u, &mut work.force_terms);
+        }
+        scheme.accept_point(
+            k,
+            &PointSolution {
+                u: &work.u,
+                lambda: &work.lambda,
+                force_terms: &work.force_terms,
+            },
+        );
+    }
+    Ok(())
+}

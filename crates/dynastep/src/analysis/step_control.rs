@@ -1,0 +1,259 @@
+//! Step-size control: the error norm, the PI controller and the automatic initial step.
+//!
+//! # Error norm
+//! A weighted RMS over the 2n position and velocity errors of the scheme's local error estimate
+//! ([`crate::scheme::Scheme::local_error`]), with the scale of Hairer, Nørsett & Wanner (1993),
+//! *Solving Ordinary Differential Equations I*, §II.4, eq. (4.10):
+//!
+//! ```text
+//! err = sqrt( (1/2n) Σ_i [ (e_q,i / sc_q,i)² + (e_v,i / sc_v,i)² ] ),   sc_y = atol + rtol · |y_n|
+//! ```
+//!
+//! The multipliers λ are left out: in the index-3 formulation they are algebraic variables whose
+//! error is of lower order (Hairer & Wanner 1996, *Solving Ordinary Differential Equations II*,
+//! §VII.3), and including them would make the control reject steps that are accurate in q and v.
+//! A step is accepted when err ≤ 1.
+//!
+//! # Controller
+//! The PI controller of Gustafsson, Lundh & Söderlind (1988), BIT 28:270–287, in the form of Hairer &
+//! Wanner (1996), §IV.2: with k = order + 1 the exponent of the local error,
+//! `h_new = h · min(f_max, max(f_min, 0.9 · err_n^(−0.7/k) · err_{n−1}^(0.4/k)))`, f_min = 0.2,
+//! f_max = 5 (1 right after a rejection). A rejected step is retried with the elementary controller
+//! `h · max(f_min, 0.9 · err^(−1/k))`; a step whose Newton iteration fails, with h/4.
+//!
+//! # Initial step
+//! When no first step is given: the algorithm of Hairer, Nørsett & Wanner (1993), §II.4, p. 169, on
+//! y = (q, v), ẏ = (v, a), with the accelerations at the explicit Euler point from the
+//! acceleration-level equations ([`super::assembly::consistent_accelerations`]).
+
+// The settings' doc strings become JSON Schema descriptions, with units and defaults in brackets
+// that are not links.
+#![allow(rustdoc::broken_intra_doc_links)]
+
+use crate::scheme::{LocalError, State};
+use crate::system::System;
+
+/// Error-control settings of an adaptive run (`[solver.step]`, `--rtol` …). A run is adaptive when
+/// `rtol` is given; otherwise its steps are fixed.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(default, deny_unknown_fields)]
+pub struct StepSettings {
+    /// Relative tolerance of the local error; giving it makes the run adaptive (`dt` is then only the
+    /// first step, chosen automatically when absent) [none: fixed steps].
+    pub rtol: Option<f64>,
+    /// Absolute tolerance of the local error, in the units of each coordinate and velocity [rtol].
+    pub atol: Option<f64>,
+    /// Smallest step [s]; a step that fails below it ends the run [1e-12 × the run's span].
+    pub h_min: Option<f64>,
+    /// Largest step [s] [the run's span].
+    pub h_max: Option<f64>,
+}
+
+/// The settings of an adaptive run with every default resolved.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Tolerances {
+    /// Relative tolerance.
+    pub rtol: f64,
+    /// Absolute tolerance.
+    pub atol: f64,
+    /// Smallest step \[s\].
+    pub h_min: f64,
+    /// Largest step \[s\].
+    pub h_max: f64,
+}
+
+impl StepSettings {
+    /// The resolved tolerances for a run spanning `span` seconds, or `None` for fixed steps.
+    ///
+    /// # Errors
+    /// A message naming the setting when a value is not positive and finite, or h_min > h_max.
+    pub fn resolve(&self, span: f64) -> Result<Option<Tolerances>, String> {
+        let Some(rtol) = self.rtol else {
+            return Ok(None);
+        };
+        let t = Tolerances {
+            rtol,
+            atol: self.atol.unwrap_or(rtol),
+            h_min: self.h_min.unwrap_or(1e-12 * span),
+            h_max: self.h_max.unwrap_or(span),
+        };
+        for (name, v) in [
+            ("rtol", t.rtol),
+            ("atol", t.atol),
+            ("h_min", t.h_min),
+            ("h_max", t.h_max),
+        ] {
+            if !(v > 0.0 && v.is_finite()) {
+                return Err(format!(
+                    "[solver.step] {name} = {v} must be a positive number"
+                ));
+            }
+        }
+        if t.h_min > t.h_max {
+            return Err(format!(
+                "[solver.step] h_min = {} exceeds h_max = {}",
+                t.h_min, t.h_max
+            ));
+        }
+        Ok(Some(t))
+    }
+}
+
+/// The weighted RMS norm of the local error (see the module documentation), scaled by the state
+/// `x0` at the start of the step (q and v, n entries each).
+pub fn error_norm(err: &LocalError, x0: &State, h: f64, tol: &Tolerances) -> f64 {
+    let n = err.q.len();
+    if n == 0 {
+        return 0.0;
+    }
+    let mut sum = 0.0;
+    for i in 0..n {
+        let sq = tol.atol + tol.rtol * x0.q[i].abs();
+        sum += (err.q[i] / sq).powi(2) + (h * err.v[i] / sq).powi(2);
+    }
+    (sum / (2 * n) as f64).sqrt()
+}
+
+/// The PI step-size controller (see the module documentation).
+#[derive(Debug, Clone, Copy)]
+pub struct Controller {
+    /// Exponent k of the local error (order + 1).
+    k: f64,
+    err_previous: f64,
+    after_rejection: bool,
+}
+
+/// Smallest and largest factors of one step change.
+const F_MIN: f64 = 0.2;
+const F_MAX: f64 = 5.0;
+const SAFETY: f64 = 0.9;
+
+impl Controller {
+    /// A controller for a scheme of the given order.
+    pub fn new(order: u32) -> Self {
+        Controller {
+            k: f64::from(order + 1),
+            err_previous: 1.0,
+            after_rejection: false,
+        }
+    }
+
+    /// Judges a step of size `h` with error norm `err`: returns whether it is accepted and the next
+    /// step size to try (before the limits h_min, h_max and the breakpoints are applied).
+    pub fn judge(&mut self, h: f64, err: f64) -> (bool, f64) {
+        let err = if err.is_nan() { f64::INFINITY } else { err };
+        if err <= 1.0 {
+            let err = err.max(1e-10);
+            let f = SAFETY * err.powf(-0.7 / self.k) * self.err_previous.powf(0.4 / self.k);
+            let f_max = if self.after_rejection { 1.0 } else { F_MAX };
+            self.err_previous = err;
+            self.after_rejection = false;
+            (true, h * f.clamp(F_MIN, f_max))
+        } else {
+            self.after_rejection = true;
+            let f = if err.is_finite() {
+                SAFETY * err.powf(-1.0 / self.k)
+            } else {
+                F_MIN
+            };
+            (false, h * f.clamp(F_MIN, 1.0))
+        }
+    }
+
+    /// Notes a step whose Newton iteration failed: the next try is a quarter of it.
+    pub fn newton_failure(&mut self, h: f64) -> f64 {
+        self.after_rejection = true;
+        0.25 * h
+    }
+}
+
+/// The automatic first step (Hairer, Nørsett & Wanner 1993, §II.4) from the consistent state `x0`
+/// (q, v, a of n entries, λ of m) for a scheme of the given order, limited to `h_max` \[s\].
+pub fn initial_step<S: System>(sys: &S, x0: &State, order: u32, tol: &Tolerances) -> f64 {
+    let n = x0.q.len();
+    if n == 0 {
+        return tol.h_max;
+    }
+    let sc = |y: f64| tol.atol + tol.rtol * y.abs();
+    let rms = |f: &dyn Fn(usize) -> (f64, f64)| {
+        let s: f64 = (0..n)
+            .map(|i| {
+                let (a, b) = f(i);
+                a * a + b * b
+            })
+            .sum();
+        (s / (2 * n) as f64).sqrt()
+    };
+    let d0 = rms(&|i| (x0.q[i] / sc(x0.q[i]), x0.v[i] / sc(x0.v[i])));
+    let d1 = rms(&|i| (x0.v[i] / sc(x0.q[i]), x0.a[i] / sc(x0.v[i])));
+    let h0 = if d0 < 1e-5 || d1 < 1e-5 {
+        1e-6
+    } else {
+        0.01 * d0 / d1
+    }
+    .min(tol.h_max);
+    let mut x1 = x0.clone();
+    x1.t = x0.t + h0;
+    for i in 0..n {
+        x1.q[i] = x0.q[i] + h0 * x0.v[i];
+        x1.v[i] = x0.v[i] + h0 * x0.a[i];
+    }
+    super::assembly::consistent_accelerations(sys, &mut x1);
+    let d2 = rms(&|i| {
+        (
+            (x1.v[i] - x0.v[i]) / sc(x0.q[i]),
+            (x1.a[i] - x0.a[i]) / sc(x0.v[i]),
+        )
+    }) / h0;
+    let big = d1.max(d2);
+    let h1 = if big <= 1e-15 || !big.is_finite() {
+        (h0 * 1e-3).max(1e-6)
+    } else {
+        (0.01 / big).powf(1.0 / f64::from(order + 1))
+    };
+    (100.0 * h0).min(h1).min(tol.h_max).max(tol.h_min)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controller_accepts_below_one_and_shrinks_above() {
+        let mut c = Controller::new(2);
+        let (ok, h) = c.judge(1.0, 0.5);
+        assert!(ok && h > 1.0 && h <= 5.0);
+        let (ok, h) = c.judge(1.0, 8.0);
+        assert!(!ok && (h - 0.9 * 0.5).abs() < 1e-12);
+        // After a rejection the step may not grow.
+        let (ok, h) = c.judge(1.0, 1e-6);
+        assert!(ok && h <= 1.0);
+        let (ok, h) = c.judge(1.0, f64::NAN);
+        assert!(!ok && h == F_MIN);
+    }
+
+    #[test]
+    fn settings_resolve_defaults_and_refuse_bad_values() {
+        assert_eq!(StepSettings::default().resolve(1.0), Ok(None));
+        let s = StepSettings {
+            rtol: Some(1e-6),
+            ..Default::default()
+        };
+        let t = s.resolve(2.0).unwrap().unwrap();
+        assert_eq!((t.atol, t.h_min, t.h_max), (1e-6, 2e-12, 2.0));
+        let bad = StepSettings {
+            rtol: Some(-1.0),
+            ..Default::default()
+        };
+        assert!(bad.resolve(1.0).unwrap_err().contains("rtol"));
+    }
+}

@@ -1,0 +1,245 @@
+//! The time loop of issue "one time loop": error-controlled steps on index-3 problems, dense output
+//! at exact multiples of the output interval, t_end honoured, observers that stop a run, and the
+//! refusals of settings that cannot work.
+//!
+//! References: the IVP Test Set value of Andrews' crank angle at 0.03 s (15.81077119629904 rad); the
+//! official ADAMS trajectory of B0 for the N = 40 four-bar (reference/gdlc06_A02_…); the DOP853 light
+//! cart-pole solution (reference/derived_light_cartpole_10s_dt0.01.csv).
+
+#[path = "common/examples.rs"]
+mod util;
+
+use dynastep::analysis::dynamic::{Flow, Observer, RunStatus, Sample};
+use dynastep::analysis::simulation::{RunOptions, Simulation};
+use dynastep::analysis::step_control::StepSettings;
+use dynastep::model::Model;
+use dynastep::system::planar::PlanarSystem;
+use util::{model, reference, Run};
+
+const ANDREWS_BETA: f64 = 15.81077119629904;
+
+fn adaptive(model: &Model, scheme: &str, rtol: f64, output_interval: Option<f64>) -> Run {
+    let opts = RunOptions {
+        scheme: Some(scheme.into()),
+        output_interval,
+        step: StepSettings {
+            rtol: Some(rtol),
+            ..Default::default()
+        },
+        ..RunOptions::default()
+    };
+    let mut sim = Simulation::new(model, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = dynastep::analysis::dynamic::Recorder::default();
+    let report = sim.run(&mut [&mut rec]);
+    Run {
+        system: sim.system,
+        report,
+        rec,
+    }
+}
+
+/// Andrews' squeezer with generalized-α at rtol = 1e-3 … 1e-7: every run completes, the crank-angle
+/// error at 0.03 s falls monotonically and by more than 100× over the four decades.
+/// (docs/examples.md reports the error per rtol; it is 400–2900 rtol, above the 100 rtol the issue
+/// asked for: error-per-step control lets the local errors of ~100–1000 steps add up.)
+#[test]
+fn andrews_error_falls_with_rtol() {
+    let m = model("andrews");
+    let mut errors = Vec::new();
+    for k in 3..=7 {
+        let rtol = 10f64.powi(-k);
+        let r = adaptive(&m, "generalized-alpha", rtol, Some(0.01));
+        r.assert_completed();
+        let crank = r.body("OF");
+        let beta = r.system.body_pose(crank, &r.report.final_state.q)[2];
+        let e = (beta - ANDREWS_BETA).abs();
+        println!(
+            "rtol {rtol:.0e}: {} steps, {} rejected, error {e:.3e} rad = {:.0} rtol",
+            r.report.steps,
+            r.report.rejected_steps,
+            e / rtol
+        );
+        assert!(r.report.final_state.t == 0.03, "ends at t_end exactly");
+        errors.push(e);
+    }
+    for w in errors.windows(2) {
+        assert!(w[1] < w[0], "error must fall with rtol: {errors:?}");
+    }
+    assert!(errors[0] / errors[4] > 100.0, "{errors:?}");
+}
+
+/// The N = 40 four-bar with tight Newton tolerances fails at its singular configuration with fixed
+/// steps (t ≈ 1.244 s) and completes the 20 s with error control, rejecting steps at the singular
+/// passages.
+#[test]
+fn nfourbar40_passes_singular_configurations_adaptively() {
+    let mut m = model("nfourbar40");
+    m.solver.newton.position_tol = 1e-12;
+    let r = adaptive(&m, "generalized-alpha", 1e-6, Some(0.05));
+    r.assert_completed();
+    assert!(
+        r.report.rejected_steps > 0,
+        "the singular passages need rejections"
+    );
+    let b0 = r.marker("B0");
+    let rows = reference("gdlc06_A02_N40_fourbar_B0_0-20s.csv");
+    let mut worst = 0.0_f64;
+    for row in &rows {
+        let s = util::sample_at(&r.rec, row[0]);
+        let p = r.marker_at(b0, s);
+        worst = worst.max((p[0] - row[1]).hypot(p[1] - row[2]));
+    }
+    // Reported, not asserted: at rtol 1e-6 the run takes another branch at a singular configuration
+    // (docs/examples.md).
+    println!(
+        "N = 40 adaptive: {} steps, {} rejected, worst |B0 - ADAMS| = {worst:.2e} m",
+        r.report.steps, r.report.rejected_steps
+    );
+    assert!(worst.is_finite());
+}
+
+/// Output rows fall at exact multiples of the interval, in fixed and adaptive mode, and the last row
+/// is at t_end.
+#[test]
+fn rows_fall_on_exact_multiples() {
+    let mut m = model("pendulum");
+    m.solver.t_end = Some(1.0);
+    let fixed = util::run(&m, "generalized-alpha", &[], 3e-3, Some(1.0), Some(0.07));
+    let adaptive = adaptive(&m, "generalized-alpha", 1e-6, Some(0.07));
+    for r in [&fixed, &adaptive] {
+        r.assert_completed();
+        let t: Vec<f64> = r.rec.states.iter().map(|s| s.t).collect();
+        assert_eq!(t.len(), 16, "{t:?}");
+        for (k, &tk) in t.iter().enumerate().take(15) {
+            assert_eq!(tk, k as f64 * 0.07);
+        }
+        assert_eq!(*t.last().unwrap(), 1.0);
+        assert_eq!(r.report.final_state.t, 1.0);
+    }
+    // The interpolated rows are as accurate as the steps: P1 against the DOP853 solution.
+    let rows = reference("derived_simple_pendulum_10s_dt0.01.csv");
+    let p1 = adaptive.marker("P1");
+    for (s, state) in adaptive.rec.states.iter().enumerate() {
+        let row = rows
+            .iter()
+            .find(|r| (r[0] - state.t).abs() < 1e-9)
+            .expect("reference row");
+        let p = adaptive.marker_at(p1, s);
+        let e = (p[0] - row[1]).hypot(p[1] - row[2]);
+        assert!(e < 1e-3, "t = {}: {e}", state.t);
+    }
+}
+
+/// t_end is honoured when dt does not divide the span: the last step of a variable-step scheme is
+/// shortened; a fixed-step-only scheme steps past and the row at t_end is interpolated.
+#[test]
+fn t_end_is_honoured_when_dt_does_not_divide_the_span() {
+    let m = model("pendulum");
+    for scheme in ["generalized-alpha", "central-difference-reformulated"] {
+        let r = util::run(&m, scheme, &[], 0.3e-2, Some(1.0), Some(0.3));
+        r.assert_completed();
+        assert_eq!(r.report.final_state.t, 1.0, "{scheme}");
+        assert_eq!(r.rec.states.last().unwrap().t, 1.0, "{scheme}");
+        // Still on the pendulum's circle.
+        let p = r.marker_at(r.marker("P1"), r.rec.states.len() - 1);
+        assert!((p[0].hypot(p[1]) - 1.0).abs() < 1e-5, "{scheme}: {p:?}");
+    }
+}
+
+/// Settings that cannot work are refused before the run, with a message that says why.
+#[test]
+fn hopeless_settings_are_refused() {
+    let m = model("pendulum");
+    let refuse = |opts: RunOptions, needle: &str| {
+        let e = Simulation::new(&m, &opts).expect_err("refused").to_string();
+        assert!(e.contains(needle), "{e}");
+    };
+    refuse(
+        RunOptions {
+            output_interval: Some(1e-300),
+            ..RunOptions::default()
+        },
+        "output interval",
+    );
+    refuse(
+        RunOptions {
+            scheme: Some("central-difference".into()),
+            step: StepSettings {
+                rtol: Some(1e-6),
+                ..Default::default()
+            },
+            ..RunOptions::default()
+        },
+        "no local error estimate",
+    );
+    refuse(
+        RunOptions {
+            formulation: Some("index-4".into()),
+            ..RunOptions::default()
+        },
+        "unknown formulation",
+    );
+}
+
+/// An observer that stops the run at t ≥ 0.5 s.
+struct StopAtHalf;
+
+impl Observer<PlanarSystem> for StopAtHalf {
+    fn sample(&mut self, _: &PlanarSystem, s: &Sample<'_>) -> Result<Flow, String> {
+        Ok(if s.state.t >= 0.5 {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        })
+    }
+}
+
+#[test]
+fn an_observer_stops_the_run_without_failing() {
+    let m = model("pendulum");
+    let opts = RunOptions {
+        output_interval: Some(0.1),
+        ..RunOptions::default()
+    };
+    let mut sim = Simulation::new(&m, &opts).unwrap();
+    let report = sim.run(&mut [&mut StopAtHalf]);
+    assert_eq!(report.status, RunStatus::Stopped { stopped_at: 0.5 });
+    assert_eq!(report.final_state.t, 0.5);
+}
+
+/// The light cart-pole through its 11 vertical passages with error control. The benchmark's own
+/// criterion (e ≤ 1e-6) is not reached, and fixed steps of the adaptive run's mean size do better in
+/// these body coordinates: docs/examples.md gives the numbers. The bound here guards the
+/// passages (a run that loses one is off by order one).
+#[test]
+fn light_cartpole_needs_error_control() {
+    let m = model("light-cartpole");
+    let r = adaptive(&m, "generalized-alpha", 1e-10, Some(0.01));
+    r.assert_completed();
+    let rows = reference("derived_light_cartpole_10s_dt0.01.csv");
+    let score = |run: &Run| {
+        let (cart, tip) = (run.body("cart"), run.body("tip"));
+        let mut sum = 0.0;
+        for (state, row) in run.rec.states.iter().zip(&rows) {
+            assert!((state.t - row[0]).abs() < 1e-12);
+            let c = run.system.body_pose(cart, &state.q);
+            let p = run.system.body_pose(tip, &state.q);
+            let theta = (p[0] - c[0]).atan2(c[1] - p[1]);
+            sum += (c[0] - row[1]).powi(2) + (theta - row[2]).powi(2);
+        }
+        (sum / rows.len() as f64).sqrt()
+    };
+    let e = score(&r);
+    let mean_h = r.report.h_sum / r.report.steps as f64;
+    let fixed = util::run(&m, "generalized-alpha", &[], mean_h, Some(10.0), Some(0.01));
+    let e_fixed = if matches!(fixed.report.status, RunStatus::Completed) {
+        score(&fixed)
+    } else {
+        f64::INFINITY
+    };
+    println!(
+        "light cart-pole rtol 1e-10: e = {e:.2e} ({} steps, {} rejected, h from {:.1e} s); fixed h = {mean_h:.1e}: e = {e_fixed:.2e}",
+        r.report.steps, r.report.rejected_steps, r.report.h_min
+    );
+    assert!(e < 1e-2, "{e}");
+}
