@@ -9,7 +9,7 @@
 
 use super::newmark::NewmarkFamily;
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
-use super::{Capabilities, Scheme};
+use super::Scheme;
 
 /// The generalized-α scheme for the given ρ∞ ∈ \[0, 1\].
 ///
@@ -47,12 +47,5 @@ pub const INFO: SchemeInfo = SchemeInfo {
     source: "Chung & Hulbert (1993) J. Appl. Mech. 60:371; Arnold & Brüls (2007) Multibody Syst Dyn 18:185, eqs. 6-8; integrators.md §6",
     params: &[ParamInfo { name: "rho_inf", default: 0.8, description: "spectral radius at infinity, 0 ≤ ρ∞ ≤ 1 (1: no damping)" }],
     build: |p: &SchemeParams| Ok(Box::new(generalized_alpha(param(p, "rho_inf"))?) as Box<dyn Scheme>),
-    caps: Capabilities {
-        order: 2,
-        explicit_in_positions: false,
-        unconditionally_stable: true,
-        error_estimate: Some(super::newmark::ESTIMATOR),
-        variable_step: true,
-        formulations: &["index3"],
-    },
+    caps: super::newmark::caps(2, true),
 };

@@ -11,7 +11,7 @@
 
 use super::newmark::NewmarkFamily;
 use super::registry::{ParamInfo, SchemeError, SchemeInfo, SchemeParams};
-use super::{Capabilities, Scheme};
+use super::Scheme;
 
 /// HHT with the given α ∈ \[−⅓, 0\].
 ///
@@ -75,12 +75,5 @@ pub const INFO: SchemeInfo = SchemeInfo {
         ParamInfo { name: "rho_inf", default: -1.0, description: "alternative to alpha: ρ∞ in [1/2, 1]; a negative value means unset" },
     ],
     build,
-    caps: Capabilities {
-        order: 2,
-        explicit_in_positions: false,
-        unconditionally_stable: true,
-        error_estimate: Some(super::newmark::ESTIMATOR),
-        variable_step: true,
-        formulations: &["index3"],
-    },
+    caps: super::newmark::caps(2, true),
 };

@@ -266,9 +266,9 @@ impl Scheme for NewmarkFamily {
     }
 }
 
-/// What every member of the family can do with the index-3 formulation; `unconditionally_stable`
-/// differs between members.
-const fn caps(order: u32, unconditionally_stable: bool) -> Capabilities {
+/// What every member of the family (generalized-α and HHT included) can do with the index-3
+/// formulation; the order and `unconditionally_stable` differ between members.
+pub(crate) const fn caps(order: u32, unconditionally_stable: bool) -> Capabilities {
     Capabilities {
         order,
         explicit_in_positions: false,
