@@ -5,6 +5,10 @@
 //!              [--output-interval S] [--rtol R [--atol A] [--h-min S] [--h-max S]]
 //!              [--out DIR] [--set PATH=VALUE ...] [--quiet]
 //! dynastep run --example NAME ...
+//! dynastep kinematics MODEL.toml|--example NAME [--t-end S] [--output-interval S] [--out DIR]
+//! dynastep inverse-dynamics MODEL.toml|--example NAME [--t-end S] [--output-interval S] [--out DIR]
+//! dynastep equilibrium MODEL.toml|--example NAME [--method settle|newton|potential] [--tol X]
+//!              [--damping C] [--v-tol V] [--a-tol A] [--scheme NAME] [--dt S] [--t-end S] [--out DIR]
 //! dynastep check MODEL.toml [--set PATH=VALUE ...]
 //! dynastep examples
 //! dynastep schemes
@@ -15,6 +19,8 @@
 //!
 //! Exit status: 0 on success, 1 when a run stopped early (the output written so far is kept), 2 for bad
 //! input (model file, options).
+
+mod analyses;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -48,6 +54,14 @@ struct Cli {
 enum Command {
     /// Simulate a model file or an embedded example and write the time history and summary.
     Run(RunArgs),
+    /// Kinematic analysis of a fully driven model: positions, velocities, accelerations from the
+    /// constraints alone.
+    Kinematics(analyses::KinematicArgs),
+    /// Inverse dynamics of a fully driven model: the kinematics plus every joint reaction and driver
+    /// force, with an energy check.
+    InverseDynamics(analyses::KinematicArgs),
+    /// The rest configuration under the applied loads, with reactions and its stability.
+    Equilibrium(analyses::EquilibriumArgs),
     /// Validate a model file without simulating.
     Check {
         /// The model file (TOML).
@@ -148,6 +162,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run(args),
+        Command::Kinematics(args) => analyses::kinematics(args, false),
+        Command::InverseDynamics(args) => analyses::kinematics(args, true),
+        Command::Equilibrium(args) => analyses::equilibrium(args),
         Command::Check { model, set } => check(&model, &set),
         Command::Examples => examples(),
         Command::Schemes => schemes(),

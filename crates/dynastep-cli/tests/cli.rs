@@ -283,3 +283,78 @@ fn adaptive_run_reports_its_steps() {
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn inverse_dynamics_writes_driver_torque_and_energy_check() {
+    let out = scratch("inverse");
+    let o = dynastep(&[
+        "inverse-dynamics",
+        "--example",
+        "slider-crank",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let history = std::fs::read_to_string(out.join("history.csv")).unwrap();
+    let header: Vec<&str> = history.lines().next().unwrap().split(',').collect();
+    for col in ["crank_speed.torque", "A.fx", "A.fy_joint", "rail.torque"] {
+        assert!(header.contains(&col), "missing column {col} in {header:?}");
+    }
+    // A revolute joint transmits no torque: no column for it.
+    assert!(!header.contains(&"A.torque"));
+    let s = summary(&out);
+    assert_eq!(s["analysis"], "inverse-dynamics");
+    assert_eq!(s["status"], "completed");
+    assert!(s["energy_check"]["max_residual"].as_f64().unwrap() < 1e-6);
+    assert!(s["final_state"]["drivers"]["crank_speed"].is_number());
+}
+
+#[test]
+fn kinematics_refuses_an_undriven_model_by_name() {
+    let out = scratch("undriven");
+    let o = dynastep(&[
+        "kinematics",
+        "--example",
+        "spring-linkage",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("not fully driven") && err.contains("1 degree(s) of freedom"),
+        "{err}"
+    );
+}
+
+#[test]
+fn equilibrium_reports_the_configuration_and_its_stability() {
+    let out = scratch("equilibrium");
+    let o = dynastep(&[
+        "equilibrium",
+        "--example",
+        "spring-linkage",
+        "--method",
+        "potential",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let s = summary(&out);
+    assert_eq!(s["analysis"], "equilibrium");
+    assert_eq!(s["equilibrium"]["method"], "potential");
+    assert_eq!(s["equilibrium"]["stability"]["verdict"], "stable");
+    let theta = s["final_state"]["bodies"]["crank"][2].as_f64().unwrap();
+    assert!((theta + 1.2924236754).abs() < 1e-8, "{theta}");
+    let o = dynastep(&[
+        "equilibrium",
+        "--example",
+        "spring-linkage",
+        "--method",
+        "simplex",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("settle, newton, potential"));
+}

@@ -79,6 +79,15 @@ pub const EXAMPLES: &[Example] = &[
         text: include_str!("../../../examples/light-cartpole.toml"),
         file: "light-cartpole.toml",
     },
+    Example {
+        name: "spring-linkage",
+        title: "Spring-loaded linkage at rest",
+        description: "The slider-crank without its driver, held by gravity and a spring on the slider; \
+                      for `dynastep equilibrium`, checked against the minimum of its closed-form \
+                      potential energy.",
+        text: include_str!("../../../examples/spring-linkage.toml"),
+        file: "spring-linkage.toml",
+    },
 ];
 
 /// The example called `name`, if any.

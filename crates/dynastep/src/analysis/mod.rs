@@ -2,12 +2,18 @@
 //! [`dynamic`] runs the time loop, built from [`step`] (one step of any scheme with any formulation),
 //! [`step_control`] (error norm, PI controller, initial step), [`dense_output`] and [`output_times`];
 //! [`stability`] analyses a scheme on the test oscillator with the same step routine.
+//! [`kinematics`] (kinematic and inverse dynamic analysis) and [`equilibrium`] (settling, Newton,
+//! minimum potential energy) are the other analyses of a model; [`partition`] chooses independent
+//! coordinates for them.
 
 pub mod assembly;
 pub mod dense_output;
 pub mod diagnostics;
 pub mod dynamic;
+pub mod equilibrium;
+pub mod kinematics;
 pub mod output_times;
+pub mod partition;
 pub mod simulation;
 pub mod stability;
 pub mod step;

@@ -13,6 +13,24 @@ use crate::system::planar::{PlanarError, PlanarSystem};
 /// Default scheme when neither the command line nor the model names one.
 pub const DEFAULT_SCHEME: &str = "generalized-alpha";
 
+/// The consistent state of `system` (built from `model`) at the model's start time, and what
+/// assembly found: where every analysis starts.
+///
+/// # Errors
+/// [`SimulationError::Assembly`] when the constraints cannot be met.
+pub fn assembled(
+    model: &Model,
+    system: &PlanarSystem,
+) -> Result<(State, AssemblyReport), SimulationError> {
+    let mut initial = system.initial_state(model.solver.t_start.unwrap_or(0.0));
+    let settings = AssemblySettings {
+        redundancy: model.solver.redundancy,
+        ..Default::default()
+    };
+    let report = assemble(system, &mut initial, &system.given_values(), &settings)?;
+    Ok((initial, report))
+}
+
 /// Run settings that override the model's `\[solver\]` table. `None` keeps the model's value.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunOptions {
@@ -148,17 +166,7 @@ impl Simulation {
                 }
             });
         OutputTimes::new(t0, output_interval, t_end).map_err(SimulationError::Settings)?;
-        let mut initial = system.initial_state(t0);
-        let assembly_settings = AssemblySettings {
-            redundancy: solver.redundancy,
-            ..Default::default()
-        };
-        let assembly = assemble(
-            &system,
-            &mut initial,
-            &system.given_values(),
-            &assembly_settings,
-        )?;
+        let (initial, assembly) = assembled(model, &system)?;
         let settings = DynamicSettings {
             h,
             t_end,

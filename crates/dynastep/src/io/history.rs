@@ -7,12 +7,21 @@
 //!   frame, \[m\], \[rad\], \[m/s\], \[rad/s\]; angles continuous in time, not wrapped); per point mass only
 //!   `.x`, `.y`, `.vx`, `.vy`;
 //! - per marker `<marker>.x`, `.y`, `.vx`, `.vy` \[m, m/s\];
-//! - per joint `<joint>.fx`, `.fy` \[N\], `.torque` \[N m\]: the reaction exerted by the joint on its body j,
-//!   in global axes, torque about the joint point;
+//! - per joint `<joint>.fx`, `.fy` \[N\]: the reaction exerted by the joint on its body j, in global
+//!   axes; `.torque` \[N m\], about the joint point P_j, only for joints with a rotation row (prismatic
+//!   and fixed joints between rigid bodies; a revolute or distance joint transmits none); then
+//!   `.fx_joint`, `.fy_joint` \[N\]: the same force in the joint frame (x along the sliding axis of a
+//!   prismatic joint, from P_i to P_j for a distance joint, along body i's x axis otherwise);
+//! - per driver `<driver>.torque` \[N m\] (an angle driver) or `<driver>.force` \[N\] (a length driver):
+//!   the generalized force the actuator applies in the direction in which the driven quantity grows
+//!   (−λ of its row); `driver.<driver>.…` if that name is already taken by a joint column;
 //! - `energy.kinetic`, `energy.potential`, `energy.total`, `energy.work_nc` (work of non-conservative
 //!   applied forces and of drivers since the start), `energy.balance` (E − E₀ − W_nc) \[J\];
 //! - `constraint.position`, `constraint.velocity`, `constraint.acceleration`: Euclidean norms of
 //!   Φ, Φ_q v + Φ_t and Φ_q a − γ.
+//!
+//! A kinematic analysis ([`HistoryWriter::kinematic`]) has no forces: its history leaves out the
+//! reactions, the driver forces and the energy columns.
 
 use std::io::Write;
 
@@ -24,7 +33,10 @@ pub struct HistoryWriter<W: Write> {
     out: csv::Writer<W>,
     point_mass: Vec<bool>,
     markers: usize,
-    joints: usize,
+    /// Per joint: has a torque column.
+    joint_torque: Vec<bool>,
+    drivers: usize,
+    forces: bool,
     row: Vec<f64>,
     fmt: ryu::Buffer,
 }
@@ -36,44 +48,78 @@ impl<W: Write> std::fmt::Debug for HistoryWriter<W> {
 }
 
 impl<W: Write> HistoryWriter<W> {
-    /// Writes the header for `system` and returns the writer.
+    /// Writes the header of a dynamic (or inverse dynamic) history for `system` and returns the
+    /// writer.
     ///
     /// # Errors
     /// Any error of the underlying writer.
     pub fn new(system: &PlanarSystem, out: W) -> Result<Self, csv::Error> {
+        Self::with_columns(system, out, true)
+    }
+
+    /// Writes the header of a kinematic history (no reactions, driver forces or energies).
+    ///
+    /// # Errors
+    /// Any error of the underlying writer.
+    pub fn kinematic(system: &PlanarSystem, out: W) -> Result<Self, csv::Error> {
+        Self::with_columns(system, out, false)
+    }
+
+    fn with_columns(system: &PlanarSystem, out: W, forces: bool) -> Result<Self, csv::Error> {
         let mut out = csv::Writer::from_writer(out);
         let mut header = vec!["t".to_string(), "h".to_string()];
         let point_mass: Vec<bool> = (0..system.n_bodies())
             .map(|b| matches!(system.body(b), Body::Point(_)))
             .collect();
         for (b, name) in system.body_names().iter().enumerate() {
-            if point_mass[b] {
-                header.extend(["x", "y", "vx", "vy"].iter().map(|c| format!("{name}.{c}")));
+            let columns: &[&str] = if point_mass[b] {
+                &["x", "y", "vx", "vy"]
             } else {
-                header.extend(
-                    ["x", "y", "theta", "vx", "vy", "omega"]
-                        .iter()
-                        .map(|c| format!("{name}.{c}")),
-                );
-            }
+                &["x", "y", "theta", "vx", "vy", "omega"]
+            };
+            header.extend(columns.iter().map(|c| format!("{name}.{c}")));
         }
         for name in system.marker_names() {
             header.extend(["x", "y", "vx", "vy"].iter().map(|c| format!("{name}.{c}")));
         }
-        for name in system.joint_names() {
-            header.extend(["fx", "fy", "torque"].iter().map(|c| format!("{name}.{c}")));
+        let joint_torque: Vec<bool> = (0..system.joint_names().len())
+            .map(|k| system.joint_has_torque(k))
+            .collect();
+        let drivers = system.driver_names().len();
+        if forces {
+            for (k, name) in system.joint_names().iter().enumerate() {
+                let columns: &[&str] = if joint_torque[k] {
+                    &["fx", "fy", "torque", "fx_joint", "fy_joint"]
+                } else {
+                    &["fx", "fy", "fx_joint", "fy_joint"]
+                };
+                header.extend(columns.iter().map(|c| format!("{name}.{c}")));
+            }
+            for (k, name) in system.driver_names().iter().enumerate() {
+                let unit = if system.driver_is_angular(k) {
+                    "torque"
+                } else {
+                    "force"
+                };
+                let column = format!("{name}.{unit}");
+                if header.contains(&column) {
+                    header.push(format!("driver.{column}"));
+                } else {
+                    header.push(column);
+                }
+            }
+            header.extend(
+                [
+                    "energy.kinetic",
+                    "energy.potential",
+                    "energy.total",
+                    "energy.work_nc",
+                    "energy.balance",
+                ]
+                .iter()
+                .map(|s| s.to_string()),
+            );
         }
-        header.extend(
-            [
-                "energy.kinetic",
-                "energy.potential",
-                "energy.total",
-                "energy.work_nc",
-                "energy.balance",
-            ]
-            .iter()
-            .map(|s| s.to_string()),
-        );
         header.extend(
             [
                 "constraint.position",
@@ -85,12 +131,13 @@ impl<W: Write> HistoryWriter<W> {
         );
         out.write_record(&header)?;
         let row = Vec::with_capacity(header.len());
-        let (markers, joints) = (system.marker_names().len(), system.joint_names().len());
         Ok(HistoryWriter {
             out,
             point_mass,
-            markers,
-            joints,
+            markers: system.marker_names().len(),
+            joint_torque,
+            drivers,
+            forces,
             row,
             fmt: ryu::Buffer::new(),
         })
@@ -102,6 +149,34 @@ impl<W: Write> HistoryWriter<W> {
     /// Any error of the underlying writer.
     pub fn flush(&mut self) -> std::io::Result<()> {
         self.out.flush()
+    }
+}
+
+impl<W: Write> HistoryWriter<W> {
+    /// Reactions, driver forces and energies of the sample into the row.
+    fn push_forces(&mut self, sys: &PlanarSystem, s: &Sample<'_>) {
+        let x = s.state;
+        for (k, &torque) in self.joint_torque.iter().enumerate() {
+            let f = sys.joint_reaction(k, &x.q, &x.lambda);
+            let e = sys.joint_frame_axis(k, &x.q);
+            self.row.extend_from_slice(&[f[0], f[1]]);
+            if torque {
+                self.row.push(f[2]);
+            }
+            self.row
+                .extend_from_slice(&[e[0] * f[0] + e[1] * f[1], -e[1] * f[0] + e[0] * f[1]]);
+        }
+        for k in 0..self.drivers {
+            self.row.push(sys.driver_effort(k, &x.lambda));
+        }
+        let e = s.energy;
+        self.row.extend_from_slice(&[
+            e.kinetic,
+            e.potential,
+            e.kinetic + e.potential,
+            s.work_nc,
+            s.energy_balance,
+        ]);
     }
 }
 
@@ -125,18 +200,9 @@ impl<W: Write> Observer<PlanarSystem> for HistoryWriter<W> {
             let (p, v) = sys.marker_state(k, &x.q, &x.v);
             self.row.extend_from_slice(&[p[0], p[1], v[0], v[1]]);
         }
-        for k in 0..self.joints {
-            self.row
-                .extend_from_slice(&sys.joint_reaction(k, &x.q, &x.lambda));
+        if self.forces {
+            self.push_forces(sys, s);
         }
-        let e = s.energy;
-        self.row.extend_from_slice(&[
-            e.kinetic,
-            e.potential,
-            e.kinetic + e.potential,
-            s.work_nc,
-            s.energy_balance,
-        ]);
         self.row.extend_from_slice(&[
             s.violation.position,
             s.violation.velocity,

@@ -2,9 +2,12 @@
 
 use serde::Serialize;
 
+use crate::analysis::assembly::AssemblyReport;
 use crate::analysis::dynamic::{ConstraintViolation, RunReport, RunStatus};
 use crate::analysis::simulation::Simulation;
 use crate::analysis::step_control::Tolerances;
+use crate::scheme::State;
+use crate::system::planar::PlanarSystem;
 
 /// Newton counters in the summary.
 #[derive(Debug, Clone, Serialize)]
@@ -38,6 +41,48 @@ pub struct FinalState {
     pub bodies: std::collections::BTreeMap<String, [f64; 3]>,
     /// Marker positions by name.
     pub markers: std::collections::BTreeMap<String, [f64; 2]>,
+    /// Joint reactions on body j by joint name: `[f_x, f_y, τ]` in global axes \[N, N, N m\], τ
+    /// about the joint point.
+    pub reactions: std::collections::BTreeMap<String, [f64; 3]>,
+    /// Driver generalized forces by driver name (torque \[N m\] or force \[N\], −λ of the row).
+    pub drivers: std::collections::BTreeMap<String, f64>,
+}
+
+impl FinalState {
+    /// The record of state `x` of `sys`.
+    pub fn new(sys: &PlanarSystem, x: &State) -> Self {
+        FinalState {
+            t: x.t,
+            q: x.q.iter().copied().collect(),
+            v: x.v.iter().copied().collect(),
+            a: x.a.iter().copied().collect(),
+            lambda: x.lambda.iter().copied().collect(),
+            bodies: sys
+                .body_names()
+                .iter()
+                .enumerate()
+                .map(|(b, n)| (n.to_string(), sys.body_pose(b, &x.q)))
+                .collect(),
+            markers: sys
+                .marker_names()
+                .iter()
+                .enumerate()
+                .map(|(k, n)| (n.to_string(), sys.marker_state(k, &x.q, &x.v).0))
+                .collect(),
+            reactions: sys
+                .joint_names()
+                .iter()
+                .enumerate()
+                .map(|(k, n)| (n.to_string(), sys.joint_reaction(k, &x.q, &x.lambda)))
+                .collect(),
+            drivers: sys
+                .driver_names()
+                .iter()
+                .enumerate()
+                .map(|(k, n)| (n.to_string(), sys.driver_effort(k, &x.lambda)))
+                .collect(),
+        }
+    }
 }
 
 /// What assembly found.
@@ -53,6 +98,18 @@ pub struct AssemblySummary {
     pub constraints: usize,
     /// Constraint rows involved in redundancies.
     pub redundant: Vec<String>,
+}
+
+impl From<&AssemblyReport> for AssemblySummary {
+    fn from(a: &AssemblyReport) -> Self {
+        AssemblySummary {
+            iterations: a.iterations,
+            max_position_change: a.max_position_change,
+            rank: a.rank,
+            constraints: a.constraints,
+            redundant: a.redundant.clone(),
+        }
+    }
 }
 
 /// Step sizes of the accepted steps \[s\].
@@ -142,28 +199,7 @@ impl Summary {
             ),
         };
         let steps = report.steps.max(1) as f64;
-        let x = &report.final_state;
-        let sys = &sim.system;
-        let final_state = FinalState {
-            t: x.t,
-            q: x.q.iter().copied().collect(),
-            v: x.v.iter().copied().collect(),
-            a: x.a.iter().copied().collect(),
-            lambda: x.lambda.iter().copied().collect(),
-            bodies: sys
-                .body_names()
-                .iter()
-                .enumerate()
-                .map(|(b, n)| (n.to_string(), sys.body_pose(b, &x.q)))
-                .collect(),
-            markers: sys
-                .marker_names()
-                .iter()
-                .enumerate()
-                .map(|(k, n)| (n.to_string(), sys.marker_state(k, &x.q, &x.v).0))
-                .collect(),
-        };
-        let assembly = &sim.assembly;
+        let final_state = FinalState::new(&sim.system, &report.final_state);
         Summary {
             status,
             stopped_at,
@@ -211,14 +247,168 @@ impl Summary {
             wall_time_s: report.wall_time_s,
             max_energy_error: report.max_energy_error,
             max_constraint_violation: report.max_violation,
-            assembly: AssemblySummary {
-                iterations: assembly.iterations,
-                max_position_change: assembly.max_position_change,
-                rank: assembly.rank,
-                constraints: assembly.constraints,
-                redundant: assembly.redundant.clone(),
-            },
+            assembly: AssemblySummary::from(&sim.assembly),
             final_state,
+        }
+    }
+}
+
+/// Newton counters of a kinematic or inverse dynamic analysis.
+#[derive(Debug, Clone, Serialize)]
+pub struct KinematicNewton {
+    /// Iterations over all solved times.
+    pub total: u64,
+    /// Largest number at one time.
+    pub max_per_time: u64,
+}
+
+/// An equilibrium in the summary.
+#[derive(Debug, Clone, Serialize)]
+pub struct EquilibriumSummary {
+    /// `settle`, `newton` or `potential`.
+    pub method: String,
+    /// Iterations of the method (time steps when settling).
+    pub iterations: usize,
+    /// ‖Φ_qᵀλ − Q‖∞ at the result \[N, N m\].
+    pub residual: f64,
+    /// ‖Φ‖∞ at the result \[m, rad\].
+    pub constraint_violation: f64,
+    /// Stability from the reduced stiffness.
+    pub stability: crate::analysis::equilibrium::Stability,
+}
+
+/// `summary.json` of a kinematic, inverse dynamic or equilibrium analysis: the conventions of
+/// [`Summary`] (status, reason, model, assembly, final state) and what the analysis adds.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnalysisSummary {
+    /// `kinematics`, `inverse-dynamics` or `equilibrium`.
+    pub analysis: String,
+    /// `completed` or `failed`.
+    pub status: String,
+    /// Time of the last solved state when failed \[s\].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_at: Option<f64>,
+    /// Why it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Model title.
+    pub model: String,
+    /// End time \[s\] (kinematics, inverse dynamics, settling).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub t_end: Option<f64>,
+    /// Output interval \[s\].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_interval: Option<f64>,
+    /// Configurations solved (kinematics, inverse dynamics).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evaluations: Option<u64>,
+    /// Newton counters (kinematics, inverse dynamics).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub newton_iterations: Option<KinematicNewton>,
+    /// Energy check (inverse dynamics).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub energy_check: Option<crate::analysis::kinematics::EnergyCheck>,
+    /// Largest constraint violations at the output times.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_constraint_violation: Option<ConstraintViolation>,
+    /// The equilibrium found (equilibrium analysis).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub equilibrium: Option<EquilibriumSummary>,
+    /// Wall time of the analysis \[s\].
+    pub wall_time_s: f64,
+    /// Assembly report.
+    pub assembly: AssemblySummary,
+    /// The last solved state (the equilibrium configuration for an equilibrium analysis).
+    pub final_state: FinalState,
+}
+
+impl AnalysisSummary {
+    /// The summary of a kinematic (or inverse dynamic) analysis of `sys` with `report`.
+    pub fn kinematic(
+        model: &str,
+        sys: &PlanarSystem,
+        assembly: &AssemblyReport,
+        settings: &crate::analysis::kinematics::KinematicSettings,
+        report: &crate::analysis::kinematics::KinematicReport,
+    ) -> Self {
+        let (status, failed_at, reason) = match &report.status {
+            RunStatus::Failed { failed_at, reason } => {
+                ("failed", Some(*failed_at), Some(reason.clone()))
+            }
+            _ => ("completed", None, None),
+        };
+        AnalysisSummary {
+            analysis: if settings.inverse {
+                "inverse-dynamics"
+            } else {
+                "kinematics"
+            }
+            .into(),
+            status: status.into(),
+            failed_at,
+            reason,
+            model: model.into(),
+            t_end: Some(settings.t_end),
+            output_interval: Some(settings.output_interval),
+            evaluations: Some(report.evaluations),
+            newton_iterations: Some(KinematicNewton {
+                total: report.newton_iterations,
+                max_per_time: report.max_iterations,
+            }),
+            energy_check: report.energy,
+            max_constraint_violation: Some(report.max_violation),
+            equilibrium: None,
+            wall_time_s: report.wall_time_s,
+            assembly: AssemblySummary::from(assembly),
+            final_state: FinalState::new(sys, &report.final_state),
+        }
+    }
+
+    /// The summary of an equilibrium analysis of `sys` by `method`: the equilibrium found, or the
+    /// reason it was not (`last` is then the last state reached).
+    pub fn equilibrium(
+        model: &str,
+        sys: &PlanarSystem,
+        assembly: &AssemblyReport,
+        method: &str,
+        result: &Result<
+            crate::analysis::equilibrium::Equilibrium,
+            crate::analysis::equilibrium::EquilibriumError,
+        >,
+        last: &State,
+        wall_time_s: f64,
+    ) -> Self {
+        let (status, reason, state, equilibrium) = match result {
+            Ok(e) => (
+                "completed",
+                None,
+                &e.state,
+                Some(EquilibriumSummary {
+                    method: method.into(),
+                    iterations: e.iterations,
+                    residual: e.residual,
+                    constraint_violation: e.constraint_violation,
+                    stability: e.stability.clone(),
+                }),
+            ),
+            Err(err) => ("failed", Some(err.to_string()), last, None),
+        };
+        AnalysisSummary {
+            analysis: "equilibrium".into(),
+            status: status.into(),
+            failed_at: None,
+            reason,
+            model: model.into(),
+            t_end: None,
+            output_interval: None,
+            evaluations: None,
+            newton_iterations: None,
+            energy_check: None,
+            max_constraint_violation: None,
+            equilibrium,
+            wall_time_s,
+            assembly: AssemblySummary::from(assembly),
+            final_state: FinalState::new(sys, state),
         }
     }
 }

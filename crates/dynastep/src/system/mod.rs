@@ -12,6 +12,7 @@
 //!
 //! Conventions: q, v, a have n entries; λ, Φ, γ have m entries. SI units; angles in radians.
 
+pub mod damped;
 pub mod planar;
 pub mod test_problems;
 
@@ -107,6 +108,18 @@ pub trait System {
     /// used when reporting redundant constraints. The default is `"constraint row {row}"`.
     fn constraint_label(&self, row: usize) -> String {
         format!("constraint row {row}")
+    }
+
+    /// True when constraint row `row` is a driving constraint (a prescribed motion g(q) = f(t)) rather
+    /// than a joint. The default is false.
+    fn driving_constraint(&self, _row: usize) -> bool {
+        false
+    }
+
+    /// A human-readable name of coordinate `i` (0 ≤ i < n), e.g. `"crank.theta"`, used when an
+    /// analysis names free or moving coordinates. The default is `"q[{i}]"`.
+    fn coordinate_label(&self, i: usize) -> String {
+        format!("q[{i}]")
     }
 
     /// Kinetic and potential energy \[J\]. The default computes ½ vᵀ M v matrix-free.

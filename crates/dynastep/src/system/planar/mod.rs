@@ -864,6 +864,81 @@ impl PlanarSystem {
         [force[0], force[1], torque]
     }
 
+    /// True when the reaction of joint `k` includes a torque: a joint with a rotation row (prismatic
+    /// or fixed between rigid bodies). A revolute or distance joint transmits no torque about its
+    /// point P_j, so its history has no torque column.
+    ///
+    /// # Panics
+    /// When `k` is out of range.
+    pub fn joint_has_torque(&self, k: usize) -> bool {
+        matches!(
+            self.joints[k].geometry,
+            JointType::Prismatic {
+                angle0: Some(_),
+                ..
+            } | JointType::Fixed { angle0: Some(_) }
+        )
+    }
+
+    /// The unit x axis of the frame of joint `k` in global axes at q (n entries): the sliding axis
+    /// of a prismatic joint, the direction from P_i to P_j of a distance joint, body i's x axis for
+    /// a revolute or fixed joint (the global x axis when body i is the ground). The y axis is the x
+    /// axis turned by +90°.
+    ///
+    /// # Panics
+    /// When `k` is out of range or q is shorter than n.
+    pub fn joint_frame_axis(&self, k: usize, q: &Vector) -> [f64; 2] {
+        let j = &self.joints[k];
+        let fi = j.bi.frame(q);
+        match j.geometry {
+            JointType::Prismatic { axis, .. } => fi.rot(axis),
+            JointType::Distance { .. } => {
+                let fj = j.bj.frame(q);
+                let (pi, pj) = (fi.rot(j.si), fj.rot(j.sj));
+                let d = [
+                    fj.r[0] + pj[0] - fi.r[0] - pi[0],
+                    fj.r[1] + pj[1] - fi.r[1] - pi[1],
+                ];
+                let l = d[0].hypot(d[1]);
+                if l > 0.0 {
+                    [d[0] / l, d[1] / l]
+                } else {
+                    [1.0, 0.0]
+                }
+            }
+            JointType::Revolute | JointType::Fixed { .. } => fi.rot([1.0, 0.0]),
+        }
+    }
+
+    /// Names of the drivers, in model order (their rows are [`Self::driver_rows`]).
+    pub fn driver_names(&self) -> Vec<&str> {
+        self.drivers.iter().map(|d| d.name.as_str()).collect()
+    }
+
+    /// True when driver `k` prescribes an angle (its generalized force is a torque \[N m\]), false
+    /// when it prescribes a length (a force \[N\]).
+    ///
+    /// # Panics
+    /// When `k` is out of range.
+    pub fn driver_is_angular(&self, k: usize) -> bool {
+        match &self.drivers[k].geometry {
+            DriverType::Revolute { .. } => true,
+            DriverType::Prismatic { .. } => false,
+            DriverType::Coordinate { coordinate, .. } => *coordinate == Coordinate::Theta,
+        }
+    }
+
+    /// The generalized force of driver `k` from the multipliers λ (m entries): the torque \[N m\] or
+    /// force \[N\] an actuator must apply, in the direction in which the driven quantity g(q) grows,
+    /// to produce the prescribed motion. It is −λ of the driver's row, since the constraint force is
+    /// −g_qᵀλ; its power is −λ ġ = λᵀΦ_t.
+    ///
+    /// # Panics
+    /// When `k` is out of range or λ is too short.
+    pub fn driver_effort(&self, k: usize, lambda: &Vector) -> f64 {
+        -lambda[self.drivers[k].row]
+    }
+
     /// The initial state at time `t0` \[s\] from the model: q from the body poses, v from the body-frame
     /// velocities converted to the centres of mass (`v_cm = v_o + ω R A com`); a (n) and λ (m) zero.
     /// The state is generally not consistent: pass it to [`crate::analysis::assembly::assemble`].
@@ -1052,6 +1127,21 @@ impl System for PlanarSystem {
 
     fn nonconservative_power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
         self.forces.iter().map(|f| f.eval(t, q, v).power).sum()
+    }
+
+    fn driving_constraint(&self, row: usize) -> bool {
+        self.driver_rows().contains(&row)
+    }
+
+    fn coordinate_label(&self, i: usize) -> String {
+        for b in &self.bodies {
+            let first = b.first_coordinate();
+            if (first..first + b.dof()).contains(&i) {
+                let name = ["x_cm", "y_cm", "theta"][i - first];
+                return format!("{}.{name}", b.name());
+            }
+        }
+        format!("q[{i}]")
     }
 
     fn constraint_label(&self, row: usize) -> String {

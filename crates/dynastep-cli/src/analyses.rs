@@ -1,0 +1,296 @@
+//! `dynastep kinematics`, `inverse-dynamics` and `equilibrium`: the analyses besides dynamics
+//! (Haug 1989, §7.1 and §7.5), with the output conventions of `run`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{anyhow, Context, Result};
+use clap::Args;
+use dynastep::analysis::dynamic::{Observer, RunStatus};
+use dynastep::analysis::equilibrium::settle::SettleSettings;
+use dynastep::analysis::equilibrium::{self, EquilibriumMethod, StaticSettings};
+use dynastep::analysis::kinematics::{self, KinematicSettings};
+use dynastep::analysis::simulation::{assembled, RunOptions, Simulation};
+use dynastep::io::history::HistoryWriter;
+use dynastep::io::summary::AnalysisSummary;
+use dynastep::system::planar::PlanarSystem;
+
+use crate::{load_model, parse_params};
+
+/// Where a model comes from and where the results go.
+#[derive(Args)]
+pub struct Source {
+    /// The model file (TOML). Omit it when using --example.
+    model: Option<PathBuf>,
+    /// Use an embedded example instead of a file (see `dynastep examples`).
+    #[arg(long, conflicts_with = "model")]
+    example: Option<String>,
+    /// Output directory (default: out/MODEL-ANALYSIS).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Override a model value, e.g. `--set bodies.crank.theta=-0.0617`.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    set: Vec<String>,
+    /// Nothing on the terminal but errors.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Args)]
+pub struct KinematicArgs {
+    #[command(flatten)]
+    source: Source,
+    /// End time \[s\] (default: the model's t_end).
+    #[arg(long = "t-end")]
+    t_end: Option<f64>,
+    /// Output interval \[s\] (default: the model's, else its dt, else 1/100 of the span).
+    #[arg(long = "output-interval")]
+    output_interval: Option<f64>,
+}
+
+#[derive(Args)]
+pub struct EquilibriumArgs {
+    #[command(flatten)]
+    source: Source,
+    /// settle (damped dynamics until at rest), newton (equilibrium equations) or potential
+    /// (minimum potential energy, conservative models).
+    #[arg(long, default_value = "newton")]
+    method: String,
+    /// Tolerance on the residual Φ_qᵀλ − Q (newton), the reduced gradient (potential) \[N, N m\].
+    #[arg(long, default_value_t = 1e-10)]
+    tol: f64,
+    /// Largest number of iterations (newton, potential).
+    #[arg(long = "max-iterations", default_value_t = 200)]
+    max_iterations: usize,
+    /// Settle: added mass-proportional damping c \[1/s\] (−c M v).
+    #[arg(long, default_value_t = 0.0)]
+    damping: f64,
+    /// Settle: at rest when ‖v‖∞ is below this \[m/s, rad/s\].
+    #[arg(long = "v-tol", default_value_t = 1e-9)]
+    v_tol: f64,
+    /// Settle: at rest when ‖a‖∞ is below this \[m/s², rad/s²\].
+    #[arg(long = "a-tol", default_value_t = 1e-7)]
+    a_tol: f64,
+    /// Settle: scheme (default: the model's).
+    #[arg(long)]
+    scheme: Option<String>,
+    /// Settle: scheme parameter, e.g. `--param rho_inf=0.6`.
+    #[arg(long = "param", value_name = "K=V")]
+    params: Vec<String>,
+    /// Settle: step size \[s\] (default: the model's).
+    #[arg(long)]
+    dt: Option<f64>,
+    /// Settle: the longest time allowed to come to rest \[s\] (default: the model's t_end).
+    #[arg(long = "t-end")]
+    t_end: Option<f64>,
+}
+
+/// The output directory, created.
+fn out_dir(source: &Source, stem: &str, analysis: &str) -> Result<PathBuf> {
+    let out = source
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(format!("{stem}-{analysis}")));
+    fs::create_dir_all(&out)
+        .with_context(|| format!("cannot create output directory {}", out.display()))?;
+    Ok(out)
+}
+
+fn history_file(out: &Path) -> Result<(PathBuf, std::io::BufWriter<fs::File>)> {
+    let path = out.join("history.csv");
+    let file =
+        fs::File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
+    Ok((path, std::io::BufWriter::new(file)))
+}
+
+fn write_summary(out: &Path, summary: &AnalysisSummary) -> Result<PathBuf> {
+    let path = out.join("summary.json");
+    fs::write(&path, serde_json::to_string_pretty(summary)? + "\n")
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
+}
+
+/// `dynastep kinematics` (`inverse` false) and `dynastep inverse-dynamics` (`inverse` true).
+pub fn kinematics(args: KinematicArgs, inverse: bool) -> Result<ExitCode> {
+    let src = &args.source;
+    let (model, stem) = load_model(src.model.as_deref(), src.example.as_deref(), &src.set)?;
+    let system = PlanarSystem::new(&model).map_err(|e| anyhow!("{e}"))?;
+    // Undriven or conflicting drivers are named before assembly, which would fail on them less
+    // clearly (the rank is checked again at the assembled configuration).
+    let rough = system.initial_state(model.solver.t_start.unwrap_or(0.0));
+    kinematics::check_fully_driven(&system, &rough, KinematicSettings::default().rank_tol)
+        .map_err(|e| anyhow!("{e}"))?;
+    let (x0, assembly) = assembled(&model, &system).map_err(|e| anyhow!("{e}"))?;
+    let t_end = args
+        .t_end
+        .or(model.solver.t_end)
+        .ok_or_else(|| anyhow!("no end time: give --t-end or set t_end in [solver]"))?;
+    if !(t_end > x0.t && t_end.is_finite()) {
+        return Err(anyhow!(
+            "t_end = {t_end} must exceed the start time {}",
+            x0.t
+        ));
+    }
+    let output_interval = args
+        .output_interval
+        .or(model.solver.output_interval.filter(|i| *i > 0.0))
+        .or(model.solver.dt)
+        .unwrap_or((t_end - x0.t) / 100.0);
+    if output_interval.is_nan() || output_interval <= 0.0 {
+        return Err(anyhow!(
+            "output interval {output_interval} must be positive"
+        ));
+    }
+    let settings = KinematicSettings {
+        t_end,
+        output_interval,
+        inverse,
+        ..Default::default()
+    };
+    let analysis = if inverse {
+        "inverse-dynamics"
+    } else {
+        "kinematics"
+    };
+    let out = out_dir(src, &stem, analysis)?;
+    let (history_path, file) = history_file(&out)?;
+    let mut writer = if inverse {
+        HistoryWriter::new(&system, file)?
+    } else {
+        HistoryWriter::kinematic(&system, file)?
+    };
+    let report = {
+        let mut observers: Vec<&mut dyn Observer<PlanarSystem>> = vec![&mut writer];
+        kinematics::run(&system, &x0, &settings, &mut observers).map_err(|e| anyhow!("{e}"))?
+    };
+    writer
+        .flush()
+        .with_context(|| format!("cannot write {}", history_path.display()))?;
+    let summary = AnalysisSummary::kinematic(&model.name, &system, &assembly, &settings, &report);
+    let summary_path = write_summary(&out, &summary)?;
+    if let RunStatus::Failed { failed_at, reason } = &report.status {
+        eprintln!(
+            "error: the {analysis} stopped after t = {failed_at} s: {reason}\nthe output up to that time is in {} and {}",
+            history_path.display(),
+            summary_path.display()
+        );
+        return Ok(ExitCode::from(1));
+    }
+    if !src.quiet {
+        let energy = report
+            .energy
+            .map(|e| {
+                format!(
+                    "; driver work {:.6e} J, energy check ΔT + ΔV − W = {:.3e} J",
+                    e.driver_work, e.residual
+                )
+            })
+            .unwrap_or_default();
+        eprintln!(
+            "{analysis}: {} configurations, {} Newton iterations (at most {} at one time), max |Phi| = {:.3e}{energy}\nwrote {} and {}",
+            report.evaluations,
+            report.newton_iterations,
+            report.max_iterations,
+            report.max_violation.position,
+            history_path.display(),
+            summary_path.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `dynastep equilibrium`.
+pub fn equilibrium(args: EquilibriumArgs) -> Result<ExitCode> {
+    let method = EquilibriumMethod::parse(&args.method).map_err(|e| anyhow!("{e}"))?;
+    let src = &args.source;
+    let (model, stem) = load_model(src.model.as_deref(), src.example.as_deref(), &src.set)?;
+    let out = out_dir(src, &stem, "equilibrium")?;
+    let statics = StaticSettings {
+        tolerance: args.tol,
+        max_iterations: args.max_iterations,
+        ..Default::default()
+    };
+    let clock = Instant::now();
+    let (system, assembly, result, last, history) = if method == EquilibriumMethod::Settle {
+        let opts = RunOptions {
+            scheme: args.scheme.clone(),
+            params: parse_params(&args.params)?,
+            dt: args.dt,
+            t_end: args.t_end,
+            ..RunOptions::default()
+        };
+        let mut sim = Simulation::new(&model, &opts).map_err(|e| anyhow!("{e}"))?;
+        let settle = SettleSettings {
+            damping: args.damping,
+            v_tol: args.v_tol,
+            a_tol: args.a_tol,
+        };
+        let (history_path, file) = history_file(&out)?;
+        let mut writer = HistoryWriter::new(&sim.system, file)?;
+        let (report, result) = {
+            let mut observers: Vec<&mut dyn Observer<PlanarSystem>> = vec![&mut writer];
+            equilibrium::settle::solve(
+                &sim.system,
+                sim.scheme.as_mut(),
+                &sim.initial,
+                &sim.settings,
+                &settle,
+                &mut observers,
+            )
+        };
+        writer
+            .flush()
+            .with_context(|| format!("cannot write {}", history_path.display()))?;
+        (
+            sim.system,
+            sim.assembly,
+            result,
+            report.final_state,
+            Some(history_path),
+        )
+    } else {
+        let system = PlanarSystem::new(&model).map_err(|e| anyhow!("{e}"))?;
+        let (x0, assembly) = assembled(&model, &system).map_err(|e| anyhow!("{e}"))?;
+        let result = if method == EquilibriumMethod::Newton {
+            equilibrium::newton::solve(&system, x0.t, &x0.q, &statics)
+        } else {
+            equilibrium::potential::solve(&system, x0.t, &x0.q, &statics)
+        };
+        (system, assembly, result, x0, None)
+    };
+    let summary = AnalysisSummary::equilibrium(
+        &model.name,
+        &system,
+        &assembly,
+        method.name(),
+        &result,
+        &last,
+        clock.elapsed().as_secs_f64(),
+    );
+    let summary_path = write_summary(&out, &summary)?;
+    let wrote = match &history {
+        Some(h) => format!("{} and {}", h.display(), summary_path.display()),
+        None => summary_path.display().to_string(),
+    };
+    match result {
+        Ok(e) => {
+            if !src.quiet {
+                eprintln!(
+                    "equilibrium ({}, {} iterations): {}, residual |Phi_q^T lambda - Q| = {:.3e}, reduced stiffness eigenvalues {:?}\nwrote {wrote}",
+                    method.name(),
+                    e.iterations,
+                    e.stability.verdict,
+                    e.residual,
+                    e.stability.eigenvalues
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("error: {e}\nwrote {wrote}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}

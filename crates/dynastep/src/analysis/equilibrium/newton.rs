@@ -1,0 +1,76 @@
+//! Equilibrium by Newton's method on the equilibrium equations (Haug 1989, §7.5, eq. 7.5.2):
+//!
+//! ```text
+//! R(q, λ) = [Φ_qᵀλ − Q(q, 0, t₀); Φ(q, t₀)] = 0,    J = [K  Φ_qᵀ; Φ_q  0]
+//! ```
+//!
+//! with K the tangent stiffness −∂Q/∂q + ∂(Φ_qᵀλ)/∂q (see [`super`]). The first λ balances Q at the start
+//! configuration (least squares). Steps are damped so that no coordinate moves by more than 0.5 (m or
+//! rad) in one iteration; a singular J is solved in the least-squares sense. Newton converges to the
+//! equilibrium nearest the start, stable or not: the stability verdict tells which.
+
+use super::{finish, residual, stiffness, Equilibrium, EquilibriumError, StaticSettings};
+use crate::formulation::linear::DenseSolver;
+use crate::linalg::{Block, Matrix, Vector};
+use crate::system::System;
+
+/// Finds an equilibrium near `q0` (n entries) at time `t` \[s\].
+///
+/// # Errors
+/// [`EquilibriumError::NotConverged`] when the residual does not fall below the tolerance.
+pub fn solve<S: System>(
+    sys: &S,
+    t: f64,
+    q0: &Vector,
+    settings: &StaticSettings,
+) -> Result<Equilibrium, EquilibriumError> {
+    let (n, m) = (sys.n(), sys.m());
+    let mut q = q0.clone();
+    let mut lambda = super::balancing_multipliers(sys, t, &q);
+    let mut jac = Matrix::zeros(n + m, n + m);
+    let mut rhs = Vector::zeros(n + m);
+    let mut r = Vector::zeros(n);
+    let mut phi = Vector::zeros(m);
+    let mut solver = DenseSolver::new(n + m);
+    let mut norm = f64::INFINITY;
+    for it in 0..=settings.max_iterations {
+        residual(sys, t, &q, &lambda, &mut r);
+        sys.constraints(t, &q, &mut phi);
+        norm = r.amax().max(if m > 0 { phi.amax() } else { 0.0 });
+        if norm <= settings.tolerance {
+            return Ok(finish(sys, t, &q, it, settings.rank_tol));
+        }
+        if it == settings.max_iterations || !norm.is_finite() {
+            break;
+        }
+        jac.fill(0.0);
+        jac.view_mut((0, 0), (n, n))
+            .copy_from(&stiffness(sys, t, &q, &lambda));
+        for transpose in [true, false] {
+            let (row, col) = if transpose { (0, n) } else { (n, 0) };
+            let mut block = Block {
+                inner: &mut jac,
+                row,
+                col,
+                scale: 1.0,
+                transpose,
+            };
+            sys.constraint_jacobian(t, &q, 1.0, &mut block);
+        }
+        rhs.rows_mut(0, n).copy_from(&(-&r));
+        rhs.rows_mut(n, m).copy_from(&(-&phi));
+        solver.factor(&jac);
+        solver.solve_in_place(&mut rhs);
+        let step = rhs.rows(0, n).amax();
+        let damp = if step > 0.5 { 0.5 / step } else { 1.0 };
+        q += rhs.rows(0, n) * damp;
+        lambda += rhs.rows(n, m) * damp;
+    }
+    Err(EquilibriumError::NotConverged {
+        method: "newton",
+        iterations: settings.max_iterations,
+        residual: norm,
+        hint: "start nearer the equilibrium (change the initial poses), or use --method settle"
+            .into(),
+    })
+}
