@@ -10,7 +10,11 @@
 //! | `ramp` | `slope` [1/s], `start` [s] = 0, `initial` = 0 | initial + slope · max(t − start, 0) |
 //! | `smooth_step` | `t0`, `t1` [s], `v0`, `v1` | v0 before t0, v1 after t1, a cubic with zero end slopes between (Adams' STEP) |
 //! | `table` | `points` = [[t, value], …], t strictly increasing | linear interpolation, held constant outside |
-//! | `expression` | `expr`, a formula in `t` (e.g. `"0.1*sin(2*t)"`) | evaluated by the exmex crate, exact symbolic derivatives |
+//! | `expression` | `expr`, a formula in `t` (e.g. `"0.1*sin(2*t)"`) | parsed by the exmex crate, evaluated with its derivatives by automatic differentiation ([`super::jet`]) |
+//!
+//! An expression is limited to [`MAX_EXPRESSION_LEN`] characters and [`MAX_NESTING`] levels of
+//! parentheses, so that no formula can exhaust the stack or the patience of the parser; a
+//! 100-term Fourier series takes about 6000 characters and 2 levels.
 
 // Units are written in brackets, `[kg]`, as the style guide asks; these doc strings also become the
 // JSON Schema descriptions, so they are not escaped for rustdoc.
@@ -18,6 +22,82 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use super::jet::{number_len, Jet, JetOps, Literal, CONSTANTS, FUNCTIONS};
+
+/// Longest expression accepted, in characters.
+pub const MAX_EXPRESSION_LEN: usize = 100_000;
+
+/// Deepest nesting of parentheses accepted in an expression.
+pub const MAX_NESTING: usize = 64;
+
+/// The expression as shown in messages: the first 80 characters of a long one.
+fn abbreviate(expr: &str) -> String {
+    match expr.char_indices().nth(80) {
+        Some((i, _)) => format!("{}… ({} characters)", &expr[..i], expr.chars().count()),
+        None => expr.to_string(),
+    }
+}
+
+/// Checks what the parser would handle badly or explain in its own terms: the length, the nesting
+/// of parentheses, and every name (the variable `t`, the functions of [`FUNCTIONS`], the constants
+/// of [`CONSTANTS`]).
+fn check_expression(expr: &str) -> Result<(), String> {
+    let len = expr.chars().count();
+    if len > MAX_EXPRESSION_LEN {
+        return Err(format!(
+            "{len} characters, more than the limit of {MAX_EXPRESSION_LEN}; use a `table` function for long data"
+        ));
+    }
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for c in expr.chars() {
+        match c {
+            '(' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if deepest > MAX_NESTING {
+        return Err(format!(
+            "parentheses nested {deepest} deep, more than the limit of {MAX_NESTING}; simplify the formula"
+        ));
+    }
+    let mut i = 0;
+    while let Some(c) = expr[i..].chars().next() {
+        if c.is_ascii_digit() || c == '.' {
+            // A number, with its exponent (1e-3, 2.5E+4): not a name.
+            i += number_len(&expr[i..]).max(1);
+        } else if c.is_alphabetic() || c == '_' {
+            let rest = &expr[i..];
+            let len = rest
+                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            let called = rest[len..].trim_start().starts_with('(');
+            check_name(&rest[..len], called)?;
+            i += len;
+        } else {
+            i += c.len_utf8();
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a name that is neither `t`, a function nor a constant, listing what is available.
+fn check_name(name: &str, called: bool) -> Result<(), String> {
+    let known = name == "t" || FUNCTIONS.contains(&name) || CONSTANTS.contains(&name);
+    if known {
+        return Ok(());
+    }
+    let what = if called { "function" } else { "variable" };
+    Err(format!(
+        "unknown {what} `{name}`; the variable is `t` (time in s), the functions are {}, the constants {}",
+        FUNCTIONS.join(", "),
+        CONSTANTS.join(", ")
+    ))
+}
 
 /// A scalar function of time, as written in a model file (see the module documentation).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -80,7 +160,7 @@ pub enum TaggedFunction {
     },
     /// A formula in the variable `t` [s].
     Expression {
-        /// The formula, e.g. `"0.1*sin(2*t)"`; functions: sin, cos, tan, exp, ln, sqrt, abs, …
+        /// The formula, e.g. `"0.1*sin(2*t)"`; functions: sin, cos, tan, exp, ln, sqrt, abs, atan2(y, x), min, max, …; constants PI, E, TAU; at most 100 000 characters and 64 nested parentheses
         expr: String,
     },
 }
@@ -144,8 +224,8 @@ pub enum TimeFunction {
         /// Values at the sample times.
         v: Vec<f64>,
     },
-    /// See [`TaggedFunction::Expression`]; holds the expression and its first two derivatives.
-    Expression(Box<[exmex::FlatEx<f64>; 3]>),
+    /// See [`TaggedFunction::Expression`]; evaluated on jets, which carry the derivatives.
+    Expression(Box<exmex::FlatEx<Jet, JetOps, Literal>>),
 }
 
 impl TimeFunction {
@@ -211,32 +291,19 @@ impl TimeFunction {
     }
 
     fn expression(expr: &str) -> Result<Self, FunctionError> {
-        use exmex::{Differentiate, Express};
+        use exmex::Express;
         let err = |reason: String| FunctionError::Expression {
-            expr: expr.to_string(),
+            expr: abbreviate(expr),
             reason,
         };
-        let f = exmex::parse::<f64>(expr).map_err(|e| err(e.to_string()))?;
-        let vars = f.var_names();
-        if vars.iter().any(|v| v != "t") {
-            return Err(err(format!(
-                "unknown variable(s) {:?}; the only variable is `t` (time in s)",
-                vars.iter().filter(|v| *v != "t").collect::<Vec<_>>()
-            )));
-        }
-        if vars.is_empty() {
-            let value = f.eval(&[]).map_err(|e| err(e.to_string()))?;
+        check_expression(expr).map_err(err)?;
+        let f = exmex::FlatEx::<Jet, JetOps, Literal>::parse(expr)
+            .map_err(|e| err(format!("cannot parse it ({e})")))?;
+        if f.var_names().is_empty() {
+            let value = f.eval(&[]).map_err(|e| err(e.to_string()))?.v;
             return Ok(TimeFunction::Constant(value));
         }
-        let d1 = f
-            .clone()
-            .partial(0)
-            .map_err(|e| err(format!("cannot differentiate: {e}")))?;
-        let d2 = d1
-            .clone()
-            .partial(0)
-            .map_err(|e| err(format!("cannot differentiate: {e}")))?;
-        let this = TimeFunction::Expression(Box::new([f, d1, d2]));
+        let this = TimeFunction::Expression(Box::new(f));
         let v = this.value(0.0);
         if !v.is_finite() {
             return Err(err(format!("evaluates to {v} at t = 0")));
@@ -319,9 +386,10 @@ impl TimeFunction {
             }
             TimeFunction::Expression(f) => {
                 use exmex::Express;
-                let x = [t];
-                let e = |g: &exmex::FlatEx<f64>| g.eval(&x).unwrap_or(f64::NAN);
-                (e(&f[0]), e(&f[1]), e(&f[2]))
+                match f.eval(&[Jet::variable(t)]) {
+                    Ok(j) => (j.v, j.d1, j.d2),
+                    Err(_) => (f64::NAN, f64::NAN, f64::NAN),
+                }
             }
         }
     }
@@ -405,6 +473,82 @@ mod tests {
         assert!(bad.is_err());
         let c = tagged(TaggedFunction::Expression { expr: "2*3".into() });
         assert_eq!(c.eval(1.0), (6.0, 0.0, 0.0));
+    }
+
+    fn expression(expr: &str) -> Result<TimeFunction, FunctionError> {
+        TimeFunction::new(&FunctionSpec::Tagged(TaggedFunction::Expression {
+            expr: expr.into(),
+        }))
+    }
+
+    #[test]
+    fn a_100_term_fourier_series_is_exact_with_its_derivatives() {
+        // f = Σ a_k sin(k ω t + φ_k), a_k = 0.01/k, ω = 2π, φ_k = 0.1 k: about 6000 characters.
+        let w = std::f64::consts::TAU;
+        let terms: Vec<String> = (1..=100)
+            .map(|k| {
+                format!(
+                    "{:e}*sin({k}*{w:e}*t + {:e})",
+                    0.01 / k as f64,
+                    0.1 * k as f64
+                )
+            })
+            .collect();
+        let f = expression(&terms.join(" + ")).expect("compiles");
+        let t = 0.123;
+        let mut exact = (0.0, 0.0, 0.0);
+        for k in 1..=100 {
+            let (a, kw, phi) = (0.01 / k as f64, k as f64 * w, 0.1 * k as f64);
+            let (s, c) = (kw * t + phi).sin_cos();
+            exact.0 += a * s;
+            exact.1 += a * kw * c;
+            exact.2 -= a * kw * kw * s;
+        }
+        let (v, d1, d2) = f.eval(t);
+        assert!((v - exact.0).abs() < 1e-14, "{v} vs {}", exact.0);
+        assert!((d1 - exact.1).abs() < 1e-12, "{d1} vs {}", exact.1);
+        assert!((d2 - exact.2).abs() < 1e-9, "{d2} vs {}", exact.2);
+    }
+
+    #[test]
+    fn long_and_deep_expressions_compile_or_are_refused_by_name() {
+        let sum = |n: usize| vec!["sin(t)"; n].join(" + ");
+        let f = expression(&sum(1000)).expect("a 1000-term sum compiles");
+        assert!((f.value(0.5) - 1000.0 * 0.5f64.sin()).abs() < 1e-9);
+        // 10 000 terms: 80 000 characters, under the length limit.
+        let f = expression(&sum(10_000)).expect("a 10 000-term sum compiles");
+        assert!((f.eval(0.5).1 - 1e4 * 0.5f64.cos()).abs() < 1e-7);
+        let nested = |n: usize| format!("{}t{}", "sin(".repeat(n), ")".repeat(n));
+        let f = expression(&nested(50)).expect("sin nested 50 deep compiles");
+        assert!(f.value(0.3).is_finite());
+        let e = expression(&nested(5000)).expect_err("too deep");
+        assert!(e.to_string().contains("nested 5000 deep"), "{e}");
+        let tower = format!("{}t", "1.0001^".repeat(40));
+        let f = expression(&tower).expect("a power tower of depth 40 compiles");
+        assert!(f.value(1.0).is_finite());
+        let e = expression(&"t+".repeat(60_000)).expect_err("too long");
+        assert!(e.to_string().contains("more than the limit"), "{e}");
+    }
+
+    #[test]
+    fn unknown_names_are_named_with_what_is_available() {
+        let e = expression("2*sine(t)")
+            .expect_err("no function sine")
+            .to_string();
+        assert!(
+            e.contains("unknown function `sine`") && e.contains("sin, cos"),
+            "{e}"
+        );
+        let e = expression("x*t").expect_err("no variable x").to_string();
+        assert!(
+            e.contains("unknown variable `x`") && e.contains("`t`"),
+            "{e}"
+        );
+        // Exponents of numbers are not names.
+        let f = expression("1e-3*t + 2.5E+2 + PI").expect("compiles");
+        assert!((f.value(2.0) - (2e-3 + 250.0 + std::f64::consts::PI)).abs() < 1e-12);
+        let f = expression("atan2(t, 2) + max(t, 1)").expect("two-argument functions");
+        assert!((f.value(0.5) - (0.5f64.atan2(2.0) + 1.0)).abs() < 1e-15);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! - [`function`]: time functions for drivers and loads.
 
 pub mod function;
+pub mod jet;
 pub mod parse;
 pub mod types;
 pub mod validate;
