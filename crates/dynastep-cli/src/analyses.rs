@@ -98,11 +98,11 @@ fn out_dir(source: &Source, stem: &str, analysis: &str) -> Result<PathBuf> {
     Ok(out)
 }
 
-fn history_file(out: &Path) -> Result<(PathBuf, std::io::BufWriter<fs::File>)> {
+fn history_file(out: &Path) -> Result<(PathBuf, fs::File)> {
     let path = out.join("history.csv");
     let file =
         fs::File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
-    Ok((path, std::io::BufWriter::new(file)))
+    Ok((path, file))
 }
 
 fn write_summary(out: &Path, summary: &AnalysisSummary) -> Result<PathBuf> {
@@ -123,6 +123,9 @@ pub fn kinematics(args: KinematicArgs, inverse: bool) -> Result<ExitCode> {
     kinematics::check_fully_driven(&system, &rough, KinematicSettings::default().rank_tol)
         .map_err(|e| anyhow!("{e}"))?;
     let (x0, assembly) = assembled(&model, &system).map_err(|e| anyhow!("{e}"))?;
+    if !src.quiet {
+        crate::report_assembly(&system, &x0);
+    }
     let t_end = args
         .t_end
         .or(model.solver.t_end)
@@ -161,8 +164,10 @@ pub fn kinematics(args: KinematicArgs, inverse: bool) -> Result<ExitCode> {
     } else {
         HistoryWriter::kinematic(&system, file)?
     };
+    crate::signals::install();
+    let mut watch = crate::signals::Watch;
     let report = {
-        let mut observers: Vec<&mut dyn Observer<PlanarSystem>> = vec![&mut writer];
+        let mut observers: Vec<&mut dyn Observer<PlanarSystem>> = vec![&mut writer, &mut watch];
         kinematics::run(&system, &x0, &settings, &mut observers).map_err(|e| anyhow!("{e}"))?
     };
     writer
@@ -170,6 +175,14 @@ pub fn kinematics(args: KinematicArgs, inverse: bool) -> Result<ExitCode> {
         .with_context(|| format!("cannot write {}", history_path.display()))?;
     let summary = AnalysisSummary::kinematic(&model.name, &system, &assembly, &settings, &report);
     let summary_path = write_summary(&out, &summary)?;
+    if let RunStatus::Interrupted { interrupted_at } = &report.status {
+        eprintln!(
+            "interrupted at t = {interrupted_at} s; the output up to that time is in {} and {}",
+            history_path.display(),
+            summary_path.display()
+        );
+        return Ok(ExitCode::from(130));
+    }
     if let RunStatus::Failed { failed_at, reason } = &report.status {
         eprintln!(
             "error: the {analysis} stopped after t = {failed_at} s: {reason}\nthe output up to that time is in {} and {}",
@@ -229,8 +242,10 @@ pub fn equilibrium(args: EquilibriumArgs) -> Result<ExitCode> {
         };
         let (history_path, file) = history_file(&out)?;
         let mut writer = HistoryWriter::new(&sim.system, file)?;
+        crate::signals::install();
+        let mut watch = crate::signals::Watch;
         let (report, result) = {
-            let mut observers: Vec<&mut dyn Observer<PlanarSystem>> = vec![&mut writer];
+            let mut observers: Vec<&mut dyn Observer<PlanarSystem>> = vec![&mut writer, &mut watch];
             equilibrium::settle::solve(
                 &sim.system,
                 sim.scheme.as_mut(),

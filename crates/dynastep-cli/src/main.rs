@@ -21,6 +21,7 @@
 //! input (model file, options).
 
 mod analyses;
+mod signals;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -119,6 +120,9 @@ struct RunArgs {
     /// Output interval \[s\] (0: every step).
     #[arg(long = "output-interval")]
     output_interval: Option<f64>,
+    /// Most steps the run may take, accepted and rejected (default: the model's, else 1e9).
+    #[arg(long = "max-steps")]
+    max_steps: Option<u64>,
     /// Output directory (default: out/MODEL, the model file stem or example name).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -271,8 +275,12 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             h_min: args.h_min,
             h_max: args.h_max,
         },
+        max_steps: args.max_steps,
     };
     let mut sim = Simulation::new(&model, &opts).map_err(|e| anyhow!("{e}"))?;
+    if !args.quiet {
+        report_assembly(&sim.system, &sim.initial);
+    }
     if !sim.assembly.redundant.is_empty() && !args.quiet {
         eprintln!(
             "warning: redundant constraints (rank {} of {}) among: {}; going on with minimum-norm multipliers",
@@ -290,7 +298,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     let history_path = out.join("history.csv");
     let file = fs::File::create(&history_path)
         .with_context(|| format!("cannot create {}", history_path.display()))?;
-    let mut writer = HistoryWriter::new(&sim.system, std::io::BufWriter::new(file))?;
+    let mut writer = HistoryWriter::new(&sim.system, file)?;
     let t0 = sim.initial.t;
     let show = !args.quiet && std::io::stderr().is_terminal();
     let mut progress = Progress {
@@ -307,8 +315,10 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         );
         progress.bar = bar;
     }
+    signals::install();
+    let mut watch = signals::Watch;
     let report = {
-        let mut observers: Vec<&mut dyn Observer<PlanarSystem>> = vec![&mut writer];
+        let mut observers: Vec<&mut dyn Observer<PlanarSystem>> = vec![&mut writer, &mut watch];
         if show {
             observers.push(&mut progress);
         }
@@ -360,6 +370,14 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        RunStatus::Interrupted { interrupted_at } => {
+            eprintln!(
+                "interrupted at t = {interrupted_at} s; the output up to that time is in {} and {}",
+                history_path.display(),
+                summary_path.display()
+            );
+            Ok(ExitCode::from(130))
+        }
         RunStatus::Failed { failed_at, reason } => {
             eprintln!(
                 "error: the run stopped at t = {failed_at} s: {reason}\nthe output up to that time is in {} and {}",
@@ -371,9 +389,48 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     }
 }
 
+/// Says on the terminal which bodies assembly moved (by more than 1e-9 m or rad) and which given
+/// values it held, so that a corrected model is never a surprise.
+pub(crate) fn report_assembly(sys: &PlanarSystem, assembled: &dynastep::scheme::State) {
+    let given = sys.initial_state(assembled.t);
+    let held = sys.given_values();
+    let mut moved = Vec::new();
+    for (b, name) in sys.body_names().iter().enumerate() {
+        let (p0, p1) = (sys.body_pose(b, &given.q), sys.body_pose(b, &assembled.q));
+        let (dr, dth) = ((p1[0] - p0[0]).hypot(p1[1] - p0[1]), (p1[2] - p0[2]).abs());
+        if dr > 1e-9 || dth > 1e-9 {
+            moved.push(format!("`{name}` by {dr:.3e} m and {dth:.3e} rad"));
+        }
+    }
+    if moved.is_empty() {
+        return;
+    }
+    let labels: Vec<String> = (0..held.positions.len())
+        .filter(|&i| held.positions[i])
+        .map(|i| dynastep::system::System::coordinate_label(sys, i))
+        .collect();
+    let why = if labels.is_empty() {
+        "no coordinate is marked `given`".to_string()
+    } else {
+        format!("held as given: {}", labels.join(", "))
+    };
+    eprintln!(
+        "note: assembly moved {} to satisfy the joints ({why})",
+        moved.join(", ")
+    );
+}
+
 fn check(path: &Path, set: &[String]) -> Result<ExitCode> {
     let (model, _) = load_model(Some(path), None, set)?;
-    PlanarSystem::new(&model).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let system = PlanarSystem::new(&model).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    // What `run` would refuse: the run settings when the model has them, else the assembly.
+    if model.solver.t_end.is_some() {
+        Simulation::new(&model, &RunOptions::default())
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    } else {
+        dynastep::analysis::simulation::assembled(&model, &system)
+            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    }
     println!(
         "{}: ok ({} bodies, {} joints, {} drivers, {} forces, {} markers)",
         path.display(),

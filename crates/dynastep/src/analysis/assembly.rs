@@ -121,6 +121,17 @@ pub enum AssemblyError {
         /// Label of the worst row.
         worst: String,
     },
+    /// An initial coordinate or velocity, or a constraint at the initial poses, is not finite or
+    /// absurdly large (above [`crate::system::ABSURD`]).
+    #[error("cannot assemble: {what} is {value:e}, not a finite number of sensible size (at most {limit:e}); check the model's poses, points and units")]
+    Absurd {
+        /// What (a coordinate label or constraint row).
+        what: String,
+        /// The value.
+        value: f64,
+        /// The limit.
+        limit: f64,
+    },
     /// Redundant constraints with [`RedundancyPolicy::Error`].
     #[error("redundant constraints (rank of Φ_q is {rank} of {m}) among: {rows}; remove one of them or set redundancy = \"warn\"")]
     Redundant {
@@ -241,6 +252,37 @@ pub fn redundant_constraints<S: System>(
     (rank, labels)
 }
 
+/// Refuses initial values that no library routine should be handed: non-finite or absurdly large
+/// coordinates, velocities or constraint values (a point at 1e308 m made the SVD run forever).
+fn check_inputs<S: System>(sys: &S, x: &State) -> Result<(), AssemblyError> {
+    use crate::system::{sane, ABSURD};
+    let absurd = |what: String, value: f64| AssemblyError::Absurd {
+        what,
+        value,
+        limit: ABSURD,
+    };
+    for (i, (q, v)) in x.q.iter().zip(x.v.iter()).enumerate() {
+        if !sane(*q) {
+            return Err(absurd(
+                format!("coordinate {}", sys.coordinate_label(i)),
+                *q,
+            ));
+        }
+        if !sane(*v) {
+            return Err(absurd(
+                format!("velocity of {}", sys.coordinate_label(i)),
+                *v,
+            ));
+        }
+    }
+    let mut phi = Vector::zeros(sys.m());
+    sys.constraints(x.t, &x.q, &mut phi);
+    if let Some(r) = phi.iter().position(|p| !sane(*p)) {
+        return Err(absurd(sys.constraint_label(r), phi[r]));
+    }
+    Ok(())
+}
+
 /// Assembles a consistent initial state at time `x.t` in place: positions, velocities, then
 /// accelerations and multipliers (shapes: q, v, a with n entries; λ with m).
 ///
@@ -260,6 +302,7 @@ pub fn assemble<S: System>(
         constraints: m,
         ..Default::default()
     };
+    check_inputs(sys, x)?;
     let q_user = x.q.clone();
     let free_q: Vec<bool> = given.positions.iter().map(|g| !g).collect();
     let free_v: Vec<bool> = given.velocities.iter().map(|g| !g).collect();

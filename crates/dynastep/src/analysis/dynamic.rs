@@ -26,9 +26,9 @@ use super::dense_output::interpolate;
 pub use super::diagnostics::ConstraintViolation;
 use super::diagnostics::Diagnostics;
 use super::output_times::OutputTimes;
-use super::step::{solve_step, StepWork};
+use super::step::{solve_step, StepFailure, StepWork};
 use super::step_control::{error_norm, initial_step, Controller, StepSettings, Tolerances};
-use crate::formulation::{self, Formulation, NewtonSettings, NewtonStats};
+use crate::formulation::{self, Formulation, FormulationError, NewtonSettings, NewtonStats};
 use crate::linalg::Vector;
 use crate::scheme::{LocalError, Scheme, State};
 use crate::system::{Energy, System};
@@ -49,7 +49,13 @@ pub struct DynamicSettings {
     pub formulation: &'static str,
     /// Error control; adaptive when `step.rtol` is given.
     pub step: StepSettings,
+    /// Most steps (accepted and rejected) the run may take; see [`DEFAULT_MAX_STEPS`].
+    pub max_steps: u64,
 }
+
+/// Default of [`DynamicSettings::max_steps`]: 10⁹ steps, hours of computing for the largest
+/// examples; a model asking for more is almost always a typo in `dt` or `t_end`.
+pub const DEFAULT_MAX_STEPS: u64 = 1_000_000_000;
 
 impl Default for DynamicSettings {
     /// h = 0, t_end = 0, every step written, default Newton settings, index-3, fixed steps.
@@ -61,6 +67,7 @@ impl Default for DynamicSettings {
             newton: NewtonSettings::default(),
             formulation: "index3",
             step: StepSettings::default(),
+            max_steps: DEFAULT_MAX_STEPS,
         }
     }
 }
@@ -104,6 +111,12 @@ pub trait Observer<S: System> {
     /// # Errors
     /// A message; the run stops and reports it as the failure reason.
     fn sample(&mut self, system: &S, sample: &Sample<'_>) -> Result<Flow, String>;
+
+    /// Polled after every accepted step: true ends the run at this step boundary with
+    /// [`RunStatus::Interrupted`] (a signal from the user, a deadline). The default is false.
+    fn interrupted(&self) -> bool {
+        false
+    }
 }
 
 /// How a run ended.
@@ -116,6 +129,12 @@ pub enum RunStatus {
     Stopped {
         /// Time of the sample at which it stopped \[s\].
         stopped_at: f64,
+    },
+    /// Interrupted from outside (an observer's [`Observer::interrupted`], e.g. Ctrl-C) at a step
+    /// boundary; everything up to that time is complete.
+    Interrupted {
+        /// Time of the last committed step \[s\].
+        interrupted_at: f64,
     },
     /// Stopped early.
     Failed {
@@ -313,8 +332,15 @@ pub fn check_settings(
             settings.h
         )),
         None if t0 + settings.h == t0 || settings.t_end + settings.h == settings.t_end => Some(format!(
-            "step size dt = {:e} s does not advance the time at t = {} s (below the floating-point spacing); use a larger step",
+            "step size dt = {:e} s does not advance the time at t = {:e} s (below the floating-point spacing); use a larger step",
             settings.h, settings.t_end.abs().max(t0.abs())
+        )),
+        None if span / settings.h > settings.max_steps as f64 => Some(format!(
+            "dt = {:e} s over [{t0}, {}] s asks for {:.3e} steps, more than max_steps = {}; raise `max_steps` in [solver] (or --max-steps) if you mean it",
+            settings.h,
+            settings.t_end,
+            span / settings.h,
+            settings.max_steps
         )),
         Some(_) if caps.error_estimate.is_none() => Some(format!(
             "scheme `{}` has no local error estimate, so it cannot run with rtol; run it with fixed steps (no rtol), or choose a scheme with an estimate (see `dynastep schemes`)",
@@ -434,6 +460,12 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                     if !self.after_step(h, observers, report) {
                         break;
                     }
+                    if observers.iter().any(|o| o.interrupted()) {
+                        report.status = RunStatus::Interrupted {
+                            interrupted_at: self.state.t,
+                        };
+                        break;
+                    }
                 }
                 Err(reason) => {
                     report.fail(self.state.t, reason);
@@ -478,7 +510,10 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             self.scheme.reject();
             return Err(format!(
                 "step from t = {:.9} s (point {} of the step at t = {:.9} s): {}",
-                self.state.t, f.point, f.t_e, f.error
+                self.state.t,
+                f.point,
+                f.t_e,
+                self.explain(&f)
             ));
         }
         self.commit(t_n + step)?;
@@ -493,6 +528,12 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             if t_n + h == t_n {
                 return Err(format!(
                     "the step {h:e} s does not advance the time at t = {t_n} s (below the floating-point spacing)"
+                ));
+            }
+            if report.steps + report.rejected_steps >= self.settings.max_steps {
+                return Err(format!(
+                    "reached max_steps = {} (accepted and rejected) at t = {t_n} s; raise `max_steps` in [solver] (or --max-steps), or loosen rtol",
+                    self.settings.max_steps
                 ));
             }
             let mut stats = NewtonStats::default();
@@ -515,7 +556,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                     if h_new < tol.h_min {
                         return Err(format!(
                             "step from t = {t_n:.9} s: {} (point {} at t = {:.9} s), and the step size cannot be reduced below h_min = {:e} s",
-                            f.error, f.point, f.t_e, tol.h_min
+                            self.explain(&f), f.point, f.t_e, tol.h_min
                         ));
                     }
                     h_new
@@ -579,12 +620,39 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             .chain(x.lambda.iter())
             .all(|v| v.is_finite());
         if !finite {
-            return Err(format!(
-                "non-finite state at t = {:.9} s (the solution diverged); reduce the step size",
-                x.t
-            ));
+            return Err(
+                match self
+                    .sys
+                    .explain_non_finite(x.t, &self.previous.q, &self.previous.v)
+                {
+                    Some(cause) => format!("non-finite state at t = {:.9} s: {cause}", x.t),
+                    None => format!(
+                    "non-finite state at t = {:.9} s (the solution diverged); reduce the step size",
+                    x.t
+                ),
+                },
+            );
         }
         Ok(())
+    }
+
+    /// The reason of a failed point, with the source of non-finite values when the equations
+    /// themselves are not finite at the last committed state; step-size advice only otherwise.
+    fn explain(&self, f: &StepFailure) -> String {
+        match &f.error {
+            FormulationError::NonFinite => {
+                match self
+                    .sys
+                    .explain_non_finite(f.t_e, &self.state.q, &self.state.v)
+                {
+                    Some(cause) => format!("{}: {cause}", f.error),
+                    None => format!("{} (the solution diverged); reduce the step size", f.error),
+                }
+            }
+            FormulationError::NotConverged { .. } => {
+                format!("{}; reduce the step size or loosen the tolerances", f.error)
+            }
+        }
     }
 
     /// Diagnostics and output after a committed step of size `h`; false when the run must end.

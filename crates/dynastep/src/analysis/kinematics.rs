@@ -494,6 +494,12 @@ pub fn run<S: System>(
         if stop && matches!(report.status, RunStatus::Completed) {
             report.status = RunStatus::Stopped { stopped_at: x.t };
         }
+        if !stop && observers.iter().any(|o| o.interrupted()) {
+            report.status = RunStatus::Interrupted {
+                interrupted_at: x.t,
+            };
+            stop = true;
+        }
         let Some(t_next) = times.peek().filter(|_| !stop) else {
             break;
         };

@@ -35,7 +35,7 @@ impl OutputTimes {
             let largest = t0.abs().max(t_end.abs());
             if largest + interval == largest {
                 return Err(format!(
-                    "output interval {interval:e} s is below the floating-point spacing of the times of the run (about {:e} s at t = {largest}); use a larger interval",
+                    "output interval {interval:e} s is below the floating-point spacing of the times of the run (about {:e} s at t = {largest:e}); use a larger interval",
                     largest * f64::EPSILON
                 ));
             }

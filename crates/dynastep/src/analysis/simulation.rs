@@ -49,6 +49,8 @@ pub struct RunOptions {
     pub formulation: Option<String>,
     /// Error-control settings; each given field overrides the model's `[solver.step]`.
     pub step: StepSettings,
+    /// Most steps the run may take (see [`crate::analysis::dynamic::DEFAULT_MAX_STEPS`]).
+    pub max_steps: Option<u64>,
 }
 
 /// Why a simulation could not start.
@@ -174,6 +176,10 @@ impl Simulation {
             newton: solver.newton,
             formulation,
             step,
+            max_steps: opts
+                .max_steps
+                .or(solver.max_steps)
+                .unwrap_or(crate::analysis::dynamic::DEFAULT_MAX_STEPS),
         };
         crate::analysis::dynamic::check_settings(&settings, t0, scheme.as_ref())
             .map_err(SimulationError::Settings)?;

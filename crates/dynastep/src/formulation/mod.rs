@@ -135,7 +135,7 @@ impl Default for NewtonSettings {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FormulationError {
     /// Newton did not meet the tolerances within the allowed iterations.
-    #[error("Newton iteration did not converge in {iterations} iterations (last position correction {correction:.3e}, residual {residual:.3e}); reduce the step size or loosen the tolerances")]
+    #[error("Newton iteration did not converge in {iterations} iterations (last position correction {correction:.3e}, residual {residual:.3e})")]
     NotConverged {
         /// Iterations done.
         iterations: usize,
@@ -145,9 +145,7 @@ pub enum FormulationError {
         residual: f64,
     },
     /// A value became NaN or infinite.
-    #[error(
-        "non-finite values in the Newton iteration (the solution diverged); reduce the step size"
-    )]
+    #[error("non-finite values in the Newton iteration")]
     NonFinite,
 }
 

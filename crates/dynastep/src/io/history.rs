@@ -20,17 +20,33 @@
 //! - `constraint.position`, `constraint.velocity`, `constraint.acceleration`: Euclidean norms of
 //!   Φ, Φ_q v + Φ_t and Φ_q a − γ.
 //!
+//! Rows are collected in memory and handed to the underlying writer whole: when 64 KiB have
+//! gathered, at least once a second, and on [`HistoryWriter::flush`]. A process killed at any
+//! moment (SIGKILL, power loss) leaves a file whose rows are all complete, at most a second behind.
+//! Give it an unbuffered writer (a `File`): a `BufWriter` around it could split rows again.
+//!
 //! A kinematic analysis ([`HistoryWriter::kinematic`]) has no forces: its history leaves out the
 //! reactions, the driver forces and the energy columns.
 
 use std::io::Write;
+use std::time::{Duration, Instant};
 
 use crate::analysis::dynamic::{Flow, Observer, Sample};
 use crate::system::planar::{Body, PlanarSystem};
 
+/// Rows gathered before they are written out.
+const FLUSH_BYTES: usize = 1 << 16;
+
+/// Longest time rows wait in memory.
+const FLUSH_EVERY: Duration = Duration::from_secs(1);
+
 /// An [`Observer`] writing one CSV row per sample.
 pub struct HistoryWriter<W: Write> {
-    out: csv::Writer<W>,
+    /// Formats rows into memory.
+    out: csv::Writer<Vec<u8>>,
+    /// Receives whole rows only.
+    sink: W,
+    last_flush: Instant,
     point_mass: Vec<bool>,
     markers: usize,
     /// Per joint: has a torque column.
@@ -65,8 +81,8 @@ impl<W: Write> HistoryWriter<W> {
         Self::with_columns(system, out, false)
     }
 
-    fn with_columns(system: &PlanarSystem, out: W, forces: bool) -> Result<Self, csv::Error> {
-        let mut out = csv::Writer::from_writer(out);
+    fn with_columns(system: &PlanarSystem, sink: W, forces: bool) -> Result<Self, csv::Error> {
+        let mut out = csv::Writer::from_writer(Vec::with_capacity(2 * FLUSH_BYTES));
         let mut header = vec!["t".to_string(), "h".to_string()];
         let point_mass: Vec<bool> = (0..system.n_bodies())
             .map(|b| matches!(system.body(b), Body::Point(_)))
@@ -131,8 +147,10 @@ impl<W: Write> HistoryWriter<W> {
         );
         out.write_record(&header)?;
         let row = Vec::with_capacity(header.len());
-        Ok(HistoryWriter {
+        let mut writer = HistoryWriter {
             out,
+            sink,
+            last_flush: Instant::now(),
             point_mass,
             markers: system.marker_names().len(),
             joint_torque,
@@ -140,15 +158,28 @@ impl<W: Write> HistoryWriter<W> {
             forces,
             row,
             fmt: ryu::Buffer::new(),
-        })
+        };
+        writer.flush()?;
+        Ok(writer)
     }
 
-    /// Flushes buffered rows to the underlying writer.
+    /// Writes the gathered rows to the underlying writer and flushes it.
     ///
     /// # Errors
     /// Any error of the underlying writer.
     pub fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
+        // The csv writer keeps no access to its inner buffer but through `into_inner`: take the
+        // gathered rows out and start a writer on the same (cleared) allocation.
+        let gathered = std::mem::replace(&mut self.out, csv::Writer::from_writer(Vec::new()));
+        let mut rows = gathered
+            .into_inner()
+            .map_err(|e| std::io::Error::other(e.to_string()))?;
+        let written = self.sink.write_all(&rows);
+        rows.clear();
+        self.out = csv::Writer::from_writer(rows);
+        self.last_flush = Instant::now();
+        written?;
+        self.sink.flush()
     }
 }
 
@@ -225,6 +256,10 @@ impl<W: Write> Observer<PlanarSystem> for HistoryWriter<W> {
         self.out
             .write_record(None::<&[u8]>)
             .map_err(|e| format!("writing the time history: {e}"))?;
+        if self.out.get_ref().len() >= FLUSH_BYTES || self.last_flush.elapsed() >= FLUSH_EVERY {
+            self.flush()
+                .map_err(|e| format!("writing the time history: {e}"))?;
+        }
         Ok(Flow::Continue)
     }
 }

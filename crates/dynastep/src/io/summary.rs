@@ -136,9 +136,10 @@ pub struct StepControl {
 /// The whole summary.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
-    /// "completed", "stopped" (an observer ended the run; not a failure) or "failed".
+    /// "completed", "stopped" (an observer ended the run; not a failure), "interrupted" (a signal
+    /// ended it at a step boundary) or "failed".
     pub status: String,
-    /// Time at which an observer stopped the run \[s\].
+    /// Time at which an observer stopped the run, or the time reached when interrupted \[s\].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped_at: Option<f64>,
     /// Time of the last complete state when failed \[s\].
@@ -191,6 +192,12 @@ impl Summary {
             RunStatus::Stopped { stopped_at } => {
                 ("stopped".to_string(), Some(*stopped_at), None, None)
             }
+            RunStatus::Interrupted { interrupted_at } => (
+                "interrupted".to_string(),
+                Some(*interrupted_at),
+                None,
+                Some("interrupted by a signal (Ctrl-C or SIGTERM); the output up to this time is complete".to_string()),
+            ),
             RunStatus::Failed { failed_at, reason } => (
                 "failed".to_string(),
                 None,
@@ -283,9 +290,9 @@ pub struct EquilibriumSummary {
 pub struct AnalysisSummary {
     /// `kinematics`, `inverse-dynamics` or `equilibrium`.
     pub analysis: String,
-    /// `completed` or `failed`.
+    /// `completed`, `interrupted` or `failed`.
     pub status: String,
-    /// Time of the last solved state when failed \[s\].
+    /// Time of the last solved state when failed or interrupted \[s\].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failed_at: Option<f64>,
     /// Why it failed.
@@ -335,6 +342,11 @@ impl AnalysisSummary {
             RunStatus::Failed { failed_at, reason } => {
                 ("failed", Some(*failed_at), Some(reason.clone()))
             }
+            RunStatus::Interrupted { interrupted_at } => (
+                "interrupted",
+                Some(*interrupted_at),
+                Some("interrupted by a signal".to_string()),
+            ),
             _ => ("completed", None, None),
         };
         AnalysisSummary {

@@ -97,6 +97,9 @@ impl ModelError {
     }
 }
 
+/// Characters of a source line shown past the start of the marked span.
+const SHOWN_SPAN: usize = 100;
+
 impl fmt::Display for ModelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.file)?;
@@ -115,18 +118,27 @@ impl fmt::Display for ModelError {
         };
         let pad = " ".repeat(number.len().max(1));
         if self.line > 0 && !self.source_line.is_empty() {
+            // A long line is shown as a window from its start to just past the marked span, the
+            // marks cut to the window, so that a 100 kB formula does not flood the terminal.
+            let start = self.column.saturating_sub(1);
+            let shown = self.source_line.chars().count().min(start + SHOWN_SPAN);
+            let line: String = self.source_line.chars().take(shown).collect();
+            let cut = if shown < self.source_line.chars().count() {
+                " …"
+            } else {
+                ""
+            };
             // Keep tabs so that the caret lines up under the source line.
-            let indent: String = self
-                .source_line
+            let indent: String = line
                 .chars()
-                .take(self.column.saturating_sub(1))
+                .take(start)
                 .map(|c| if c == '\t' { '\t' } else { ' ' })
                 .collect();
+            let marks = self.width.clamp(1, SHOWN_SPAN);
             write!(
                 f,
-                "\n{pad} |\n{number} | {}\n{pad} | {indent}{}",
-                self.source_line,
-                "^".repeat(self.width.max(1))
+                "\n{pad} |\n{number} | {line}{cut}\n{pad} | {indent}{}",
+                "^".repeat(marks)
             )?;
         }
         if !self.hint.is_empty() {

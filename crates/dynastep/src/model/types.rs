@@ -355,4 +355,8 @@ pub struct SolverSpec {
     /// Redundant constraints: `warn` (default) or `error`.
     #[serde(default)]
     pub redundancy: RedundancyPolicy,
+    /// Most steps a run may take (accepted and rejected) [default 1e9]: a fixed-step run that
+    /// would need more is refused at start, an adaptive one fails when it gets there.
+    #[serde(default)]
+    pub max_steps: Option<u64>,
 }

@@ -12,6 +12,15 @@
 //!
 //! Conventions: q, v, a have n entries; λ, Φ, γ have m entries. SI units; angles in radians.
 
+/// Magnitude above which a force, coordinate or velocity counts as absurd: its square overflows
+/// the iteration matrix long before any mechanism reaches it.
+pub const ABSURD: f64 = 1e100;
+
+/// True for a finite value not above [`ABSURD`] in magnitude.
+pub fn sane(x: f64) -> bool {
+    x.abs() <= ABSURD
+}
+
 pub mod damped;
 pub mod planar;
 pub mod test_problems;
@@ -120,6 +129,36 @@ pub trait System {
     /// analysis names free or moving coordinates. The default is `"q[{i}]"`.
     fn coordinate_label(&self, i: usize) -> String {
         format!("q[{i}]")
+    }
+
+    /// Why the equations are not finite at (t, q, v), naming the source, or `None` when Q, Φ_t and γ
+    /// are all finite and below [`ABSURD`] there (a diverging solution is then the likely cause). The default names the
+    /// coordinate or constraint row; [`planar::PlanarSystem`] names the element or time function.
+    fn explain_non_finite(&self, t: f64, q: &Vector, v: &Vector) -> Option<String> {
+        let mut f = Vector::zeros(self.n());
+        self.forces(t, q, v, &mut f);
+        if let Some(i) = f.iter().position(|x| !sane(*x)) {
+            return Some(format!(
+                "the applied forces are not finite or absurdly large at t = {t} s (on {} = {})",
+                self.coordinate_label(i),
+                f[i]
+            ));
+        }
+        let mut c = Vector::zeros(self.m());
+        for (what, level) in [("Φ_t", 0), ("γ", 1)] {
+            if level == 0 {
+                self.constraint_time_derivative(t, q, &mut c);
+            } else {
+                self.gamma(t, q, v, &mut c);
+            }
+            if let Some(r) = c.iter().position(|x| !sane(*x)) {
+                return Some(format!(
+                    "{what} is not finite or absurdly large at t = {t} s in {} (a driver's function or its derivatives)",
+                    self.constraint_label(r)
+                ));
+            }
+        }
+        None
     }
 
     /// Kinetic and potential energy \[J\]. The default computes ½ vᵀ M v matrix-free.

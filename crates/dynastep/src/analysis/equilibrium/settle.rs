@@ -62,6 +62,10 @@ impl<S: System> Observer<ArtificialDamping<'_, S>> for Forward<'_, S> {
     fn sample(&mut self, sys: &ArtificialDamping<'_, S>, s: &Sample<'_>) -> Result<Flow, String> {
         self.0.sample(sys.inner, s)
     }
+
+    fn interrupted(&self) -> bool {
+        self.0.interrupted()
+    }
 }
 
 /// Settles `sys` from the consistent state `x0` with `scheme` under the time-loop settings `dynamic`
@@ -106,6 +110,12 @@ pub fn solve<S: System>(
                 x.v.amax(),
                 x.a.amax()
             ),
+        }),
+        RunStatus::Interrupted { interrupted_at } => Err(EquilibriumError::NotConverged {
+            method: "settle",
+            iterations: report.steps as usize,
+            residual: x.v.amax().max(x.a.amax()),
+            hint: format!("interrupted at t = {interrupted_at} s"),
         }),
         RunStatus::Failed { failed_at, reason } => Err(EquilibriumError::NotConverged {
             method: "settle",

@@ -84,6 +84,8 @@ impl ForceType {
 /// A force element.
 #[derive(Debug, Clone)]
 pub(crate) struct ForceElement {
+    /// How messages name it, e.g. "force `spring` (tsda)" or "gravity on body `crank`".
+    pub label: String,
     pub slots: Slots,
     pub law: ForceType,
 }

@@ -546,6 +546,7 @@ impl PlanarSystem {
             for b in &bodies {
                 let br = b.body_ref();
                 forces.push(ForceElement {
+                    label: format!("gravity on body `{}`", b.name()),
                     slots: Slots::single(br),
                     law: ForceType::Gravity {
                         col: b.first_coordinate(),
@@ -600,6 +601,7 @@ impl PlanarSystem {
                         ));
                     }
                     ForceElement {
+                        label: el.clone(),
                         slots: Slots::pair(bi, bj),
                         law: ForceType::Tsda {
                             bi,
@@ -644,6 +646,7 @@ impl PlanarSystem {
                     finite(&el, "damping", *damping)?;
                     finite(&el, "free_angle", *free_angle)?;
                     ForceElement {
+                        label: el.clone(),
                         slots: Slots::pair(j.bi, j.bj),
                         law: ForceType::Rsda {
                             bi: j.bi,
@@ -673,6 +676,7 @@ impl PlanarSystem {
                     }
                     let zero = TimeFunction::Constant(0.0);
                     ForceElement {
+                        label: el.clone(),
                         slots: Slots::single(b),
                         law: ForceType::Load {
                             body: b,
@@ -702,6 +706,7 @@ impl PlanarSystem {
                         )),
                     }
                     ForceElement {
+                        label: el.clone(),
                         slots: Slots::single(b),
                         law: ForceType::Torque {
                             torque: compile(&format!("{el}, torque"), torque)?,
@@ -1127,6 +1132,29 @@ impl System for PlanarSystem {
 
     fn nonconservative_power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
         self.forces.iter().map(|f| f.eval(t, q, v).power).sum()
+    }
+
+    fn explain_non_finite(&self, t: f64, q: &Vector, v: &Vector) -> Option<String> {
+        for d in &self.drivers {
+            let (f, fd, fdd) = d.function.eval(t);
+            if !(super::sane(f) && super::sane(fd) && super::sane(fdd)) {
+                return Some(format!(
+                    "the function of driver `{}` is not finite or absurdly large at t = {t} s (f = {f}, ḟ = {fd}, f̈ = {fdd}); check its formula or table",
+                    d.name
+                ));
+            }
+        }
+        for f in &self.forces {
+            let e = f.eval(t, q, v);
+            if e.q.iter().any(|x| !super::sane(*x)) {
+                return Some(format!(
+                    "{} gives a non-finite or absurdly large force (above {:e}) at t = {t} s; check its time function, its parameters and units, or (for a TSDA) whether its points coincide",
+                    f.label,
+                    super::ABSURD
+                ));
+            }
+        }
+        None
     }
 
     fn driving_constraint(&self, row: usize) -> bool {

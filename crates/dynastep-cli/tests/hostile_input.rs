@@ -1,0 +1,313 @@
+//! The hostile inputs of issue #14: each ends within 5 s with exit status 1 or 2 and a message that
+//! names the cause (or, for the long expressions that are legitimate, runs); signals leave complete
+//! output; t_end is honoured when dt does not divide the span.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dynastep-hostile-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_dynastep"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts")
+}
+
+/// Runs the program, failing the test if it takes more than 5 s; returns (status, stderr).
+fn run(args: &[&str]) -> (i32, String) {
+    let child = spawn(args);
+    let pid = child.id();
+    // Read the pipes while waiting, so that a long message cannot block the program.
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = send.send(child.wait_with_output());
+    });
+    match receive.recv_timeout(Duration::from_secs(5)) {
+        Ok(out) => {
+            let out = out.expect("output");
+            (
+                out.status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        }
+        Err(_) => {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            panic!("`dynastep {}` ran for more than 5 s", args.join(" "));
+        }
+    }
+}
+
+fn example_text(name: &str) -> String {
+    std::fs::read_to_string(Path::new(EXAMPLES).join(format!("{name}.toml"))).unwrap()
+}
+
+/// A bar pinned at one end, driven by the torque `expr`.
+fn torque_model(dir: &Path, expr: &str) -> String {
+    let text = format!(
+        r#"name = "pinned bar under a torque"
+gravity = [0.0, -9.81]
+[ground.points]
+O = [0.0, 0.0]
+[[bodies]]
+name = "bar"
+mass = 1.0
+inertia = 0.1
+x = 0.5
+y = 0.0
+[bodies.points]
+O = [-0.5, 0.0]
+[[joints]]
+name = "pin"
+type = "revolute"
+body_i = "ground"
+point_i = "O"
+body_j = "bar"
+point_j = "O"
+[[forces]]
+type = "torque"
+name = "kick"
+body = "bar"
+torque = {{ type = "expression", expr = "{expr}" }}
+[[markers]]
+name = "tip"
+body = "bar"
+[solver]
+scheme = "generalized-alpha"
+dt = 1e-3
+t_end = 1.0
+output_interval = 0.01
+"#
+    );
+    let path = dir.join("model.toml");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_100_term_fourier_series_drives_the_slider_crank() {
+    let dir = scratch("fourier");
+    let terms: Vec<String> = (1..=100)
+        .map(|k| format!("{:e}*sin({k}*6.283185307179586*t)", 0.01 / k as f64))
+        .collect();
+    let expr = format!(
+        "0.7853981633974483 + 6.283185307179586*t + {}",
+        terms.join(" + ")
+    );
+    let text = example_text("slider-crank").replace(
+        r#"function = { type = "ramp", slope = 6.283185307179586, initial = 0.7853981633974483 }"#,
+        &format!(r#"function = {{ type = "expression", expr = "{expr}" }}"#),
+    );
+    assert!(text.contains("sin(100*"), "the driver was replaced");
+    let model = dir.join("fourier.toml");
+    std::fs::write(&model, text).unwrap();
+    let (code, err) = run(&[
+        "run",
+        model.to_str().unwrap(),
+        "--t-end",
+        "0.5",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn long_sums_deep_nesting_and_power_towers_end_quickly() {
+    let dir = scratch("expressions");
+    let out = dir.join("out");
+    let out = out.to_str().unwrap();
+    let sum = vec!["0.001*sin(t)"; 1000].join(" + ");
+    let model = torque_model(&dir, &sum);
+    let (code, err) = run(&["run", &model, "--t-end", "0.1", "--quiet", "--out", out]);
+    assert_eq!(code, 0, "{err}");
+    let nested = format!("{}t{}", "sin(".repeat(50), ")".repeat(50));
+    let (code, err) = run(&["check", &torque_model(&dir, &nested)]);
+    assert_eq!(code, 0, "{err}");
+    let tower = format!("{}t", "1.0001^".repeat(40));
+    let (code, err) = run(&["check", &torque_model(&dir, &tower)]);
+    assert_eq!(code, 0, "{err}");
+    let deep = format!("{}t{}", "sin(".repeat(5000), ")".repeat(5000));
+    let (code, err) = run(&["run", &torque_model(&dir, &deep), "--out", out]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("nested 5000 deep"), "{err}");
+    let huge = vec!["sin(t)"; 20_000].join(" + ");
+    let (code, err) = run(&["check", &torque_model(&dir, &huge)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("more than the limit"), "{err}");
+    assert!(
+        err.len() < 2000,
+        "the message quotes the whole formula: {} bytes",
+        err.len()
+    );
+}
+
+#[test]
+fn unknown_functions_are_named() {
+    let dir = scratch("unknown");
+    let (code, err) = run(&["check", &torque_model(&dir, "2*sine(t)")]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("unknown function `sine`") && err.contains("sin, cos"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_force_that_becomes_infinite_is_named_without_step_advice() {
+    let dir = scratch("singular");
+    let model = torque_model(&dir, "1/(t - 0.5)");
+    let (code, err) = run(&["run", &model, "--quiet", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("force `kick`") && err.contains("t = 0.5"),
+        "{err}"
+    );
+    assert!(!err.contains("reduce the step size"), "{err}");
+}
+
+#[test]
+fn impossible_times_are_refused_up_front() {
+    let dir = scratch("times");
+    let out = dir.to_str().unwrap();
+    let pendulum = format!("{EXAMPLES}/pendulum.toml");
+    let cases: [(&[&str], &str); 5] = [
+        (&["--output-interval", "1e-17"], "output interval"),
+        (
+            &[
+                "--set",
+                "solver.t_start=1e17",
+                "--set",
+                "solver.t_end=1.0000000001e17",
+                "--dt",
+                "1",
+                "--output-interval",
+                "0",
+            ],
+            "does not advance",
+        ),
+        (&["--t-end", "1e308"], "floating-point spacing"),
+        (&["--t-end", "1e6", "--dt", "1e-6"], "max_steps"),
+        (&["--set", "ground.points.O=[1e308,0]"], "cannot assemble"),
+    ];
+    for (extra, cause) in cases {
+        let mut args = vec!["run", pendulum.as_str(), "--quiet", "--out", out];
+        args.extend_from_slice(extra);
+        let (code, err) = run(&args);
+        assert_eq!(code, 2, "{extra:?}: {err}");
+        assert!(err.contains(cause), "{extra:?}: {err}");
+        // `check` refuses what `run` refuses when the option is in the model.
+        if extra[0] == "--set" && extra.len() == 2 {
+            let (code, err) = run(&["check", pendulum.as_str(), "--set", extra[1]]);
+            assert_eq!(code, 2, "check {extra:?}: {err}");
+        }
+    }
+}
+
+fn last_time(history: &Path) -> f64 {
+    let text = std::fs::read_to_string(history).unwrap();
+    let last = text.lines().last().unwrap();
+    last.split(',').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn t_end_is_honoured_when_dt_does_not_divide_the_span() {
+    let dir = scratch("t_end");
+    let out = dir.to_str().unwrap();
+    let pendulum = format!("{EXAMPLES}/pendulum.toml");
+    for (dt, t_end) in [("0.3", 1.0), ("20", 10.0)] {
+        let t = t_end.to_string();
+        let (code, err) = run(&[
+            "run", &pendulum, "--dt", dt, "--t-end", &t, "--quiet", "--out", out,
+        ]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(last_time(&dir.join("history.csv")), t_end);
+    }
+}
+
+/// Every row of the CSV at `path` has as many fields as its header; returns the row count.
+fn complete_rows(path: &Path) -> usize {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.is_empty() || text.ends_with('\n'), "a row is cut");
+    let mut lines = text.lines();
+    let fields = lines.next().expect("header").split(',').count();
+    let mut rows = 0;
+    for line in lines {
+        assert_eq!(line.split(',').count(), fields, "incomplete row {line}");
+        rows += 1;
+    }
+    rows
+}
+
+fn long_run(out: &Path) -> Child {
+    spawn(&[
+        "run",
+        "--example",
+        "nfourbar40",
+        "--t-end",
+        "1000",
+        "--output-interval",
+        "0.01",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ])
+}
+
+fn signal(child: &Child, sig: &str) {
+    let ok = Command::new("kill")
+        .args([sig, &child.id().to_string()])
+        .status()
+        .expect("kill runs")
+        .success();
+    assert!(ok);
+}
+
+#[test]
+fn sigint_ends_the_run_with_complete_output() {
+    let dir = scratch("sigint");
+    let mut child = long_run(&dir);
+    std::thread::sleep(Duration::from_secs(1));
+    signal(&child, "-INT");
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "no exit after SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "interrupted");
+    let reached = summary["stopped_at"].as_f64().unwrap();
+    assert!(reached > 0.0 && reached < 1000.0);
+    assert!(summary["steps"].as_u64().unwrap() > 0);
+    let rows = complete_rows(&dir.join("history.csv"));
+    assert!(rows > 1);
+}
+
+#[test]
+fn sigkill_leaves_only_complete_rows() {
+    let dir = scratch("sigkill");
+    let mut child = long_run(&dir);
+    // More than the one-second flush period.
+    std::thread::sleep(Duration::from_millis(2500));
+    signal(&child, "-KILL");
+    child.wait().unwrap();
+    let rows = complete_rows(&dir.join("history.csv"));
+    assert!(rows > 1, "nothing flushed after 2.5 s");
+}
