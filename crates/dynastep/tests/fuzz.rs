@@ -1,0 +1,198 @@
+//! A fuzz test that runs for real: mutated example models go through what `dynastep check` does
+//! (parse, validate, build the system, assemble, check the run settings) and, when that passes, a
+//! short run of 10 steps. No input may panic, and none may take more than 5 s (a hang guard, not a speed test).
+//!
+//! The mutations: dropped and duplicated lines (dropped keys), flipped characters, numbers replaced
+//! by extreme values, truncation, and time functions replaced by long or deeply nested expressions.
+//! The generator is seeded, so a failure names a case that can be replayed with
+//! `DYNASTEP_FUZZ_CASE=<k>` (and printed with the ignored test `print_case`); `DYNASTEP_FUZZ_TRACE=1`
+//! prints each case number before it runs, to find a case that hangs.
+//!
+//! The default run tries 10⁴ inputs. `DYNASTEP_FUZZ_CASES=1000000 cargo test --release -p dynastep
+//! --test fuzz -- --nocapture` runs 10⁶ (see docs/robustness.md for the counts of one such run).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+
+use dynastep::analysis::simulation::{RunOptions, Simulation};
+use dynastep::examples::EXAMPLES;
+use dynastep::model::parse;
+
+/// SplitMix64: a small, well-mixed generator, enough for choosing mutations.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const EXTREMES: [&str; 12] = [
+    "0",
+    "-0.0",
+    "1e308",
+    "-1e308",
+    "1e-308",
+    "nan",
+    "inf",
+    "-inf",
+    "1e17",
+    "-1",
+    "1e-300",
+    "123456789012345678901234567890",
+];
+
+/// One mutation of `text`.
+fn mutate(text: &str, rng: &mut Rng) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let k = rng.below(lines.len());
+    match rng.below(7) {
+        0 => {
+            lines.remove(k);
+        }
+        1 => {
+            let line = lines[k].clone();
+            lines.insert(k, line);
+        }
+        2 => {
+            let mut bytes = text.as_bytes().to_vec();
+            let i = rng.below(bytes.len());
+            bytes[i] = b" =[]{}\",.-+0123456789aetx#\n"[rng.below(27)];
+            return String::from_utf8_lossy(&bytes).into_owned();
+        }
+        3 => {
+            // A number on a `key = number` line becomes an extreme value.
+            if let Some((key, value)) = lines[k].split_once(" = ") {
+                if value.trim().parse::<f64>().is_ok() {
+                    lines[k] = format!("{key} = {}", EXTREMES[rng.below(EXTREMES.len())]);
+                }
+            }
+        }
+        4 => {
+            let cut = rng.below(text.len());
+            let cut = (0..=cut)
+                .rev()
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(0);
+            return text[..cut].to_string();
+        }
+        5 => {
+            // Any function (driver, load) becomes a long or deep expression.
+            if let Some(i) = lines.iter().position(|l| l.starts_with("function = ")) {
+                let expr = match rng.below(3) {
+                    0 => vec!["0.001*sin(t)"; 1 + rng.below(3000)].join(" + "),
+                    1 => {
+                        let d = 1 + rng.below(200);
+                        format!("{}t{}", "sin(".repeat(d), ")".repeat(d))
+                    }
+                    _ => format!("{}t", "1.001^".repeat(1 + rng.below(60))),
+                };
+                lines[i] = format!("function = {{ type = \"expression\", expr = \"{expr}\" }}");
+            }
+        }
+        _ => {
+            // Two mutations at once.
+            let once = mutate(text, rng);
+            return mutate(&once, rng);
+        }
+    }
+    lines.join("\n")
+}
+
+/// `check`, then a 10-step run of a valid model; errors are expected, panics are not.
+fn exercise(text: &str) {
+    let Ok(model) = parse::from_str(text, "fuzz.toml") else {
+        return;
+    };
+    let t0 = model.solver.t_start.unwrap_or(0.0);
+    let dt = model.solver.dt.unwrap_or(1e-3);
+    // Ten fixed steps; an adaptive model may need more steps for the span of ten `dt` (a mutated
+    // dt = 1e17 with rtol = 1e-12 asks for years of computing), so its step count is capped.
+    let opts = RunOptions {
+        t_end: Some(t0 + 10.0 * dt),
+        output_interval: Some(0.0),
+        max_steps: Some(10_000),
+        ..RunOptions::default()
+    };
+    if let Ok(mut sim) = Simulation::new(&model, &opts) {
+        let _ = sim.run(&mut []);
+    }
+}
+
+fn case_text(k: u64) -> String {
+    let mut rng = Rng(0x5EED ^ k.wrapping_mul(0x1000_0000_01B3));
+    let ex = &EXAMPLES[rng.below(EXAMPLES.len())];
+    mutate(ex.text, &mut rng)
+}
+
+#[test]
+fn mutated_examples_never_panic_or_hang() {
+    let cases: u64 = std::env::var("DYNASTEP_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let only: Option<u64> = std::env::var("DYNASTEP_FUZZ_CASE")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let trace = std::env::var("DYNASTEP_FUZZ_TRACE").is_ok();
+    let clock = Instant::now();
+    let (mut parsed, mut slowest) = (0u64, (Duration::ZERO, 0u64));
+    // Panics are caught and counted; silence the default message of each.
+    std::panic::set_hook(Box::new(|_| {}));
+    let mut panics = Vec::new();
+    for k in only.map_or(0..cases, |k| k..k + 1) {
+        let text = case_text(k);
+        if trace {
+            eprintln!("case {k}");
+        }
+        if parse::from_str(&text, "fuzz.toml").is_ok() {
+            parsed += 1;
+        }
+        let start = Instant::now();
+        if catch_unwind(AssertUnwindSafe(|| exercise(&text))).is_err() {
+            panics.push(k);
+        }
+        let took = start.elapsed();
+        if took > slowest.0 {
+            slowest = (took, k);
+        }
+    }
+    let _ = std::panic::take_hook();
+    println!(
+        "{cases} inputs ({parsed} parse) in {:.1} s; slowest case {} took {:.3} s; panics in cases {panics:?}",
+        clock.elapsed().as_secs_f64(),
+        slowest.1,
+        slowest.0.as_secs_f64()
+    );
+    assert!(
+        panics.is_empty(),
+        "panics in cases {panics:?} (replay with DYNASTEP_FUZZ_CASE=k)"
+    );
+    assert!(
+        slowest.0 < Duration::from_secs(5),
+        "case {} took {:?} (replay with DYNASTEP_FUZZ_CASE={})",
+        slowest.1,
+        slowest.0,
+        slowest.1
+    );
+}
+
+/// Prints the input of case `DYNASTEP_FUZZ_CASE` (to reproduce a failure with the program):
+/// `DYNASTEP_FUZZ_CASE=7094 cargo test --release -p dynastep --test fuzz print_case -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn print_case() {
+    let k: u64 = std::env::var("DYNASTEP_FUZZ_CASE")
+        .unwrap()
+        .parse()
+        .unwrap();
+    println!("{}", case_text(k));
+}
