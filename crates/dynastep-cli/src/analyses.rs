@@ -19,23 +19,24 @@ use dynastep::system::planar::PlanarSystem;
 
 use crate::{load_model, parse_params};
 
-/// Where a model comes from and where the results go.
+/// Where a model comes from and where the results go (every command that reads a model).
 #[derive(Args)]
 pub struct Source {
     /// The model file (TOML). Omit it when using --example.
-    model: Option<PathBuf>,
+    pub model: Option<PathBuf>,
     /// Use an embedded example instead of a file (see `dynastep examples`).
     #[arg(long, conflicts_with = "model")]
-    example: Option<String>,
-    /// Output directory (default: out/MODEL-ANALYSIS).
+    pub example: Option<String>,
+    /// Output directory (default: out/MODEL for run, out/MODEL-ANALYSIS for the other analyses;
+    /// MODEL is the file stem or example name).
     #[arg(long)]
-    out: Option<PathBuf>,
+    pub out: Option<PathBuf>,
     /// Override a model value, e.g. `--set bodies.crank.theta=-0.0617`.
     #[arg(long = "set", value_name = "PATH=VALUE")]
-    set: Vec<String>,
-    /// Nothing on the terminal but errors.
+    pub set: Vec<String>,
+    /// Nothing on the terminal but errors (no progress bar, no report).
     #[arg(long, short)]
-    quiet: bool,
+    pub quiet: bool,
 }
 
 #[derive(Args)]

@@ -85,11 +85,8 @@ enum Command {
 
 #[derive(Args)]
 struct RunArgs {
-    /// The model file (TOML). Omit it when using --example.
-    model: Option<PathBuf>,
-    /// Run an embedded example instead of a file (see `dynastep examples`).
-    #[arg(long, conflicts_with = "model")]
-    example: Option<String>,
+    #[command(flatten)]
+    source: analyses::Source,
     /// Time-integration scheme (see `dynastep schemes`); default: the model's, else generalized-alpha.
     #[arg(long)]
     scheme: Option<String>,
@@ -123,15 +120,6 @@ struct RunArgs {
     /// Most steps the run may take, accepted and rejected (default: the model's, else 1e9).
     #[arg(long = "max-steps")]
     max_steps: Option<u64>,
-    /// Output directory (default: out/MODEL, the model file stem or example name).
-    #[arg(long)]
-    out: Option<PathBuf>,
-    /// Override a model value, e.g. `--set bodies.crank.theta=-0.0617`.
-    #[arg(long = "set", value_name = "PATH=VALUE")]
-    set: Vec<String>,
-    /// No progress bar or report on the terminal.
-    #[arg(long, short)]
-    quiet: bool,
 }
 
 #[derive(Args)]
@@ -261,7 +249,8 @@ impl Observer<PlanarSystem> for Progress {
 }
 
 fn run(args: RunArgs) -> Result<ExitCode> {
-    let (model, stem) = load_model(args.model.as_deref(), args.example.as_deref(), &args.set)?;
+    let src = &args.source;
+    let (model, stem) = load_model(src.model.as_deref(), src.example.as_deref(), &src.set)?;
     let opts = RunOptions {
         scheme: args.scheme.clone(),
         params: parse_params(&args.params)?,
@@ -278,10 +267,10 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         max_steps: args.max_steps,
     };
     let mut sim = Simulation::new(&model, &opts).map_err(|e| anyhow!("{e}"))?;
-    if !args.quiet {
+    if !src.quiet {
         report_assembly(&sim.system, &sim.initial);
     }
-    if !sim.assembly.redundant.is_empty() && !args.quiet {
+    if !sim.assembly.redundant.is_empty() && !src.quiet {
         eprintln!(
             "warning: redundant constraints (rank {} of {}) among: {}; going on with minimum-norm multipliers",
             sim.assembly.rank,
@@ -289,7 +278,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             sim.assembly.redundant.join(", ")
         );
     }
-    let out = args
+    let out = src
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from("out").join(&stem));
@@ -300,7 +289,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         .with_context(|| format!("cannot create {}", history_path.display()))?;
     let mut writer = HistoryWriter::new(&sim.system, file)?;
     let t0 = sim.initial.t;
-    let show = !args.quiet && std::io::stderr().is_terminal();
+    let show = !src.quiet && std::io::stderr().is_terminal();
     let mut progress = Progress {
         bar: indicatif::ProgressBar::hidden(),
         t0,
@@ -337,7 +326,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     .with_context(|| format!("cannot write {}", summary_path.display()))?;
     match &report.status {
         RunStatus::Completed => {
-            if !args.quiet {
+            if !src.quiet {
                 let steps = if report.tolerances.is_some() {
                     format!(
                         "{} steps ({} rejected, h from {:.2e} to {:.2e} s)",
@@ -361,7 +350,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         RunStatus::Stopped { stopped_at } => {
-            if !args.quiet {
+            if !src.quiet {
                 eprintln!(
                     "stopped at t = {stopped_at} s on request; wrote {} and {}",
                     history_path.display(),

@@ -6,17 +6,22 @@
 //! by extreme values, truncation, and time functions replaced by long or deeply nested expressions.
 //! The generator is seeded, so a failure names a case that can be replayed with
 //! `DYNASTEP_FUZZ_CASE=<k>` (and printed with the ignored test `print_case`); `DYNASTEP_FUZZ_TRACE=1`
-//! prints each case number before it runs, to find a case that hangs.
+//! prints each case number before it runs, to find a case that hangs; `DYNASTEP_FUZZ_START=<k>`
+//! starts at case k, so that a long run can be split over several cores.
 //!
 //! The default run tries 10⁴ inputs. `DYNASTEP_FUZZ_CASES=1000000 cargo test --release -p dynastep
 //! --test fuzz -- --nocapture` runs 10⁶ (see docs/robustness.md for the counts of one such run).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::examples::EXAMPLES;
 use dynastep::model::parse;
+
+/// The case being run, for the panic hook's message.
+static CASE: AtomicU64 = AtomicU64::new(0);
 
 /// SplitMix64: a small, well-mixed generator, enough for choosing mutations.
 struct Rng(u64);
@@ -53,6 +58,9 @@ const EXTREMES: [&str; 12] = [
 /// One mutation of `text`.
 fn mutate(text: &str, rng: &mut Rng) -> String {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    if lines.is_empty() {
+        return text.to_string();
+    }
     let k = rng.below(lines.len());
     match rng.below(7) {
         0 => {
@@ -145,20 +153,32 @@ fn mutated_examples_never_panic_or_hang() {
     let trace = std::env::var("DYNASTEP_FUZZ_TRACE").is_ok();
     let clock = Instant::now();
     let (mut parsed, mut slowest) = (0u64, (Duration::ZERO, 0u64));
-    // Panics are caught and counted; silence the default message of each.
-    std::panic::set_hook(Box::new(|_| {}));
+    // Panics are caught and counted; each prints one line with its case and message.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("panic in case {}: {info}", CASE.load(Ordering::Relaxed));
+    }));
     let mut panics = Vec::new();
-    for k in only.map_or(0..cases, |k| k..k + 1) {
-        let text = case_text(k);
+    let first: u64 = std::env::var("DYNASTEP_FUZZ_START")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    let range = only.map_or(first..first + cases, |k| k..k + 1);
+    let count = range.end - range.start;
+    for k in range {
+        CASE.store(k, Ordering::Relaxed);
         if trace {
             eprintln!("case {k}");
         }
-        if parse::from_str(&text, "fuzz.toml").is_ok() {
-            parsed += 1;
-        }
         let start = Instant::now();
-        if catch_unwind(AssertUnwindSafe(|| exercise(&text))).is_err() {
-            panics.push(k);
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            let text = case_text(k);
+            let ok = parse::from_str(&text, "fuzz.toml").is_ok();
+            exercise(&text);
+            ok
+        }));
+        match outcome {
+            Ok(ok) => parsed += u64::from(ok),
+            Err(_) => panics.push(k),
         }
         let took = start.elapsed();
         if took > slowest.0 {
@@ -167,7 +187,7 @@ fn mutated_examples_never_panic_or_hang() {
     }
     let _ = std::panic::take_hook();
     println!(
-        "{cases} inputs ({parsed} parse) in {:.1} s; slowest case {} took {:.3} s; panics in cases {panics:?}",
+        "{count} inputs ({parsed} parse) in {:.1} s; slowest case {} took {:.3} s; panics in cases {panics:?}",
         clock.elapsed().as_secs_f64(),
         slowest.1,
         slowest.0.as_secs_f64()
