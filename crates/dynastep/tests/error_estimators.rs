@@ -80,17 +80,6 @@ fn estimates_match_the_true_local_error() {
                 "{:20} {what}: est/true = {ratio:.4} at h = 0.01, {ratio2:.4} at h = 0.005 (true {:.3e}, {:.3e})",
                 info.name, truth[c], truth2[c]
             );
-            if info.name == "linear-acceleration" && *what == "q" {
-                // Known defect: β = 1/6 makes the leading constant C_q3 = β − 1/6 vanish, so the
-                // position estimate is zero while the true error is O(h⁴) (C_q4 = β/2 − 1/24 =
-                // 1/24). The step is then controlled by the velocity estimate alone. This check
-                // fails once the h⁴ term is added, as a reminder to drop it.
-                assert_eq!(
-                    est[c], 0.0,
-                    "the linear-acceleration position estimate changed"
-                );
-                continue;
-            }
             if !(0.8..1.25).contains(&ratio) {
                 failures.push(format!(
                     "{} {what}: estimate {:.3e} against true local error {:.3e}",
