@@ -220,9 +220,8 @@ fn restricted_lstsq(a: &Matrix, b: &Vector, free: &[bool]) -> Vector {
             return out;
         }
     }
-    let svd = sub.svd(true, true);
-    let smax = svd.singular_values.iter().fold(0.0_f64, |m, v| m.max(*v));
-    if let Ok(x) = svd.solve(b, smax * 1e-12) {
+    let x = crate::formulation::linear::min_norm_lstsq(&sub, b, 1e-12);
+    if x.iter().all(|v| v.is_finite()) {
         for (k, &c) in cols.iter().enumerate() {
             out[c] = x[k];
         }

@@ -55,8 +55,18 @@ pub(crate) struct LeastSquares {
     svd: Option<(faer::Mat<f64>, Vec<f64>, faer::Mat<f64>)>,
 }
 
+/// The minimum-norm least-squares solution of `A x = b` for any shape of A (r × c, b with r
+/// entries, x with c), singular values below `rcond · σ_max` treated as zero; NaN entries when the
+/// decomposition fails (non-finite A). faer's SVD.
+pub(crate) fn min_norm_lstsq(a: &Matrix, b: &Vector, rcond: f64) -> Vector {
+    let mut ls = LeastSquares::default();
+    ls.factor(a.clone());
+    ls.solve_general(b, rcond)
+        .unwrap_or_else(|| Vector::from_element(a.ncols(), f64::NAN))
+}
+
 impl LeastSquares {
-    /// Decomposes `a` (square).
+    /// Decomposes `a`.
     pub(crate) fn factor(&mut self, a: Matrix) {
         let n = a.nrows();
         let m = faer::Mat::<f64>::from_fn(n, a.ncols(), |i, j| a[(i, j)]);
@@ -69,24 +79,29 @@ impl LeastSquares {
     /// Overwrites `b` with the minimum-norm least-squares solution of `A x = b` for the matrix of the
     /// last [`factor`](Self::factor); NaN when the decomposition failed (non-finite entries).
     pub(crate) fn solve_in_place(&self, b: &mut Vector) {
-        let Some((u, s, v)) = &self.svd else {
-            b.fill(f64::NAN);
-            return;
-        };
+        match self.solve_general(b, 1e-10) {
+            Some(x) => b.copy_from(&x),
+            None => b.fill(f64::NAN),
+        }
+    }
+
+    /// x = V Σ⁺ Uᵀ b (singular values below `rcond · σ_max` dropped); `None` when the
+    /// decomposition failed.
+    fn solve_general(&self, b: &Vector, rcond: f64) -> Option<Vector> {
+        let (u, s, v) = self.svd.as_ref()?;
         let smax = s.iter().fold(0.0_f64, |m, x| m.max(*x));
-        // x = V Σ⁺ Uᵀ b.
         let y: Vec<f64> = (0..s.len())
             .map(|k| {
-                if s[k] > smax * 1e-10 {
+                if s[k] > smax * rcond {
                     (0..u.nrows()).map(|i| u[(i, k)] * b[i]).sum::<f64>() / s[k]
                 } else {
                     0.0
                 }
             })
             .collect();
-        for i in 0..v.nrows() {
-            b[i] = (0..s.len()).map(|k| v[(i, k)] * y[k]).sum();
-        }
+        Some(Vector::from_fn(v.nrows(), |i, _| {
+            (0..s.len()).map(|k| v[(i, k)] * y[k]).sum()
+        }))
     }
 }
 
