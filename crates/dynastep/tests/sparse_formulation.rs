@@ -6,7 +6,9 @@ use dynastep::analysis::assembly::consistent_accelerations;
 use dynastep::analysis::dynamic::{run, DynamicSettings, RunReport, RunStatus};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::analysis::step::{solve_step, StepWork};
-use dynastep::formulation::{Index3, LinearSolver, NewtonSettings, NewtonStats, SPARSE_THRESHOLD};
+use dynastep::formulation::{
+    Formulation, Index3, LinearSolver, NewtonSettings, NewtonStats, SPARSE_THRESHOLD,
+};
 use dynastep::linalg::Sink;
 use dynastep::model::parse;
 use dynastep::scheme::{build, SchemeParams, State};

@@ -301,7 +301,7 @@ pub fn run_with<S: System, F: Formulation<S> + ?Sized>(
         rejected: 0,
         newton_iterations: 0,
     };
-    if tl.emit(observers, &sample0, &mut report) {
+    if TimeLoop::<S, F>::emit_to(sys, observers, &sample0, &mut report) {
         tl.integrate(observers, &mut report);
     }
     report
@@ -680,19 +680,20 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             report.rejected_steps,
             report.newton.iterations,
         );
+        // The sample of the committed state; rows inside the step are interpolated from it.
+        let at_state = Sample {
+            state: &self.state,
+            energy,
+            work_nc: self.diag.work,
+            energy_balance: balance,
+            violation,
+            h,
+            steps: counts.0,
+            rejected: counts.1,
+            newton_iterations: counts.2,
+        };
         if self.outputs.every_step() {
-            let sample = Sample {
-                state: &self.state,
-                energy,
-                work_nc: self.diag.work,
-                energy_balance: balance,
-                violation,
-                h,
-                steps: counts.0,
-                rejected: counts.1,
-                newton_iterations: counts.2,
-            };
-            return self.emit(observers, &sample, report);
+            return Self::emit_to(self.sys, observers, &at_state, report);
         }
         let step_span = self.state.t - self.previous.t;
         while let Some(t_out) = self.outputs.peek() {
@@ -705,14 +706,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 self.interpolated.t = t_out;
                 Sample {
                     state: &self.interpolated,
-                    energy,
-                    work_nc: self.diag.work,
-                    energy_balance: balance,
-                    violation,
-                    h,
-                    steps: counts.0,
-                    rejected: counts.1,
-                    newton_iterations: counts.2,
+                    ..at_state
                 }
             } else {
                 interpolate(&self.previous, &self.state, t_out, &mut self.interpolated);
@@ -726,10 +720,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                     work_nc: work,
                     energy_balance: e.kinetic + e.potential - self.diag.e0 - work,
                     violation: v,
-                    h,
-                    steps: counts.0,
-                    rejected: counts.1,
-                    newton_iterations: counts.2,
+                    ..at_state
                 }
             };
             let go_on = Self::emit_to(self.sys, observers, &sample, report);
@@ -738,15 +729,6 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             }
         }
         true
-    }
-
-    fn emit(
-        &self,
-        observers: &mut [&mut dyn Observer<S>],
-        sample: &Sample<'_>,
-        report: &mut RunReport,
-    ) -> bool {
-        Self::emit_to(self.sys, observers, sample, report)
     }
 
     /// Hands `sample` to every observer; false when one stops the run or fails.

@@ -105,7 +105,7 @@ fn add_iteration_matrix<S: System, K: Sink>(
 }
 
 /// The index-3 formulation with Lagrange multipliers (see the module documentation). Holds all the
-/// work space, so [`Index3::solve`] does not allocate (except on the least-squares fallback, and on
+/// work space, so its `Formulation::solve` does not allocate (except on the least-squares fallback, and on
 /// the first solve of the sparse path, which records the pattern and analyses it).
 #[derive(Debug)]
 pub struct Index3 {
@@ -143,6 +143,13 @@ impl<S: System> Formulation<S> for Index3 {
         INFO.name
     }
 
+    /// Solves the integration point `pt` for `u` (n) and `lambda` (m), starting from their current
+    /// values. On success, `self.force_terms` holds Φ_q(q_e)ᵀλ − Q at the solution and `q_e`, `v_e`,
+    /// `a_e`, `q_c` the corresponding states.
+    ///
+    /// # Errors
+    /// [`FormulationError::NotConverged`] after `max_iterations` without meeting the tolerances;
+    /// [`FormulationError::NonFinite`] when a value becomes NaN or infinite.
     fn solve(
         &mut self,
         sys: &S,
@@ -151,7 +158,54 @@ impl<S: System> Formulation<S> for Index3 {
         lambda: &mut Vector,
         stats: &mut NewtonStats,
     ) -> Result<(), FormulationError> {
-        Index3::solve(self, sys, pt, u, lambda, stats)
+        let (n, m) = (self.n, self.m);
+        let linear = m == 0 && pt.c_q == 0.0 && !sys.forces_depend_on_velocity();
+        let before = self.work.stats();
+        let mut correction = f64::INFINITY;
+        let mut result = Err(FormulationError::NonFinite);
+        for iter in 0..=self.settings.max_iterations {
+            let (r1, scale) = self.evaluate(sys, pt, u, lambda);
+            if !r1.is_finite() || !self.residual.iter().all(|x| x.is_finite()) {
+                result = Err(FormulationError::NonFinite);
+                break;
+            }
+            let pos_tol = self.settings.position_tol * (1.0 + norm_inf(&self.q_c));
+            if iter > 0
+                && (linear || (correction <= pos_tol && r1 <= self.settings.residual_tol * scale))
+            {
+                result = Ok(());
+                break;
+            }
+            if iter == self.settings.max_iterations {
+                result = Err(FormulationError::NotConverged {
+                    iterations: iter,
+                    correction,
+                    residual: r1,
+                });
+                break;
+            }
+            self.assemble_and_factor(sys, pt, lambda);
+            self.residual.neg_mut();
+            self.solve_linear();
+            stats.iterations += 1;
+            let mut du = 0.0_f64;
+            for i in 0..n {
+                u[i] += self.residual[i];
+                du = du.max(self.residual[i].abs());
+            }
+            for j in 0..m {
+                lambda[j] += self.residual[n + j];
+            }
+            correction = pt.c_c.abs() * du;
+            if !correction.is_finite() {
+                result = Err(FormulationError::NonFinite);
+                break;
+            }
+        }
+        let after = self.work.stats();
+        stats.factorizations += after.factorizations - before.factorizations;
+        stats.least_squares_solves += after.least_squares_solves - before.least_squares_solves;
+        result
     }
 
     fn force_terms(&self) -> &Vector {
@@ -279,70 +333,5 @@ impl Index3 {
             Workspace::Dense { solver, .. } => solver.solve_in_place(&mut self.residual),
             Workspace::Sparse { solver, .. } => solver.solve_in_place(&mut self.residual),
         }
-    }
-
-    /// Solves the integration point `pt` for `u` (n) and `lambda` (m), starting from their current
-    /// values. On success, `self.force_terms` holds Φ_q(q_e)ᵀλ − Q at the solution and `q_e`, `v_e`,
-    /// `a_e`, `q_c` the corresponding states.
-    ///
-    /// # Errors
-    /// [`FormulationError::NotConverged`] after `max_iterations` without meeting the tolerances;
-    /// [`FormulationError::NonFinite`] when a value becomes NaN or infinite.
-    pub fn solve<S: System>(
-        &mut self,
-        sys: &S,
-        pt: &IntegrationPoint,
-        u: &mut Vector,
-        lambda: &mut Vector,
-        stats: &mut NewtonStats,
-    ) -> Result<(), FormulationError> {
-        let (n, m) = (self.n, self.m);
-        let linear = m == 0 && pt.c_q == 0.0 && !sys.forces_depend_on_velocity();
-        let before = self.work.stats();
-        let mut correction = f64::INFINITY;
-        let mut result = Err(FormulationError::NonFinite);
-        for iter in 0..=self.settings.max_iterations {
-            let (r1, scale) = self.evaluate(sys, pt, u, lambda);
-            if !r1.is_finite() || !self.residual.iter().all(|x| x.is_finite()) {
-                result = Err(FormulationError::NonFinite);
-                break;
-            }
-            let pos_tol = self.settings.position_tol * (1.0 + norm_inf(&self.q_c));
-            if iter > 0
-                && (linear || (correction <= pos_tol && r1 <= self.settings.residual_tol * scale))
-            {
-                result = Ok(());
-                break;
-            }
-            if iter == self.settings.max_iterations {
-                result = Err(FormulationError::NotConverged {
-                    iterations: iter,
-                    correction,
-                    residual: r1,
-                });
-                break;
-            }
-            self.assemble_and_factor(sys, pt, lambda);
-            self.residual.neg_mut();
-            self.solve_linear();
-            stats.iterations += 1;
-            let mut du = 0.0_f64;
-            for i in 0..n {
-                u[i] += self.residual[i];
-                du = du.max(self.residual[i].abs());
-            }
-            for j in 0..m {
-                lambda[j] += self.residual[n + j];
-            }
-            correction = pt.c_c.abs() * du;
-            if !correction.is_finite() {
-                result = Err(FormulationError::NonFinite);
-                break;
-            }
-        }
-        let after = self.work.stats();
-        stats.factorizations += after.factorizations - before.factorizations;
-        stats.least_squares_solves += after.least_squares_solves - before.least_squares_solves;
-        result
     }
 }
