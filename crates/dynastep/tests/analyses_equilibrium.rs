@@ -165,3 +165,20 @@ fn minimum_potential_energy_refuses_a_non_conservative_load() {
         dv(th)
     );
 }
+
+#[test]
+fn minimum_potential_energy_refuses_to_stop_on_a_maximum() {
+    // The double four-bar's initial pose balances its bars upright: a stationary point where the
+    // reduced gradient is zero but the potential is a maximum. Newton may report it (as unstable);
+    // a minimization must not.
+    let ex = dynastep::examples::find("double-fourbar").expect("embedded");
+    let m = parse::from_str(ex.text, ex.file).expect("valid");
+    let sys = PlanarSystem::new(&m).expect("valid");
+    let (x0, _) = assembled(&m, &sys).expect("assembles");
+    let newton = equilibrium::newton::solve(&sys, x0.t, &x0.q, &StaticSettings::default())
+        .expect("the start is an equilibrium");
+    assert_eq!(newton.stability.verdict, "unstable");
+    let err = equilibrium::potential::solve(&sys, x0.t, &x0.q, &StaticSettings::default())
+        .expect_err("a maximum is not a minimum");
+    assert!(err.to_string().contains("not a minimum"), "{err}");
+}

@@ -215,7 +215,16 @@ pub fn solve<S: System>(
             format!("L-BFGS stopped ({:?})", state.get_termination_reason()),
         ));
     }
-    Ok(finish(sys, t, &q, iterations, settings.rank_tol))
+    let found = finish(sys, t, &q, iterations, settings.rank_tol);
+    if found.stability.verdict == "unstable" {
+        // L-BFGS stops wherever the gradient vanishes; a start on a maximum or saddle stays there.
+        return Err(fail(
+            iterations,
+            norm,
+            "it stopped at a stationary point that is not a minimum (the start is a maximum or a saddle of the potential); move the start away from it".into(),
+        ));
+    }
+    Ok(found)
 }
 
 #[cfg(test)]
