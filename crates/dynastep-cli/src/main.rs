@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! dynastep run MODEL.toml [--scheme NAME] [--param K=V ...] [--formulation NAME] [--dt S] [--t-end S]
-//!              [--output-interval S] [--rtol R [--atol A] [--h-min S] [--h-max S]]
+//!              [--output-interval S] [--rtol R [--atol A] [--h-min S] [--h-max S] [--step-control C]]
 //!              [--out DIR] [--set PATH=VALUE ...] [--quiet]
 //! dynastep run --example NAME ...
 //! dynastep kinematics MODEL.toml|--example NAME [--t-end S] [--output-interval S] [--out DIR]
@@ -33,7 +33,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use dynastep::analysis::dynamic::{Flow, Observer, RunStatus, Sample};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
-use dynastep::analysis::step_control::StepSettings;
+use dynastep::analysis::step_control::{StepControl, StepSettings};
 use dynastep::io::history::HistoryWriter;
 use dynastep::io::summary::Summary;
 use dynastep::model::{parse, Model};
@@ -111,6 +111,11 @@ struct RunArgs {
     /// Largest step of an adaptive run \[s\] (default: the span).
     #[arg(long = "h-max")]
     h_max: Option<f64>,
+    /// What rtol/atol bound: `per-step` (each step's local error; default) or `per-unit-step` (the
+    /// local errors of the whole run sum to at most the tolerance: global error proportional to it,
+    /// more steps).
+    #[arg(long = "step-control", value_parser = parse_step_control)]
+    step_control: Option<StepControl>,
     /// End time \[s\].
     #[arg(long = "t-end")]
     t_end: Option<f64>,
@@ -248,6 +253,17 @@ impl Observer<PlanarSystem> for Progress {
     }
 }
 
+/// Reads `--step-control`.
+fn parse_step_control(s: &str) -> Result<StepControl, String> {
+    match s {
+        "per-step" => Ok(StepControl::PerStep),
+        "per-unit-step" => Ok(StepControl::PerUnitStep),
+        _ => Err(format!(
+            "`{s}` is not a step control; use per-step or per-unit-step"
+        )),
+    }
+}
+
 fn run(args: RunArgs) -> Result<ExitCode> {
     let src = &args.source;
     let (model, stem) = load_model(src.model.as_deref(), src.example.as_deref(), &src.set)?;
@@ -263,6 +279,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             atol: args.atol,
             h_min: args.h_min,
             h_max: args.h_max,
+            control: args.step_control,
         },
         max_steps: args.max_steps,
     };

@@ -429,7 +429,9 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             diag,
             work: StepWork::new(n, m),
             err: LocalError::zeros(n),
-            controller: Controller::new(caps.order),
+            controller: Controller::new(
+                tol.map_or(caps.order + 1, |t| t.error_exponent(caps.error_order)),
+            ),
             variable_step: caps.variable_step,
             breakpoints,
             t0: x0.t,
@@ -564,7 +566,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 Ok(()) => {
                     self.scheme.local_error(&mut self.err);
                     let norm = error_norm(&self.err, self.scheme.history().newest(), h, tol);
-                    let (accept, h_new) = self.controller.judge(h, norm);
+                    let (accept, h_new) = self.controller.judge(h, tol.judged(norm, h));
                     if accept {
                         self.h_next = h_new.clamp(tol.h_min, tol.h_max);
                         self.commit(t_next)?;
@@ -574,8 +576,8 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                     report.rejected_steps += 1;
                     if h_new < tol.h_min {
                         return Err(format!(
-                            "step from t = {t_n:.9} s: the local error cannot be brought within rtol = {:e}, atol = {:e} above h_min = {:e} s (error norm {norm:.3e} at h = {h:e} s)",
-                            tol.rtol, tol.atol, tol.h_min
+                            "step from t = {t_n:.9} s: the local error cannot be brought within rtol = {:e}, atol = {:e} ({}) above h_min = {:e} s (error norm {norm:.3e} at h = {h:e} s)",
+                            tol.rtol, tol.atol, tol.control.describe(), tol.h_min
                         ));
                     }
                     h_new

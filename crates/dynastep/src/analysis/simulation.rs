@@ -137,6 +137,7 @@ impl Simulation {
             atol: opts.step.atol.or(solver.step.atol),
             h_min: opts.step.h_min.or(solver.step.h_min),
             h_max: opts.step.h_max.or(solver.step.h_max),
+            control: opts.step.control.or(solver.step.control),
         };
         let adaptive = step
             .resolve(span)

@@ -14,9 +14,24 @@
 //! §VII.3), and including them would make the control reject steps that are accurate in q and v.
 //! A step is accepted when err ≤ 1.
 //!
+//! # Error per step or per unit step
+//! With `control = "per-step"` (the default) the norm above is what the controller keeps below 1:
+//! every step's local error is within the tolerance, and the errors of N steps add up to a global
+//! error of up to N times it. With `control = "per-unit-step"` the controller judges
+//! `err · T / h`, T the run's span: each step may spend only its share h/T of the tolerance, so the
+//! local errors of the whole run sum to at most the tolerance, and the global error becomes
+//! proportional to it (*tolerance proportionality*: Shampine 1994, *Numerical Solution of Ordinary
+//! Differential Equations*, §5.1; Hairer, Nørsett & Wanner 1993, §II.4, "error per unit step"). The
+//! price is more steps, and a floor: where the estimate stops falling with h (the Newton tolerance
+//! of an index-3 iteration, divided by h², in the accelerations) the control cannot shrink the judged
+//! error and ends the run at h_min. docs/schemes.md shows both on Andrews' squeezer and the light
+//! cart-pole.
+//!
 //! # Controller
 //! The PI controller of Gustafsson, Lundh & Söderlind (1988), BIT 28:270–287, in the form of Hairer &
-//! Wanner (1996), §IV.2: with k = order + 1 the exponent of the local error,
+//! Wanner (1996), §IV.2: with k the exponent of the judged error in h (the power of h of the
+//! scheme's estimate per step — order + 1, or order for an embedded pair — and one less per unit
+//! step),
 //! `h_new = h · min(f_max, max(f_min, 0.9 · err_n^(−0.7/k) · err_{n−1}^(0.4/k)))`, f_min = 0.2,
 //! f_max = 5 (1 right after a rejection). A rejected step is retried with the elementary controller
 //! `h · max(f_min, 0.9 · err^(−1/k))`; a step whose Newton iteration fails, with h/4.
@@ -56,6 +71,41 @@ pub struct StepSettings {
     pub h_min: Option<f64>,
     /// Largest step [s] [the run's span].
     pub h_max: Option<f64>,
+    /// What the tolerance bounds: "per-step" (each step's local error) or "per-unit-step" (each
+    /// step's local error per unit of its share h/T of the run, so that the local errors of the run
+    /// sum to at most the tolerance) [per-step].
+    pub control: Option<StepControl>,
+}
+
+/// What the error tolerance of an adaptive run bounds (see the module documentation).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepControl {
+    /// Error per step: every step's local error norm is at most 1.
+    #[default]
+    PerStep,
+    /// Error per unit step: every step's local error norm is at most h/T (T the run's span).
+    PerUnitStep,
+}
+
+impl StepControl {
+    /// Its name in model files and on the command line.
+    pub fn describe(self) -> &'static str {
+        match self {
+            StepControl::PerStep => "per step",
+            StepControl::PerUnitStep => "per unit step",
+        }
+    }
 }
 
 /// The settings of an adaptive run with every default resolved.
@@ -69,6 +119,30 @@ pub struct Tolerances {
     pub h_min: f64,
     /// Largest step \[s\].
     pub h_max: f64,
+    /// What the tolerance bounds.
+    pub control: StepControl,
+    /// The run's span T \[s\] (the unit of "per unit step").
+    pub span: f64,
+}
+
+impl Tolerances {
+    /// The error the controller judges for a step of size `h` \[s\] whose local error norm is
+    /// `norm` (from [`error_norm`]): `norm` per step, `norm · T / h` per unit step.
+    pub fn judged(&self, norm: f64, h: f64) -> f64 {
+        match self.control {
+            StepControl::PerStep => norm,
+            StepControl::PerUnitStep => norm * self.span / h,
+        }
+    }
+
+    /// The exponent k of the judged error in h for an estimate of power `error_order` in h
+    /// ([`crate::scheme::Capabilities::error_order`]): that power per step, one less per unit step.
+    pub fn error_exponent(&self, error_order: u32) -> u32 {
+        match self.control {
+            StepControl::PerStep => error_order.max(1),
+            StepControl::PerUnitStep => error_order.saturating_sub(1).max(1),
+        }
+    }
 }
 
 impl StepSettings {
@@ -85,6 +159,8 @@ impl StepSettings {
             atol: self.atol.unwrap_or(rtol),
             h_min: self.h_min.unwrap_or(1e-12 * span),
             h_max: self.h_max.unwrap_or(span),
+            control: self.control.unwrap_or_default(),
+            span,
         };
         for (name, v) in [
             ("rtol", t.rtol),
@@ -126,7 +202,7 @@ pub fn error_norm(err: &LocalError, x0: &State, h: f64, tol: &Tolerances) -> f64
 /// The PI step-size controller (see the module documentation).
 #[derive(Debug, Clone, Copy)]
 pub struct Controller {
-    /// Exponent k of the local error (order + 1).
+    /// Exponent k of the judged error in h (see [`Tolerances::error_exponent`]).
     k: f64,
     err_previous: f64,
     after_rejection: bool,
@@ -138,10 +214,10 @@ const F_MAX: f64 = 5.0;
 const SAFETY: f64 = 0.9;
 
 impl Controller {
-    /// A controller for a scheme of the given order.
-    pub fn new(order: u32) -> Self {
+    /// A controller for a judged error of exponent `k` in h ([`Tolerances::error_exponent`]).
+    pub fn new(k: u32) -> Self {
         Controller {
-            k: f64::from(order + 1),
+            k: f64::from(k),
             err_previous: 1.0,
             after_rejection: false,
         }
@@ -229,7 +305,7 @@ mod tests {
 
     #[test]
     fn controller_accepts_below_one_and_shrinks_above() {
-        let mut c = Controller::new(2);
+        let mut c = Controller::new(3);
         let (ok, h) = c.judge(1.0, 0.5);
         assert!(ok && h > 1.0 && h <= 5.0);
         let (ok, h) = c.judge(1.0, 8.0);

@@ -1,338 +1,30 @@
-//! Stiffly accurate ESDIRK schemes in direct second-order form, and the ρ∞-Bathe method as the first
-//! tableau: Noh & Bathe (2019), Comput Struct 212:299–310, written as a three-stage ESDIRK in
-//! Zhang, Zhang, Zanoni & Masarati (2022), Multibody Syst Dyn (shared/seeds/002_8a8e59317f5bc96d.txt),
-//! eqs. (5)–(7); tableau and checks in shared/reference/integrators.md §2.
+//! The ρ∞-Bathe method: Noh & Bathe (2019), *The Bathe time integration method with controllable
+//! spectral radius: the ρ∞-Bathe method*, Comput Struct 212:299–310, written as a three-stage
+//! stiffly accurate ESDIRK in Zhang, Zhang, Zanoni & Masarati (2022), Multibody Syst Dyn,
+//! doi:10.1007/s11044-021-09806-9 ("MSD22"), eqs. (5)–(7). The scheme is [`Esdirk`] with the tableau
+//! below.
 //!
-//! # The ESDIRK shape
-//! An s-stage tableau (A, b, c) with an explicit first stage (a_1j = 0, c_1 = 0), the same diagonal
-//! g = a_ii for i ≥ 2, and stiffly accurate (b = last row of A, c_s = 1). In direct second-order form
-//! (integrators.md, "Direct second-order form") stage i has the unknown u = A_i (its acceleration) and
-//!
-//! ```text
-//! V_i = v_n + h Σ_{j<i} a_ij A_j + h g A_i          (c_v = h g)
-//! Q_i = q_n + h Σ_{j<i} a_ij V_j + h g V_i          (c_q = (h g)²)
-//! M(Q_i) A_i + Φ_q(Q_i)ᵀ Λ_i = Q(Q_i, V_i, t_n + c_i h),   Φ(Q_i, t_n + c_i h) = 0
-//! ```
-//!
-//! Stage 1 is the end of the previous step (Q_1, V_1, A_1, Λ_1) = (q_n, v_n, a_n, λ_n); each of the
-//! s − 1 implicit stages is one integration point, solved in sequence; the step ends at stage s.
-//! Newton starts (section 3.1 of the paper) from the constant prediction A_2⁽⁰⁾ = A_1 (eq. 15) at the
-//! second stage, and from the second-order prediction of eqs. (12)–(14), applied to the velocity
-//! level with the stage times as t_N, t_{N−1}, t_{N−2}, at later stages; Λ is extrapolated linearly
-//! in time over the previous two stages.
-//!
-//! Further tableaus (MSSTC, MSSTH, Kennedy–Carpenter, integrators.md §3–5) need only an
-//! [`EsdirkTableau`] and a registry entry.
-//!
-//! # ρ∞-Bathe
 //! g = 1/(2 + √(2(1 + ρ∞))) (the root in (0, ½) of 2(1 − ρ)g² − 4g + 1 = 0, equal to MSD22 eq. 7),
 //! c = (0, 2g, 1), row 2 = (g, g), row 3 = b = (b1, b2, g) with b1 = −(4g² − 6g + 1)/(4g),
 //! b2 = (1 − 2g)/(4g). Second order, A-stable, R(∞) = +ρ∞; ρ∞ = 0 is TR-BDF2, ρ∞ = 1 two trapezoidal
-//! half steps.
+//! half steps. It is also the n = 2 member of MSSTC(n) ([`super::msstc`]).
 
+use super::esdirk::{Esdirk, EsdirkTableau};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
-use super::{Capabilities, History, IntegrationPoint, LocalError, PointSolution, Scheme, State};
-use crate::linalg::Vector;
+use super::{Capabilities, Scheme};
 
-/// A stiffly accurate ESDIRK Butcher tableau with an explicit first stage and a constant diagonal.
-#[derive(Debug, Clone, PartialEq)]
-pub struct EsdirkTableau {
-    /// Stage matrix A (s × s, row-major: `a[i]\[j\]`), lower triangular.
-    pub a: Vec<Vec<f64>>,
-    /// Weights b (s); equal to the last row of A.
-    pub b: Vec<f64>,
-    /// Abscissae c (s), with c_1 = 0 and c_s = 1.
-    pub c: Vec<f64>,
-}
-
-impl EsdirkTableau {
-    /// Checks and wraps a tableau (A, b, c) with s ≥ 2 stages.
-    ///
-    /// # Errors
-    /// A message when the shapes disagree, the first stage is not explicit, the diagonal of stages
-    /// 2..s is not constant and positive, A is not lower triangular, the tableau is not stiffly
-    /// accurate (b ≠ last row of A, c_s ≠ 1), or a row sum differs from c_i (tolerance 1e-12).
-    pub fn new(a: Vec<Vec<f64>>, b: Vec<f64>, c: Vec<f64>) -> Result<Self, String> {
-        let s = c.len();
-        if s < 2 || b.len() != s || a.len() != s || a.iter().any(|r| r.len() != s) {
-            return Err(format!(
-                "tableau shapes: A must be s×s, b and c of length s ≥ 2 (s = {s})"
-            ));
-        }
-        if c[0] != 0.0 || a[0].iter().any(|&x| x != 0.0) {
-            return Err("the first stage must be explicit (c_1 = 0, a_1j = 0)".into());
-        }
-        let g = a[1][1];
-        if g.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
-            return Err(format!("the diagonal must be positive (g = {g})"));
-        }
-        for (i, row) in a.iter().enumerate() {
-            if i > 0 && (row[i] - g).abs() > 1e-14 * g.abs().max(1.0) {
-                return Err(format!(
-                    "a[{i}][{i}] = {} differs from the diagonal {g}",
-                    row[i]
-                ));
-            }
-            if row[i + 1..].iter().any(|&x| x != 0.0) {
-                return Err(format!("row {i} has entries above the diagonal"));
-            }
-            let sum: f64 = row.iter().sum();
-            if (sum - c[i]).abs() > 1e-12 {
-                return Err(format!("row {i} sums to {sum}, c = {}", c[i]));
-            }
-        }
-        if (c[s - 1] - 1.0).abs() > 1e-14
-            || a[s - 1].iter().zip(&b).any(|(x, y)| (x - y).abs() > 1e-14)
-        {
-            return Err("the tableau must be stiffly accurate (b = last row of A, c_s = 1)".into());
-        }
-        Ok(EsdirkTableau { a, b, c })
-    }
-
-    /// Number of stages s.
-    pub fn stages(&self) -> usize {
-        self.c.len()
-    }
-
-    /// The diagonal g = a_ii (i ≥ 2).
-    pub fn diagonal(&self) -> f64 {
-        self.a[1][1]
-    }
-
-    /// The ρ∞-Bathe tableau for ρ∞ ∈ \[0, 1\] (MSD22 eq. 7; integrators.md §2).
-    ///
-    /// # Panics
-    /// Never for ρ∞ ∈ \[0, 1\] (the construction is exact).
-    pub fn rho_bathe(rho_inf: f64) -> Self {
-        let g = 1.0 / (2.0 + (2.0 * (1.0 + rho_inf)).sqrt());
-        let b1 = -(4.0 * g * g - 6.0 * g + 1.0) / (4.0 * g);
-        let b2 = (1.0 - 2.0 * g) / (4.0 * g);
-        let a = vec![vec![0.0, 0.0, 0.0], vec![g, g, 0.0], vec![b1, b2, g]];
-        // c_3 = b1 + b2 + g = 1 up to rounding: state it exactly.
-        EsdirkTableau::new(a, vec![b1, b2, g], vec![0.0, 2.0 * g, 1.0])
-            .expect("the ρ∞-Bathe tableau is a valid stiffly accurate ESDIRK")
-    }
-}
-
-/// An ESDIRK scheme in direct second-order form (see the module documentation): s − 1 integration
-/// points per step, one per implicit stage.
-#[derive(Debug, Clone)]
-pub struct Esdirk {
-    name: &'static str,
-    reported: Vec<(&'static str, f64)>,
-    tableau: EsdirkTableau,
-    history: History,
-    t_n: f64,
-    h: f64,
-    // Stage values of the current step: index 0 is the explicit first stage, a copy of the history's
-    // level t_n taken at begin_step; the others are tentative until end_step.
-    qs: Vec<Vector>,
-    vs: Vec<Vector>,
-    accs: Vec<Vector>,
-    lambdas: Vec<Vector>,
-    // Known parts of the current point.
-    q_hat: Vector,
-    v_hat: Vector,
-}
-
-impl Esdirk {
-    /// A scheme from a checked tableau; `name` and `reported` are what reports show.
-    pub fn new(
-        name: &'static str,
-        reported: Vec<(&'static str, f64)>,
-        tableau: EsdirkTableau,
-    ) -> Self {
-        Esdirk {
-            name,
-            reported,
-            tableau,
-            history: History::new(1, &[]),
-            t_n: 0.0,
-            h: 0.0,
-            qs: Vec::new(),
-            vs: Vec::new(),
-            accs: Vec::new(),
-            lambdas: Vec::new(),
-            q_hat: Vector::zeros(0),
-            v_hat: Vector::zeros(0),
-        }
-    }
-
-    /// The tableau.
-    pub fn tableau(&self) -> &EsdirkTableau {
-        &self.tableau
-    }
-
-    /// The leading local-error constants (C_q3, C_v3) of the direct second-order form (see
-    /// [`Scheme::local_error`] of [`Esdirk`]): C_q3 = Σ_j b_j Σ_k a_jk c_k − 1/6 and
-    /// C_v3 = Σ_k b_k c_k²/2 − 1/6.
-    pub fn error_constants(&self) -> (f64, f64) {
-        let t = &self.tableau;
-        let s = t.stages();
-        let mut cq = 0.0;
-        let mut cv = 0.0;
-        for j in 0..s {
-            let ac: f64 = (0..s).map(|k| t.a[j][k] * t.c[k]).sum();
-            cq += t.b[j] * ac;
-            cv += t.b[j] * t.c[j] * t.c[j] / 2.0;
-        }
-        (cq - 1.0 / 6.0, cv - 1.0 / 6.0)
-    }
-}
-
-impl Scheme for Esdirk {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    fn parameters(&self) -> Vec<(&'static str, f64)> {
-        self.reported.clone()
-    }
-
-    fn points_per_step(&self) -> usize {
-        self.tableau.stages() - 1
-    }
-
-    fn start(&mut self, x0: &State, _force_terms: &Vector) {
-        let s = self.tableau.stages();
-        let (n, m) = (x0.q.len(), x0.lambda.len());
-        self.history.reset(x0);
-        if self.qs.len() != s
-            || self.q_hat.len() != n
-            || self.lambdas.first().map(|l| l.len()) != Some(m)
-        {
-            self.qs = vec![x0.q.clone(); s];
-            self.vs = vec![x0.v.clone(); s];
-            self.accs = vec![x0.a.clone(); s];
-            self.lambdas = vec![x0.lambda.clone(); s];
-            self.q_hat = Vector::zeros(n);
-            self.v_hat = Vector::zeros(n);
-        }
-    }
-
-    fn begin_step(&mut self, t_n: f64, h: f64) {
-        self.t_n = t_n;
-        self.h = h;
-        let x = &self.history.levels[0];
-        self.qs[0].copy_from(&x.q);
-        self.vs[0].copy_from(&x.v);
-        self.accs[0].copy_from(&x.a);
-        self.lambdas[0].copy_from(&x.lambda);
-    }
-
-    fn point(&mut self, k: usize, pt: &mut IntegrationPoint) {
-        let i = k + 1; // stage index (0-based); stage 0 is explicit
-        let (h, tab) = (self.h, &self.tableau);
-        let g = tab.diagonal();
-        let row = &tab.a[i];
-        let n = self.qs[0].len();
-        for r in 0..n {
-            let mut vh = self.vs[0][r];
-            let mut qh = self.qs[0][r];
-            for (j, &aij) in row.iter().enumerate().take(i) {
-                vh += h * aij * self.accs[j][r];
-                qh += h * aij * self.vs[j][r];
-            }
-            self.v_hat[r] = vh;
-            self.q_hat[r] = qh + h * g * vh;
-        }
-        pt.t_e = self.t_n + tab.c[i] * h;
-        pt.t_c = pt.t_e;
-        pt.q_hat.copy_from(&self.q_hat);
-        pt.v_hat.copy_from(&self.v_hat);
-        pt.a_hat.fill(0.0);
-        pt.qc_hat.copy_from(&self.q_hat);
-        pt.c_v = h * g;
-        pt.c_q = pt.c_v * pt.c_v;
-        pt.c_a = 1.0;
-        pt.c_c = pt.c_q;
-        pt.force_weight = 1.0;
-        pt.has_history_residual = false;
-        // Prediction, section 3.1 of MSD22.
-        let (d1, d2) = if i >= 2 {
-            (tab.c[i] - tab.c[i - 1], tab.c[i - 1] - tab.c[i - 2])
-        } else {
-            (0.0, 0.0)
-        };
-        if i >= 2 && d1 != 0.0 && d2 != 0.0 {
-            // Eqs. (12)-(14): ẏ⁽⁰⁾ = (m0 y_{N−1} + m1 y_{N−2})/(t_N − t_{N−1}) + n0 ẏ_{N−1} + n1 ẏ_{N−2}.
-            let al = d1 / d2;
-            let m0 = -6.0 * al * al * (1.0 + al);
-            let (m1, n0, n1) = (-m0, (1.0 + al) * (1.0 + 3.0 * al), al * (2.0 + 3.0 * al));
-            let dt = d1 * h;
-            for r in 0..n {
-                pt.u_guess[r] = (m0 * self.vs[i - 1][r] + m1 * self.vs[i - 2][r]) / dt
-                    + n0 * self.accs[i - 1][r]
-                    + n1 * self.accs[i - 2][r];
-            }
-            for j in 0..pt.lambda_guess.len() {
-                let (l1, l2) = (self.lambdas[i - 1][j], self.lambdas[i - 2][j]);
-                pt.lambda_guess[j] = l1 + al * (l1 - l2);
-            }
-        } else {
-            // Constant prediction, eq. (15).
-            pt.u_guess.copy_from(&self.accs[i - 1]);
-            pt.lambda_guess.copy_from(&self.lambdas[i - 1]);
-        }
-    }
-
-    fn accept_point(&mut self, k: usize, sol: &PointSolution<'_>) {
-        let i = k + 1;
-        let c_v = self.h * self.tableau.diagonal();
-        let c_q = c_v * c_v;
-        for r in 0..self.q_hat.len() {
-            let u = sol.u[r];
-            self.accs[i][r] = u;
-            self.vs[i][r] = self.v_hat[r] + c_v * u;
-            self.qs[i][r] = self.q_hat[r] + c_q * u;
-        }
-        self.lambdas[i].copy_from(sol.lambda);
-    }
-
-    /// The estimate from the stages: with the stage accelerations A_i ≈ q̈(t_n + c_i h),
-    /// h q⃛ ≈ A_s − A_1 and h² q⁗ ≈ 2 A\[c_1, c_2, c_s\] (a second divided difference in c), so
-    /// e_q = C_q3 h² (A_s − A_1) and e_v = C_v3 h · 2 A\[c_1, c_2, c_s\] (constants from
-    /// [`Esdirk::error_constants`]; the Taylor expansion of the stage equations, as for
-    /// [`super::error_constants`]).
-    fn local_error(&self, err: &mut LocalError) -> bool {
-        let (t, h) = (&self.tableau, self.h);
-        let s = t.stages();
-        let (cq, cv) = self.error_constants();
-        let (c1, c2, cs) = (t.c[0], t.c[1], t.c[s - 1]);
-        let second = s >= 3 && c2 > c1 && cs > c2;
-        let (a1, a2, a_s) = (&self.accs[0], &self.accs[1], &self.accs[s - 1]);
-        for r in 0..a1.len() {
-            err.q[r] = cq * h * h * (a_s[r] - a1[r]) / (cs - c1);
-            err.v[r] = if second {
-                let dd = ((a_s[r] - a2[r]) / (cs - c2) - (a2[r] - a1[r]) / (c2 - c1)) / (cs - c1);
-                cv * h * 2.0 * dd
-            } else {
-                0.0
-            };
-        }
-        true
-    }
-
-    fn end_step(&mut self, state: &mut State) {
-        // Stiffly accurate: the last stage is the new state (and the next step's explicit stage).
-        let s = self.tableau.stages();
-        let x = &mut self.history.levels[0];
-        std::mem::swap(&mut x.q, &mut self.qs[s - 1]);
-        std::mem::swap(&mut x.v, &mut self.vs[s - 1]);
-        std::mem::swap(&mut x.a, &mut self.accs[s - 1]);
-        std::mem::swap(&mut x.lambda, &mut self.lambdas[s - 1]);
-        x.t = self.t_n + self.h;
-        self.history.h = self.h;
-        state.copy_from(&self.history.levels[0]);
-    }
-
-    fn history(&self) -> &History {
-        &self.history
-    }
-
-    fn history_mut(&mut self) -> &mut History {
-        &mut self.history
-    }
+/// The ρ∞-Bathe tableau for ρ∞ ∈ \[0, 1\] (MSD22 eq. 7).
+///
+/// # Panics
+/// Never for ρ∞ ∈ \[0, 1\] (the construction is exact).
+pub fn tableau(rho_inf: f64) -> EsdirkTableau {
+    let g = 1.0 / (2.0 + (2.0 * (1.0 + rho_inf)).sqrt());
+    let b1 = -(4.0 * g * g - 6.0 * g + 1.0) / (4.0 * g);
+    let b2 = (1.0 - 2.0 * g) / (4.0 * g);
+    let a = vec![vec![0.0, 0.0, 0.0], vec![g, g, 0.0], vec![b1, b2, g]];
+    // c_3 = b1 + b2 + g = 1 up to rounding: state it exactly.
+    EsdirkTableau::new(a, vec![b1, b2, g], vec![0.0, 2.0 * g, 1.0])
+        .expect("the ρ∞-Bathe tableau is a valid stiffly accurate ESDIRK")
 }
 
 /// The ρ∞-Bathe scheme for ρ∞ ∈ \[0, 1\].
@@ -341,7 +33,7 @@ impl Scheme for Esdirk {
 /// [`SchemeError::OutOfRange`] when ρ∞ is outside \[0, 1\].
 pub fn rho_bathe(rho_inf: f64) -> Result<Esdirk, SchemeError> {
     SchemeError::check_rho_inf(INFO.name, rho_inf)?;
-    let tab = EsdirkTableau::rho_bathe(rho_inf);
+    let tab = tableau(rho_inf);
     let reported = vec![
         ("rho_inf", rho_inf),
         ("g", tab.diagonal()),
@@ -358,7 +50,7 @@ pub const INFO: SchemeInfo = SchemeInfo {
     aliases: &["rho-bathe", "rho-inf-bathe"],
     family: "ESDIRK",
     summary: "rho_inf-Bathe two-sub-step method as a 3-stage stiffly accurate ESDIRK (two implicit stages with equal diagonal); second order, A-stable, R(inf) = +rho_inf",
-    source: "Noh & Bathe (2019) Comput Struct 212:299; Zhang, Zhang, Zanoni & Masarati (2022) Multibody Syst Dyn, eqs. 5-7 and section 3.1 (shared/seeds/002_8a8e59317f5bc96d.txt); integrators.md §2",
+    source: "Noh & Bathe (2019) Comput Struct 212:299-310; Zhang, Zhang, Zanoni & Masarati (2022) Multibody Syst Dyn, doi:10.1007/s11044-021-09806-9, eqs. 5-7 and section 3.1",
     params: &[ParamInfo {
         name: "rho_inf",
         default: 0.6,
@@ -370,6 +62,7 @@ pub const INFO: SchemeInfo = SchemeInfo {
         explicit_in_positions: false,
         unconditionally_stable: true,
         error_estimate: Some("from the stages: Taylor constants of the tableau times divided differences of the stage accelerations (scheme/bathe.rs)"),
+        error_order: 3,
         variable_step: true,
         formulations: &["index3"],
     },

@@ -226,6 +226,7 @@ const CAPS: Capabilities = Capabilities {
     explicit_in_positions: true,
     unconditionally_stable: false,
     error_estimate: None,
+    error_order: 0,
     variable_step: false,
     formulations: &["index3"],
 };

@@ -328,6 +328,7 @@ pub const INFO: SchemeInfo = SchemeInfo {
         explicit_in_positions: false,
         unconditionally_stable: true,
         error_estimate: Some("predictor-corrector difference with a cubic Hermite predictor (Milne's device); trapezoidal first step: Zienkiewicz & Xie (1991)"),
+        error_order: 3,
         variable_step: true,
         formulations: &["index3"],
     },

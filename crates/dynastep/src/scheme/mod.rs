@@ -33,11 +33,15 @@
 pub mod bathe;
 pub mod central_difference;
 pub mod error_constants;
+pub mod esdirk;
 pub mod generalized_alpha;
 pub mod hermite;
 pub mod hht;
 mod history;
+pub mod kennedy_carpenter;
 pub mod lms2;
+pub mod msstc;
+pub mod mssth;
 pub mod newmark;
 mod registry;
 
@@ -179,6 +183,10 @@ pub struct Capabilities {
     pub unconditionally_stable: bool,
     /// The local error estimator and its source, or `None` when the scheme has none.
     pub error_estimate: Option<&'static str>,
+    /// The power of h of the local error estimate: order + 1 for an estimate of the step's own
+    /// error, order for an embedded pair (the error of its lower-order solution); 0 without one.
+    /// The step-size controller's exponent follows from it.
+    pub error_order: u32,
     /// True when the scheme handles a step size that changes from step to step.
     pub variable_step: bool,
     /// Registry names of the formulations the scheme works with (see [`crate::formulation`]).
@@ -267,6 +275,7 @@ pub trait Scheme: Send {
                 explicit_in_positions: false,
                 unconditionally_stable: false,
                 error_estimate: None,
+                error_order: 0,
                 variable_step: false,
                 formulations: &[],
             })

@@ -274,6 +274,7 @@ pub(crate) const fn caps(order: u32, unconditionally_stable: bool) -> Capabiliti
         explicit_in_positions: false,
         unconditionally_stable,
         error_estimate: Some(ESTIMATOR),
+        error_order: 3,
         variable_step: true,
         formulations: &["index3"],
     }
