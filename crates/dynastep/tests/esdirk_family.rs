@@ -11,6 +11,10 @@
 //! - Measured order on the pendulum ODE (the declared order) and on the Cartesian pendulum DAE
 //!   (positions: at least 2).
 
+#[path = "common/pendulum.rs"]
+mod pendulum;
+use pendulum::rk4_pendulum;
+
 use dynastep::analysis::assembly::consistent_accelerations;
 use dynastep::analysis::dynamic::{run, DynamicSettings, RunStatus};
 use dynastep::analysis::stability::{analyse, log_grid};
@@ -283,22 +287,6 @@ fn newton() -> NewtonSettings {
         position_tol: 1e-14,
         ..NewtonSettings::default()
     }
-}
-
-/// θ̈ = −(g/L) sin θ by RK4 at step `h` from (θ0, 0): (θ, θ̇) at `t_end`.
-fn rk4_pendulum(theta0: f64, t_end: f64, h: f64) -> (f64, f64) {
-    let f = |y: [f64; 2]| [y[1], -9.81 * y[0].sin()];
-    let mut y = [theta0, 0.0];
-    for _ in 0..(t_end / h).round() as usize {
-        let k1 = f(y);
-        let k2 = f([y[0] + 0.5 * h * k1[0], y[1] + 0.5 * h * k1[1]]);
-        let k3 = f([y[0] + 0.5 * h * k2[0], y[1] + 0.5 * h * k2[1]]);
-        let k4 = f([y[0] + h * k3[0], y[1] + h * k3[1]]);
-        for i in 0..2 {
-            y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-        }
-    }
-    (y[0], y[1])
 }
 
 fn pendulum_error(scheme: &str, h: f64, reference: (f64, f64)) -> f64 {

@@ -3,6 +3,10 @@
 //! (an index-3 DAE; reference state at t = 2 s from reference/derived_simple_pendulum_10s_dt0.01.csv,
 //! as in tests/pendulum_dae.rs).
 
+#[path = "common/pendulum.rs"]
+mod pendulum;
+use pendulum::rk4_pendulum;
+
 use dynastep::analysis::assembly::consistent_accelerations;
 use dynastep::analysis::dynamic::{run, DynamicSettings, RunStatus};
 use dynastep::formulation::NewtonSettings;
@@ -20,23 +24,6 @@ fn settings(h: f64, t_end: f64) -> DynamicSettings {
         newton: NewtonSettings::default(),
         ..DynamicSettings::default()
     }
-}
-
-/// θ̈ = −(g/L) sin θ by classical RK4 with step `h`, from (θ0, 0) to `t_end`: (θ, θ̇).
-fn rk4_pendulum(theta0: f64, t_end: f64, h: f64) -> (f64, f64) {
-    let f = |y: [f64; 2]| [y[1], -G * y[0].sin()];
-    let mut y = [theta0, 0.0];
-    let n = (t_end / h).round() as usize;
-    for _ in 0..n {
-        let k1 = f(y);
-        let k2 = f([y[0] + 0.5 * h * k1[0], y[1] + 0.5 * h * k1[1]]);
-        let k3 = f([y[0] + 0.5 * h * k2[0], y[1] + 0.5 * h * k2[1]]);
-        let k4 = f([y[0] + h * k3[0], y[1] + h * k3[1]]);
-        for i in 0..2 {
-            y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-        }
-    }
-    (y[0], y[1])
 }
 
 fn angle_error(scheme: &str, p: &SchemeParams, h: f64, reference: (f64, f64)) -> f64 {

@@ -125,7 +125,7 @@ pub struct StepSizes {
 
 /// How the steps were chosen.
 #[derive(Debug, Clone, Serialize)]
-pub struct StepControl {
+pub struct StepControlSummary {
     /// `fixed` or `adaptive`.
     pub mode: String,
     /// The tolerances and step limits of an adaptive run.
@@ -159,7 +159,7 @@ pub struct Summary {
     /// Step size with fixed steps, first step of an adaptive run (0: chosen automatically) \[s\].
     pub dt: f64,
     /// How the steps were chosen.
-    pub step_control: StepControl,
+    pub step_control: StepControlSummary,
     /// End time asked for \[s\].
     pub t_end: f64,
     /// Output interval \[s\].
@@ -222,7 +222,7 @@ impl Summary {
                 .map(|(k, v)| (k.to_string(), v))
                 .collect(),
             dt: sim.settings.h,
-            step_control: StepControl {
+            step_control: StepControlSummary {
                 mode: if report.tolerances.is_some() {
                     "adaptive"
                 } else {

@@ -96,6 +96,27 @@ impl EsdirkTableau {
         })
     }
 
+    /// A stiffly accurate tableau from the rows of A below the explicit first stage (row i has i + 1
+    /// entries, the last being the diagonal); b is the last row, c the abscissae (s entries).
+    ///
+    /// # Errors
+    /// As [`EsdirkTableau::new`].
+    pub fn stiffly_accurate(lower: &[&[f64]], c: &[f64]) -> Result<Self, String> {
+        let s = lower.len() + 1;
+        let mut a = vec![vec![0.0; s]; s];
+        for (row, given) in a.iter_mut().skip(1).zip(lower) {
+            if given.len() > s {
+                return Err(format!(
+                    "a row of {} entries in a {s}-stage tableau",
+                    given.len()
+                ));
+            }
+            row[..given.len()].copy_from_slice(given);
+        }
+        let b = a[s - 1].clone();
+        EsdirkTableau::new(a, b, c.to_vec())
+    }
+
     /// The same tableau with embedded weights b̂ (s entries).
     ///
     /// # Errors

@@ -15,21 +15,9 @@ use super::esdirk::{Esdirk, EsdirkTableau};
 use super::registry::{SchemeInfo, SchemeParams};
 use super::{Capabilities, Scheme};
 
-/// Stage matrix rows of a tableau from the rows below the first (the first stage is explicit).
-fn rows(lower: &[&[f64]]) -> Vec<Vec<f64>> {
-    let s = lower.len() + 1;
-    let mut a = vec![vec![0.0; s]; s];
-    for (i, row) in lower.iter().enumerate() {
-        a[i + 1][..row.len()].copy_from_slice(row);
-    }
-    a
-}
-
-/// Builds and checks a tableau whose last row is b (stiffly accurate).
+/// Builds and checks a stiffly accurate tableau with embedded weights.
 fn stiffly_accurate(lower: &[&[f64]], c: &[f64], b_hat: &[f64]) -> EsdirkTableau {
-    let a = rows(lower);
-    let b = a[a.len() - 1].clone();
-    EsdirkTableau::new(a, b, c.to_vec())
+    EsdirkTableau::stiffly_accurate(lower, c)
         .and_then(|t| t.with_embedded(b_hat.to_vec()))
         .expect("a Kennedy–Carpenter tableau is a valid stiffly accurate ESDIRK")
 }

@@ -267,13 +267,7 @@ pub fn tableau5(g: f64, c3: f64, c4: f64) -> EsdirkTableau {
 
 /// A checked stiffly accurate tableau from the rows below the explicit first one.
 fn assemble(lower: &[&[f64]], c: &[f64]) -> EsdirkTableau {
-    let s = lower.len() + 1;
-    let mut a = vec![vec![0.0; s]; s];
-    for (i, row) in lower.iter().enumerate() {
-        a[i + 1][..row.len()].copy_from_slice(row);
-    }
-    let b = a[s - 1].clone();
-    EsdirkTableau::new(a, b, c.to_vec())
+    EsdirkTableau::stiffly_accurate(lower, c)
         .expect("an MSSTH tableau is a valid stiffly accurate ESDIRK")
 }
 
