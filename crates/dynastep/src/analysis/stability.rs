@@ -11,7 +11,9 @@
 //! oscillator, identified from the scheme's responses (the eigensystem-realization idea of Ho &
 //! Kalman 1966, with many initial conditions instead of one impulse):
 //!
-//! 1. With h = 1 s and ω = Ω/h, run E = 3 + W·P experiments (P points per step, W = 4 warm-up steps):
+//! 1. With h = 1 s and ω = Ω/h, run E = 3 + W·P experiments (P points per step, W warm-up steps: 4, or
+//!    the bound r ≤ 3·(time levels) + (auxiliary vectors) on the scheme's history dimension when that
+//!    is larger, e.g. 12 for LMS4 and 18 for SS4, so that E ≥ r):
 //!    three start from the unit states (q, v, a) = e_1, e_2, e_3 (a is deliberately not consistent with
 //!    q and v); the others start from rest and add a unit perturbation to the accepted solution u of
 //!    one point k of one warm-up step s (with the force terms recomputed at the perturbed point). These
@@ -20,7 +22,7 @@
 //!    levels.
 //! 2. After step W every run is in the time-invariant regime (start-up steps such as LMS2's
 //!    trapezoidal step and the first central-difference step are over). The reported states
-//!    z_j = (q, v, a) after steps W … W + L (L = 6) of each experiment form the block-Hankel data
+//!    z_j = (q, v, a) after steps W … W + L (L = max(6, r/3 + 2)) of each experiment form the block-Hankel data
 //!    H = \[z_W … z_{W+L−1}\] (3L × E) and its shift H′ = \[z_{W+1} … z_{W+L}\]. For a linear scheme
 //!    H = O S and H′ = O A S, with O the observability matrix over the window, S the histories after
 //!    step W and A the amplification matrix of the history.
@@ -67,8 +69,18 @@ pub const OMEGA_INFINITY: f64 = 1e8;
 pub const INSTABILITY_MARGIN: f64 = 1e-7;
 /// Relative singular-value threshold of the numerical rank of the response data.
 pub const RANK_TOLERANCE: f64 = 1e-10;
+/// Fewest warm-up steps W and window steps L (see the module documentation).
 const WARMUP_STEPS: usize = 4;
 const WINDOW: usize = 6;
+
+/// Warm-up steps W and window L for a scheme whose history holds `levels` time levels and `aux`
+/// auxiliary vectors: its history dimension is at most r = 3·levels + aux for one coordinate, so W ≥ r
+/// gives E = 3 + W·P ≥ r experiments (every direction can be excited) and covers the start-up steps
+/// (LMS-k: k − 1 of them), and 3L ≥ r + 3 rows make every direction observable.
+fn identification_lengths(levels: usize, aux: usize) -> (usize, usize) {
+    let r = 3 * levels + aux;
+    (WARMUP_STEPS.max(r), WINDOW.max(r / 3 + 2))
+}
 
 /// Errors of the stability analysis and its writers.
 #[derive(Debug, thiserror::Error)]
@@ -167,6 +179,7 @@ fn experiment(
     params: &SchemeParams,
     sys: &LinearOscillator,
     excitation: Excitation,
+    (warmup, window): (usize, usize),
 ) -> Result<Vec<[f64; 3]>, StabilityError> {
     let mut scheme = build(scheme_name, params)?;
     let h = 1.0;
@@ -194,8 +207,8 @@ fn experiment(
     let mut work = StepWork::new(1, 0);
     let mut stats = NewtonStats::default();
     let mut state = x0.clone();
-    let mut out = Vec::with_capacity(WINDOW + 1);
-    for step in 1..=WARMUP_STEPS + WINDOW {
+    let mut out = Vec::with_capacity(window + 1);
+    for step in 1..=warmup + window {
         // The perturbation of one warm-up point: u += 1, with the force terms recomputed there.
         let mut inject = |k: usize, pt: &IntegrationPoint, u: &mut Vector, f: &mut Vector| {
             if excitation == Excitation::Inject(step, k) {
@@ -222,7 +235,7 @@ fn experiment(
             source: f.error,
         })?;
         scheme.end_step(&mut state);
-        if step >= WARMUP_STEPS {
+        if step >= warmup {
             out.push([state.q[0], state.v[0], state.a[0]]);
         }
     }
@@ -241,20 +254,24 @@ fn realize(
     omega_h: f64,
 ) -> Result<Realization, StabilityError> {
     let sys = LinearOscillator { omega: omega_h, xi };
-    let points = build(scheme_name, params)?.points_per_step();
+    let scheme = build(scheme_name, params)?;
+    let points = scheme.points_per_step();
+    let history = scheme.history();
+    let lengths = identification_lengths(history.levels.len(), history.aux.len());
+    let (warmup, window) = lengths;
     let mut excitations: Vec<Excitation> = (0..3).map(Excitation::Start).collect();
-    for s in 1..=WARMUP_STEPS {
+    for s in 1..=warmup {
         for k in 0..points {
             excitations.push(Excitation::Inject(s, k));
         }
     }
     let e = excitations.len();
-    let rows = 3 * WINDOW;
+    let rows = 3 * window;
     let mut h0 = Matrix::zeros(rows, e);
     let mut h1 = Matrix::zeros(rows, e);
     for (col, ex) in excitations.iter().enumerate() {
-        let z = experiment(scheme_name, params, &sys, *ex)?;
-        for j in 0..WINDOW {
+        let z = experiment(scheme_name, params, &sys, *ex, lengths)?;
+        for j in 0..window {
             for c in 0..3 {
                 h0[(3 * j + c, col)] = z[j][c];
                 h1[(3 * j + c, col)] = z[j + 1][c];
@@ -281,7 +298,7 @@ fn realize(
         x
     };
     let m0 = block_max(&h0, 0);
-    for j in 1..WINDOW {
+    for j in 1..window {
         let m = block_max(&h0, j);
         if m > m0 && m0 > 0.0 {
             for c in 0..3 {

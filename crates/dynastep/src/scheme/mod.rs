@@ -39,11 +39,12 @@ pub mod hermite;
 pub mod hht;
 mod history;
 pub mod kennedy_carpenter;
-pub mod lms2;
+pub mod lms;
 pub mod msstc;
 pub mod mssth;
 pub mod newmark;
 mod registry;
+pub mod single_step;
 
 pub use history::{History, TimeLevel};
 pub use registry::{build, find, ParamInfo, SchemeError, SchemeInfo, SchemeParams, REGISTRY};

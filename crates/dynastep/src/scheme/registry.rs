@@ -25,7 +25,8 @@ pub struct SchemeInfo {
     pub name: &'static str,
     /// Other accepted names.
     pub aliases: &'static [&'static str],
-    /// Family: "second-order single-step", "linear multistep", "ESDIRK", "conditionally explicit".
+    /// Family: "second-order single-step", "linear multistep", "single step with auxiliary variables",
+    /// "ESDIRK", "conditionally explicit".
     pub family: &'static str,
     /// One-line description.
     pub summary: &'static str,
@@ -111,7 +112,12 @@ pub const REGISTRY: &[SchemeInfo] = &[
     super::newmark::NEWMARK,
     super::hht::INFO,
     super::generalized_alpha::INFO,
-    super::lms2::INFO,
+    super::lms::LMS2,
+    super::lms::LMS3,
+    super::lms::LMS4,
+    super::single_step::SS2,
+    super::single_step::SS3,
+    super::single_step::SS4,
     super::bathe::INFO,
     super::msstc::MSSTC3,
     super::msstc::MSSTC4,

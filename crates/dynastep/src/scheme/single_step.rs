@@ -1,0 +1,417 @@
+//! SS2, SS3 and SS4: the single-step equivalents of LMS2–4 with auxiliary variables, Zhang, Zhang &
+//! Masarati (2021), Comput Mech 67:289–313; Zhang, Zhang, Zanoni & Masarati (2022), *Performance of
+//! implicit A-stable time integration methods for multibody system dynamics*, Multibody Syst Dyn,
+//! eqs. (4a)–(4e).
+//!
+//! For a first-order equation in y with derivative ẏ, SS-k carries k − 1 auxiliary derivative-like
+//! variables w_1 … w_{k−1} (w_0 ≡ ẏ) and advances with
+//!
+//! ```text
+//! y_{n+1} = y_n + h (γ0 w_{k−1,n+1} + (1 − γ0) w_{k−1,n})                                   (4a)
+//! γ_{2m−1} w_{k−m,n+1} + (1 − γ_{2m−1}) w_{k−m,n} = γ_{2m} w_{k−m−1,n+1} + (1 − γ_{2m}) w_{k−m−1,n},
+//!                                                                        m = 1 … k − 1   (4b)–(4e)
+//! ```
+//!
+//! so that ρ_SS(E) = (E − 1) Π A_odd(E) and σ_SS(E) = Π A_even(E) with A_i(E) = γ_i E + 1 − γ_i: the
+//! characteristic polynomials of LMS-k. The parameters: every even γ = 1/(1 + ρ∞) (each A_even has its
+//! root at −ρ∞); γ_odd = (p (1 − ρ∞) + ρ∞)/(1 + ρ∞), with p the roots of 2p − 3 (SS2),
+//! 6p² − 15p + 10 (SS3) and 20p³ − 70p² + 84p − 35 (SS4). SS3 and SS4 have a complex-conjugate pair of
+//! γ_odd, so some auxiliaries are complex; their real and imaginary parts are stored separately, and y
+//! stays real (Zhang et al. 2021; checked to rounding in `tests/lms_family.rs`). The order of the
+//! levels follows MBDyn (`y —γ0— w_{k−1} —(γ1|γ2)— … —(γ_{2k−3}|γ_{2k−2})— ẏ`, the real root of SS4
+//! next to y); for the linear spectral properties it does not matter.
+//!
+//! The chain is applied to q (derivative v, auxiliaries u_j) and to v (derivative a, auxiliaries
+//! w_j). Every auxiliary at t_{n+1} is affine in the unknown u = a_{n+1}: w_j = ŵ_j + β_j a_{n+1} with
+//! β_0 = 1, β_j = γ_even β_{j−1}/γ_odd; hence c_v = h γ0 β_{k−1} = h b0 of LMS-k and c_q = c_v². At the
+//! start every auxiliary equals the derivative (w_j = a_0, u_j = v_0), as in the paper and MBDyn; SS-k
+//! needs no start-up steps. Newton starts from the predictor of LMS2 (eqs. 12–14, α = 1) after the
+//! first step, from a_n (eq. 15) on it.
+//!
+//! # Constant step
+//! Relations (4b)–(4e) do not contain h, so the auxiliaries are averages over step *indices*. With a
+//! step that changes, the schemes drop to first order (on ẋ = v, v̇ = −4x with steps alternating
+//! h, 2h, the measured order of SS2–SS4 falls from 1.3 to 1.1 as h halves). They declare a constant
+//! step and are refused in adaptive runs.
+
+use nalgebra::Complex;
+
+use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
+use super::{Capabilities, History, IntegrationPoint, PointSolution, Scheme, State};
+use crate::linalg::Vector;
+
+type C64 = Complex<f64>;
+
+/// Largest k of the family.
+const K_MAX: usize = 4;
+
+/// Roots p of the SS-k polynomials, in chain order from y inward (γ1, γ3, γ5): 2p − 3 = 0;
+/// 6p² − 15p + 10 = 0; 20p³ − 70p² + 84p − 35 = 0 (Zhang, Zhang & Masarati 2021).
+#[allow(clippy::excessive_precision)]
+pub fn odd_roots(k: usize) -> &'static [(f64, f64)] {
+    const SS2: [(f64, f64); 1] = [(1.5, 0.0)];
+    // p = 5/4 ± i √15/12.
+    const SS3: [(f64, f64); 2] = [
+        (1.25, 0.322_748_612_183_951_4),
+        (1.25, -0.322_748_612_183_951_4),
+    ];
+    const SS4: [(f64, f64); 3] = [
+        (1.342_384_094_858_369_131_7, 0.0),
+        (1.078_807_952_570_815_434_2, -0.373_930_645_433_610_122_6),
+        (1.078_807_952_570_815_434_2, 0.373_930_645_433_610_122_6),
+    ];
+    match k {
+        2 => &SS2,
+        3 => &SS3,
+        4 => &SS4,
+        _ => panic!("SS-k is defined for k = 2, 3, 4, not {k}"),
+    }
+}
+
+/// Names of the auxiliary history vectors for k, four per level j = 1 … k − 1 (real and imaginary
+/// parts of w_j and u_j).
+fn aux_names(k: usize) -> &'static [&'static str] {
+    const NAMES: [&str; 4 * (K_MAX - 1)] = [
+        "w1 (velocity chain) real part",
+        "w1 (velocity chain) imaginary part",
+        "u1 (position chain) real part",
+        "u1 (position chain) imaginary part",
+        "w2 (velocity chain) real part",
+        "w2 (velocity chain) imaginary part",
+        "u2 (position chain) real part",
+        "u2 (position chain) imaginary part",
+        "w3 (velocity chain) real part",
+        "w3 (velocity chain) imaginary part",
+        "u3 (position chain) real part",
+        "u3 (position chain) imaginary part",
+    ];
+    &NAMES[..4 * (k - 1)]
+}
+
+/// Index of the real part of w_j (`chain` = [`VELOCITY_CHAIN`]) or u_j ([`POSITION_CHAIN`]); the
+/// imaginary part follows it.
+fn slot(j: usize, chain: usize) -> usize {
+    4 * (j - 1) + chain
+}
+const VELOCITY_CHAIN: usize = 0;
+const POSITION_CHAIN: usize = 2;
+
+/// The SS-k scheme (see the module documentation). History: the level t_n (and t_{n−1} for the
+/// Newton predictor only) and the auxiliaries w_j, u_j.
+#[derive(Debug, Clone)]
+pub struct SingleStep {
+    k: usize,
+    name: &'static str,
+    rho_inf: f64,
+    /// γ0 = γ2 = γ4 = γ6 = 1/(1 + ρ∞).
+    gamma_even: f64,
+    /// γ1, γ3, γ5 in chain order (from y inward).
+    gamma_odd: [C64; K_MAX - 1],
+    /// β_j = ∂w_j/∂ẏ_{n+1}, j = 0 … k − 1.
+    beta: [C64; K_MAX],
+    history: History,
+    t_n: f64,
+    h: f64,
+    /// Known parts ŵ_j, û_j of the step, laid out as the auxiliaries.
+    hat: Vec<Vector>,
+    q_hat: Vector,
+    v_hat: Vector,
+    c_q: f64,
+    c_v: f64,
+    new_a: Vector,
+    new_lambda: Vector,
+}
+
+impl SingleStep {
+    /// SS-k (k = 2, 3, 4) with spectral radius at infinity ρ∞.
+    ///
+    /// # Errors
+    /// [`SchemeError::OutOfRange`] when ρ∞ is outside \[0, 1\].
+    ///
+    /// # Panics
+    /// When k is not 2, 3 or 4.
+    pub fn new(k: usize, rho_inf: f64) -> Result<Self, SchemeError> {
+        let name = match k {
+            2 => SS2.name,
+            3 => SS3.name,
+            4 => SS4.name,
+            _ => panic!("SS-k is defined for k = 2, 3, 4, not {k}"),
+        };
+        SchemeError::check_rho_inf(name, rho_inf)?;
+        let r = rho_inf;
+        let gamma_even = 1.0 / (1.0 + r);
+        let mut gamma_odd = [C64::new(1.0, 0.0); K_MAX - 1];
+        for (g, &(re, im)) in gamma_odd.iter_mut().zip(odd_roots(k)) {
+            *g = (C64::new(re, im) * (1.0 - r) + r) / (1.0 + r);
+        }
+        let mut beta = [C64::new(1.0, 0.0); K_MAX];
+        for j in 1..k {
+            beta[j] = beta[j - 1] * gamma_even / gamma_odd[k - j - 1];
+        }
+        Ok(SingleStep {
+            k,
+            name,
+            rho_inf,
+            gamma_even,
+            gamma_odd,
+            beta,
+            history: History::new(2, aux_names(k)),
+            t_n: 0.0,
+            h: 0.0,
+            hat: Vec::new(),
+            q_hat: Vector::zeros(0),
+            v_hat: Vector::zeros(0),
+            c_q: 0.0,
+            c_v: 0.0,
+            new_a: Vector::zeros(0),
+            new_lambda: Vector::zeros(0),
+        })
+    }
+
+    /// The auxiliary j (1 … k − 1) of `chain` at t_n, component i.
+    fn aux(&self, j: usize, chain: usize, i: usize) -> C64 {
+        let s = slot(j, chain);
+        C64::new(self.history.aux[s][i], self.history.aux[s + 1][i])
+    }
+
+    /// Runs the chain (4b)–(4e) for component i: from the known part `hat0` of the new derivative and
+    /// its value `old0` at t_n, stores ŵ_j (or û_j) and returns the known part of the new y and y_n's
+    /// increment weight, i.e. ŷ − y_n = h (γ0 ŵ_{k−1} + (1 − γ0) w_{k−1,n}).
+    fn chain(&mut self, chain: usize, i: usize, hat0: f64, old0: f64) -> f64 {
+        let ge = self.gamma_even;
+        let (mut prev_hat, mut prev_old) = (C64::new(hat0, 0.0), C64::new(old0, 0.0));
+        for j in 1..self.k {
+            let go = self.gamma_odd[self.k - j - 1];
+            let old = self.aux(j, chain, i);
+            let w_hat = (prev_hat * ge + prev_old * (1.0 - ge) - old * (1.0 - go)) / go;
+            let s = slot(j, chain);
+            (self.hat[s][i], self.hat[s + 1][i]) = (w_hat.re, w_hat.im);
+            (prev_hat, prev_old) = (w_hat, old);
+        }
+        self.h * (prev_hat * ge + prev_old * (1.0 - ge)).re
+    }
+
+    /// Fills q̂, v̂, ŵ_j, û_j and c_q, c_v for the current step.
+    fn fill_known_parts(&mut self) {
+        let h = self.h;
+        self.c_v = h * self.gamma_even * self.beta[self.k - 1].re;
+        self.c_q = self.c_v * self.c_v;
+        for i in 0..self.q_hat.len() {
+            let (q_n, v_n, a_n) = {
+                let x = &self.history.levels[0];
+                (x.q[i], x.v[i], x.a[i])
+            };
+            let v_hat = v_n + self.chain(VELOCITY_CHAIN, i, 0.0, a_n);
+            self.v_hat[i] = v_hat;
+            // u_0 = v_{n+1} = v̂ + c_v a_{n+1}: its known part is v̂, and every β picks up c_v.
+            self.q_hat[i] = q_n + self.chain(POSITION_CHAIN, i, v_hat, v_n);
+        }
+    }
+}
+
+impl Scheme for SingleStep {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn parameters(&self) -> Vec<(&'static str, f64)> {
+        const RE: [&str; K_MAX - 1] = ["gamma1_re", "gamma3_re", "gamma5_re"];
+        const IM: [&str; K_MAX - 1] = ["gamma1_im", "gamma3_im", "gamma5_im"];
+        let mut p = vec![("rho_inf", self.rho_inf), ("gamma_even", self.gamma_even)];
+        for j in 0..self.k - 1 {
+            p.push((RE[j], self.gamma_odd[j].re));
+            p.push((IM[j], self.gamma_odd[j].im));
+        }
+        p
+    }
+
+    fn points_per_step(&self) -> usize {
+        1
+    }
+
+    fn start(&mut self, x0: &State, _force_terms: &Vector) {
+        let (n, m) = (x0.q.len(), x0.lambda.len());
+        self.history.reset(x0);
+        if self.q_hat.len() != n || self.new_lambda.len() != m || self.hat.len() != 4 * (self.k - 1)
+        {
+            self.hat = vec![Vector::zeros(n); 4 * (self.k - 1)];
+            self.q_hat = Vector::zeros(n);
+            self.v_hat = Vector::zeros(n);
+            self.new_a = Vector::zeros(n);
+            self.new_lambda = Vector::zeros(m);
+        }
+        // Every auxiliary starts equal to its derivative, with zero imaginary part.
+        for j in 1..self.k {
+            self.history.aux[slot(j, VELOCITY_CHAIN)].copy_from(&x0.a);
+            self.history.aux[slot(j, POSITION_CHAIN)].copy_from(&x0.v);
+        }
+        self.new_a.copy_from(&x0.a);
+        self.new_lambda.copy_from(&x0.lambda);
+    }
+
+    fn begin_step(&mut self, t_n: f64, h: f64) {
+        self.t_n = t_n;
+        self.h = h;
+    }
+
+    fn point(&mut self, _k: usize, pt: &mut IntegrationPoint) {
+        self.fill_known_parts();
+        let h = self.h;
+        pt.t_e = self.t_n + h;
+        pt.t_c = pt.t_e;
+        pt.q_hat.copy_from(&self.q_hat);
+        pt.v_hat.copy_from(&self.v_hat);
+        pt.a_hat.fill(0.0);
+        pt.qc_hat.copy_from(&self.q_hat);
+        pt.c_q = self.c_q;
+        pt.c_v = self.c_v;
+        pt.c_a = 1.0;
+        pt.c_c = self.c_q;
+        pt.force_weight = 1.0;
+        pt.has_history_residual = false;
+        let x = &self.history.levels[0];
+        if self.history.filled < 2 {
+            // Constant prediction, eq. (15).
+            pt.u_guess.copy_from(&x.a);
+            pt.lambda_guess.copy_from(&x.lambda);
+        } else {
+            // Second-order prediction, eqs. (12)-(14) with α = 1.
+            let old = &self.history.levels[1];
+            let (m0, m1, n0, n1) = (-12.0, 12.0, 8.0, 5.0);
+            for i in 0..x.q.len() {
+                pt.u_guess[i] = (m0 * x.v[i] + m1 * old.v[i]) / h + n0 * x.a[i] + n1 * old.a[i];
+            }
+            for j in 0..x.lambda.len() {
+                pt.lambda_guess[j] = 2.0 * x.lambda[j] - old.lambda[j];
+            }
+        }
+    }
+
+    fn accept_point(&mut self, _k: usize, sol: &PointSolution<'_>) {
+        self.new_a.copy_from(sol.u);
+        self.new_lambda.copy_from(sol.lambda);
+    }
+
+    fn end_step(&mut self, state: &mut State) {
+        let hist = &mut self.history;
+        hist.shift();
+        for i in 0..self.q_hat.len() {
+            let u = self.new_a[i];
+            for j in 1..self.k {
+                // w_j = ŵ_j + β_j a_{n+1}; u_j = û_j + β_j c_v a_{n+1}.
+                for (chain, scale) in [(VELOCITY_CHAIN, 1.0), (POSITION_CHAIN, self.c_v)] {
+                    let s = slot(j, chain);
+                    let w =
+                        C64::new(self.hat[s][i], self.hat[s + 1][i]) + self.beta[j] * (scale * u);
+                    (hist.aux[s][i], hist.aux[s + 1][i]) = (w.re, w.im);
+                }
+            }
+            let x = &mut hist.levels[0];
+            x.q[i] = self.q_hat[i] + self.c_q * u;
+            x.v[i] = self.v_hat[i] + self.c_v * u;
+            x.a[i] = u;
+        }
+        let x = &mut hist.levels[0];
+        x.lambda.copy_from(&self.new_lambda);
+        x.t = self.t_n + self.h;
+        hist.h = self.h;
+        state.copy_from(&hist.levels[0]);
+    }
+
+    fn history(&self) -> &History {
+        &self.history
+    }
+
+    fn history_mut(&mut self) -> &mut History {
+        &mut self.history
+    }
+}
+
+const SOURCE: &str = "Zhang, Zhang & Masarati (2021) Comput Mech 67:289-313 (parameters); Zhang, Zhang, Zanoni & Masarati (2022) Multibody Syst Dyn, eqs. 4a-4e, 12-15 (predictor)";
+
+const CAPS: Capabilities = Capabilities {
+    order: 2,
+    explicit_in_positions: false,
+    unconditionally_stable: true,
+    error_estimate: None,
+    error_order: 0,
+    variable_step: false,
+    formulations: &["index3"],
+};
+
+const RHO_INF: [ParamInfo; 1] = [ParamInfo {
+    name: "rho_inf",
+    default: 0.6,
+    description: "spectral radius at infinity, 0 ≤ ρ∞ ≤ 1 (0: strongest dissipation; 1: none)",
+}];
+
+/// Registry entry of SS2.
+pub const SS2: SchemeInfo = SchemeInfo {
+    name: "ss2",
+    aliases: &["ss-2"],
+    family: "single step with auxiliary variables",
+    summary: "single-step equivalent of LMS2 with one auxiliary variable per chain; second order, A-stable, roots -> -rho_inf at infinity; self-starting; constant step",
+    source: SOURCE,
+    params: &RHO_INF,
+    build: |p: &SchemeParams| Ok(Box::new(SingleStep::new(2, param(p, "rho_inf"))?) as Box<dyn Scheme>),
+    caps: CAPS,
+};
+
+/// Registry entry of SS3.
+pub const SS3: SchemeInfo = SchemeInfo {
+    name: "ss3",
+    aliases: &["ss-3"],
+    family: "single step with auxiliary variables",
+    summary: "single-step equivalent of LMS3 with two (complex) auxiliary variables per chain; second order, A-stable, roots -> -rho_inf at infinity; self-starting; constant step",
+    source: SOURCE,
+    params: &RHO_INF,
+    build: |p: &SchemeParams| Ok(Box::new(SingleStep::new(3, param(p, "rho_inf"))?) as Box<dyn Scheme>),
+    caps: CAPS,
+};
+
+/// Registry entry of SS4.
+pub const SS4: SchemeInfo = SchemeInfo {
+    name: "ss4",
+    aliases: &["ss-4"],
+    family: "single step with auxiliary variables",
+    summary: "single-step equivalent of LMS4 with three (partly complex) auxiliary variables per chain; second order, A-stable, roots -> -rho_inf at infinity; self-starting; constant step",
+    source: SOURCE,
+    params: &RHO_INF,
+    build: |p: &SchemeParams| Ok(Box::new(SingleStep::new(4, param(p, "rho_inf"))?) as Box<dyn Scheme>),
+    caps: CAPS,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The roots solve their polynomials, and b0 = γ0 β_{k−1} equals LMS-k's b0 (the product of the even
+    /// γ over the odd ones, Zhang et al. 2021).
+    #[test]
+    fn roots_and_leading_coefficient_match_lms() {
+        let polys: [&[f64]; 3] = [
+            &[-3.0, 2.0],
+            &[10.0, -15.0, 6.0],
+            &[-35.0, 84.0, -70.0, 20.0],
+        ];
+        for k in 2..=4 {
+            for &(re, im) in odd_roots(k) {
+                let p = C64::new(re, im);
+                let value = polys[k - 2]
+                    .iter()
+                    .rev()
+                    .fold(C64::new(0.0, 0.0), |acc, &c| acc * p + c);
+                assert!(value.norm() < 1e-13, "k = {k}: residual {value}");
+            }
+            for rho in [0.0, 0.3, 0.6, 0.9, 1.0] {
+                let s = SingleStep::new(k, rho).unwrap();
+                let b0 = s.gamma_even * s.beta[k - 1];
+                let lms_b0 = super::super::lms::lms_coefficients(k, rho).1[0];
+                assert!(
+                    b0.im.abs() < 1e-15 && (b0.re - lms_b0).abs() < 1e-14,
+                    "k = {k}, ρ = {rho}: {b0}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! LMS2–4 and their single-step twins SS2–4 (Zhang, Zhang & Masarati 2021, Comput Mech 67:289;
+//! Zhang, Zhang, Zanoni & Masarati 2022, Multibody Syst Dyn, eqs. 2–4): the stability tool, which
+//! runs each scheme through the registry and identifies its amplification matrix from its responses,
+//! against the spectral radius of the LMS-k recurrence computed here from the published coefficients
+//! (block companion matrix of the oscillator in first-order form). SS-k must give the same numbers
+//! as LMS-k (same characteristic polynomial), and its positions and velocities must stay real although
+//! its auxiliaries are complex. Orders of accuracy are measured in tests/scheme_order.rs.
+
+use dynastep::analysis::stability::analyse;
+use dynastep::scheme::lms::lms_coefficients;
+use dynastep::scheme::{build, SchemeParams, State};
+use dynastep::{Matrix, Vector};
+
+fn rho(r: f64) -> SchemeParams {
+    [("rho_inf".to_string(), r)].into_iter().collect()
+}
+
+/// Spectral radius of LMS-k with h = 1 on q̈ = −Ω² q in first-order form y = [q; v]:
+/// (I − b0 A) y_{n+1} = Σ_j (a_j I + b_j A) y_{n+1−j}, as a 2k × 2k block companion matrix.
+fn companion_radius(k: usize, rho_inf: f64, omega: f64) -> f64 {
+    let (a, b) = lms_coefficients(k, rho_inf);
+    let sys = Matrix::from_row_slice(2, 2, &[0.0, 1.0, -omega * omega, 0.0]);
+    let id = Matrix::identity(2, 2);
+    let lhs_inv = (&id - &sys * b[0]).try_inverse().expect("invertible");
+    let mut c = Matrix::zeros(2 * k, 2 * k);
+    for j in 1..=k {
+        let m = &lhs_inv * (&id * a[j - 1] + &sys * b[j]);
+        c.view_mut((0, 2 * (j - 1)), (2, 2)).copy_from(&m);
+    }
+    for i in 2..2 * k {
+        c[(i, i - 2)] = 1.0;
+    }
+    c.complex_eigenvalues()
+        .iter()
+        .map(|z| z.norm())
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn the_stability_tool_reproduces_the_lms_recurrence_for_both_forms() {
+    let omegas = [0.3, 3.0, 30.0, 300.0];
+    for k in 2..=4 {
+        for r in [0.0, 0.5, 0.9] {
+            for form in ["lms", "ss"] {
+                let name = format!("{form}{k}");
+                let report = analyse(&name, &rho(r), 0.0, &omegas).expect("analysed");
+                assert!(
+                    report.omega_crit.is_none(),
+                    "{name} ρ∞ = {r}: stability limit"
+                );
+                for (p, &w) in report.points.iter().zip(&omegas) {
+                    let expected = companion_radius(k, r, w);
+                    println!(
+                        "{name} ρ∞ = {r} Ω = {w}: tool {:.12} companion {expected:.12}",
+                        p.spectral_radius
+                    );
+                    assert!(expected <= 1.0 + 1e-12, "LMS{k} not A-stable at Ω = {w}");
+                    // With four roots close to −ρ∞ at large Ω the identified matrices of k = 4
+                    // are the worst conditioned: LMS4 is measured 8.6e-3 off at ρ∞ = 0.9, Ω = 300
+                    // and 1.5e-5 at Ω = 30, SS4 1.8e-6 at Ω = 30; k = 2, 3 match to 5e-9.
+                    let allowed = if k == 4 { 1e-2 } else { 1e-6 };
+                    assert!(
+                        (p.spectral_radius - expected).abs() < allowed,
+                        "{name} ρ∞ = {r} Ω = {w}: {} against {expected}",
+                        p.spectral_radius
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// ρ∞ from the tool (at Ω = 1e8, from the means of clusters of coinciding eigenvalues) within 1e-3
+/// of the design value for k = 2, 3. For k = 4 the four-fold root at −ρ∞ splits, in the identified
+/// matrix, into a ring of radius up to 0.07 (a perturbation δ of the data moves a four-fold root by
+/// δ^(1/4)), wider than the clustering tolerance: the tool then reports the largest member, 0.52 and
+/// 0.97 instead of 0.5 and 0.9 (see docs/schemes.md). Asserted as measured, so that an improvement
+/// of the identification shows up here.
+#[test]
+fn rho_infinity_at_zero_half_and_point_nine() {
+    for k in 2..=4 {
+        for form in ["lms", "ss"] {
+            let name = format!("{form}{k}");
+            for r in [0.0, 0.5, 0.9] {
+                let report = analyse(&name, &rho(r), 0.0, &[1.0]).expect("analysed");
+                let err = report.rho_inf - r;
+                println!("{name} ρ∞ = {r}: measured {:.6}", report.rho_inf);
+                let allowed = if k == 4 && r > 0.0 { 0.1 } else { 1e-3 };
+                assert!(err.abs() < allowed, "{name}: ρ∞ {} for {r}", report.rho_inf);
+                if k == 4 && r > 0.0 {
+                    assert!(err > 0.0, "{name}: the ring reports its outermost member");
+                }
+            }
+        }
+    }
+}
+
+/// SS3 and SS4 carry complex auxiliaries; the state stays real because the outer member of each
+/// complex-conjugate pair of γ (and everything outside it) stays real (Zhang et al. 2021). Checked on
+/// the imaginary parts of the outermost auxiliaries of both chains after 200 steps of a nonlinear
+/// pendulum in its angle.
+#[test]
+fn single_step_forms_keep_the_state_real() {
+    use dynastep::analysis::step::{solve_step, StepWork};
+    use dynastep::formulation::{self, NewtonSettings, NewtonStats};
+    use dynastep::system::test_problems::AnglePendulum;
+    let sys = AnglePendulum {
+        mass: 1.0,
+        length: 1.0,
+        g: 9.81,
+    };
+    for k in [3, 4] {
+        let name = format!("ss{k}");
+        let mut scheme = build(&name, &rho(0.6)).unwrap();
+        let mut form =
+            formulation::build::<AnglePendulum>("index3", 1, 0, NewtonSettings::default()).unwrap();
+        let mut x = State::zeros(0.0, 1, 0);
+        x.q[0] = 1.0;
+        x.a[0] = -9.81 * 1.0_f64.sin();
+        scheme.start(&x, &Vector::from_element(1, 9.81 * 1.0_f64.sin()));
+        let (mut work, mut stats) = (StepWork::new(1, 0), NewtonStats::default());
+        let mut largest_imaginary = 0.0_f64;
+        let mut largest_real = 0.0_f64;
+        for step in 0..200 {
+            let t = step as f64 * 0.01;
+            solve_step(
+                &sys,
+                scheme.as_mut(),
+                form.as_mut(),
+                &mut work,
+                t,
+                0.01,
+                &mut stats,
+                None,
+            )
+            .expect("solves");
+            scheme.end_step(&mut x);
+            let hist = scheme.history();
+            // The outermost level w_{k−1}, u_{k−1}: aux slots 4(k−2) … 4(k−2)+3.
+            let base = 4 * (k - 2);
+            largest_real = largest_real
+                .max(hist.aux[base][0].abs())
+                .max(hist.aux[base + 2][0].abs());
+            largest_imaginary = largest_imaginary
+                .max(hist.aux[base + 1][0].abs())
+                .max(hist.aux[base + 3][0].abs());
+            // The inner member of the pair is genuinely complex.
+            if step == 10 {
+                assert!(
+                    hist.aux[1][0].abs() > 1e-6,
+                    "{name}: w1 has no imaginary part"
+                );
+            }
+        }
+        println!("{name}: outermost auxiliaries |Im| ≤ {largest_imaginary:.2e}, |Re| up to {largest_real:.2e}");
+        assert!(
+            largest_imaginary < 1e-12 * largest_real,
+            "{name}: {largest_imaginary}"
+        );
+    }
+}
+
+/// The constant-step members are refused with rtol, with the reason, never run wrong.
+#[test]
+fn constant_step_members_refuse_adaptive_runs() {
+    use dynastep::analysis::dynamic::{run, DynamicSettings, RunStatus};
+    use dynastep::analysis::step_control::StepSettings;
+    use dynastep::system::test_problems::AnglePendulum;
+    let sys = AnglePendulum {
+        mass: 1.0,
+        length: 1.0,
+        g: 9.81,
+    };
+    let mut x0 = State::zeros(0.0, 1, 0);
+    x0.q[0] = 1.0;
+    x0.a[0] = -9.81 * 1.0_f64.sin();
+    let settings = DynamicSettings {
+        h: 1e-3,
+        t_end: 0.1,
+        step: StepSettings {
+            rtol: Some(1e-6),
+            ..StepSettings::default()
+        },
+        ..DynamicSettings::default()
+    };
+    for name in ["lms3", "lms4", "ss2", "ss3", "ss4"] {
+        let mut scheme = build(name, &SchemeParams::new()).unwrap();
+        let report = run(&sys, scheme.as_mut(), &x0, &settings, &mut []);
+        match report.status {
+            RunStatus::Failed { reason, .. } => {
+                assert!(
+                    reason.contains("constant step") || reason.contains("no local error estimate"),
+                    "{name}: {reason}"
+                )
+            }
+            other => panic!("{name} ran adaptively: {other:?}"),
+        }
+    }
+}
