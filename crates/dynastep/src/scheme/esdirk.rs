@@ -31,6 +31,7 @@
 //! its Taylor constants with divided differences of the stage accelerations (see
 //! [`Esdirk::error_constants`]); a tableau of higher order without embedded weights has no estimate.
 
+use super::predictor::{first_order_point, predict, Known};
 use super::{History, IntegrationPoint, LocalError, PointSolution, Scheme, State};
 use crate::linalg::Vector;
 
@@ -270,44 +271,21 @@ impl Scheme for Esdirk {
             self.v_hat[r] = vh;
             self.q_hat[r] = qh + h * g * vh;
         }
-        pt.t_e = self.t_n + tab.c[i] * h;
-        pt.t_c = pt.t_e;
-        pt.q_hat.copy_from(&self.q_hat);
-        pt.v_hat.copy_from(&self.v_hat);
-        pt.a_hat.fill(0.0);
-        pt.qc_hat.copy_from(&self.q_hat);
-        pt.c_v = h * g;
-        pt.c_q = pt.c_v * pt.c_v;
-        pt.c_a = 1.0;
-        pt.c_c = pt.c_q;
-        pt.force_weight = 1.0;
-        pt.has_history_residual = false;
+        first_order_point(pt, self.t_n + tab.c[i] * h, &self.q_hat, &self.v_hat, h * g);
         // Prediction, section 3.1 of MSD22.
         let (d1, d2) = if i >= 2 {
             (tab.c[i] - tab.c[i - 1], tab.c[i - 1] - tab.c[i - 2])
         } else {
             (0.0, 0.0)
         };
-        if i >= 2 && d1 > 0.0 && d2 > 0.0 && d1 <= 4.0 * d2 {
-            // Eqs. (12)-(14): ẏ⁽⁰⁾ = (m0 y_{N−1} + m1 y_{N−2})/(t_N − t_{N−1}) + n0 ẏ_{N−1} + n1 ẏ_{N−2}.
-            let al = d1 / d2;
-            let m0 = -6.0 * al * al * (1.0 + al);
-            let (m1, n0, n1) = (-m0, (1.0 + al) * (1.0 + 3.0 * al), al * (2.0 + 3.0 * al));
-            let dt = d1 * h;
-            for r in 0..n {
-                pt.u_guess[r] = (m0 * self.vs[i - 1][r] + m1 * self.vs[i - 2][r]) / dt
-                    + n0 * self.accs[i - 1][r]
-                    + n1 * self.accs[i - 2][r];
-            }
-            for j in 0..pt.lambda_guess.len() {
-                let (l1, l2) = (self.lambdas[i - 1][j], self.lambdas[i - 2][j]);
-                pt.lambda_guess[j] = l1 + al * (l1 - l2);
-            }
-        } else {
-            // Constant prediction, eq. (15).
-            pt.u_guess.copy_from(&self.accs[i - 1]);
-            pt.lambda_guess.copy_from(&self.lambdas[i - 1]);
-        }
+        let known = |j: usize| Known {
+            v: &self.vs[j],
+            a: &self.accs[j],
+            lambda: &self.lambdas[j],
+        };
+        let before =
+            (i >= 2 && d1 > 0.0 && d2 > 0.0 && d1 <= 4.0 * d2).then(|| (known(i - 2), d1 / d2));
+        predict(pt, known(i - 1), before, d1 * h);
     }
 
     fn accept_point(&mut self, k: usize, sol: &PointSolution<'_>) {

@@ -37,6 +37,7 @@
 //! not zero-stable (refused).
 
 use super::hermite::{cubic_weights, quintic_weights};
+use super::predictor::{first_order_point, predict, Known};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{Capabilities, History, IntegrationPoint, LocalError, PointSolution, Scheme, State};
 use crate::linalg::Vector;
@@ -297,35 +298,10 @@ impl Scheme for Lms {
 
     fn point(&mut self, _k: usize, pt: &mut IntegrationPoint) {
         self.fill_known_parts();
-        let h = self.h;
-        pt.t_e = self.t_n + h;
-        pt.t_c = pt.t_e;
-        pt.q_hat.copy_from(&self.q_hat);
-        pt.v_hat.copy_from(&self.v_hat);
-        pt.a_hat.fill(0.0);
-        pt.qc_hat.copy_from(&self.q_hat);
-        pt.c_q = self.c_q;
-        pt.c_v = self.c_v;
-        pt.c_a = 1.0;
-        pt.c_c = self.c_q;
-        pt.force_weight = 1.0;
-        pt.has_history_residual = false;
-        let x = self.level(0);
-        if self.history.filled < 2 {
-            // Constant prediction, eq. (15).
-            pt.u_guess.copy_from(&x.a);
-            pt.lambda_guess.copy_from(&x.lambda);
-        } else {
-            // Second-order prediction, eqs. (12)-(14) with α = 1.
-            let old = self.level(1);
-            let (m0, m1, n0, n1) = (-12.0, 12.0, 8.0, 5.0);
-            for i in 0..x.q.len() {
-                pt.u_guess[i] = (m0 * x.v[i] + m1 * old.v[i]) / h + n0 * x.a[i] + n1 * old.a[i];
-            }
-            for j in 0..x.lambda.len() {
-                pt.lambda_guess[j] = 2.0 * x.lambda[j] - old.lambda[j];
-            }
-        }
+        first_order_point(pt, self.t_n + self.h, &self.q_hat, &self.v_hat, self.c_v);
+        let last = Known::of(self.level(0));
+        let before = (self.history.filled >= 2).then(|| (Known::of(self.level(1)), 1.0));
+        predict(pt, last, before, self.h);
     }
 
     fn accept_point(&mut self, _k: usize, sol: &PointSolution<'_>) {

@@ -43,6 +43,7 @@ pub mod lms;
 pub mod msstc;
 pub mod mssth;
 pub mod newmark;
+pub mod predictor;
 mod registry;
 pub mod single_step;
 

@@ -1,0 +1,126 @@
+//! The Newton starting values of the implicit families, section 3.1 of Zhang, Zhang, Zanoni &
+//! Masarati (2022), *Performance of implicit A-stable time integration methods for multibody system
+//! dynamics*, Multibody Syst Dyn, applied at the velocity level (ẏ = a):
+//!
+//! ```text
+//! a⁽⁰⁾ = (m0 v_{N−1} + m1 v_{N−2})/(t_N − t_{N−1}) + n0 a_{N−1} + n1 a_{N−2}                (12)
+//! α = (t_N − t_{N−1})/(t_{N−1} − t_{N−2}),  m0 = −6α²(1 + α), m1 = −m0,
+//! n0 = (1 + α)(1 + 3α),  n1 = α(2 + 3α)                                                    (14)
+//! ```
+//!
+//! second order; with one known level the constant prediction a⁽⁰⁾ = a_{N−1} (eq. 15). λ starts from
+//! its linear extrapolation λ_{N−1} + α(λ_{N−1} − λ_{N−2}), or from λ_{N−1}.
+
+use super::{IntegrationPoint, State};
+use crate::linalg::Vector;
+
+/// One known level for the predictor: velocities, accelerations (n entries) and multipliers (m).
+#[derive(Debug, Clone, Copy)]
+pub struct Known<'a> {
+    /// v at the level \[m/s, rad/s\] (n).
+    pub v: &'a Vector,
+    /// a at the level \[m/s², rad/s²\] (n).
+    pub a: &'a Vector,
+    /// λ at the level (m).
+    pub lambda: &'a Vector,
+}
+
+impl<'a> Known<'a> {
+    /// The level of a complete state.
+    pub fn of(x: &'a State) -> Self {
+        Known {
+            v: &x.v,
+            a: &x.a,
+            lambda: &x.lambda,
+        }
+    }
+}
+
+/// Writes the Newton starting values `u_guess` (n) and `lambda_guess` (m) of `pt`: eqs. (12)–(14)
+/// from the levels t_{N−1} (`last`) and t_{N−2} (`before`) with `dt` = t_N − t_{N−1} \[s\] and
+/// α = dt/(t_{N−1} − t_{N−2}), or eq. (15) from `last` alone when `before` is `None`.
+pub fn predict(
+    pt: &mut IntegrationPoint,
+    last: Known<'_>,
+    before: Option<(Known<'_>, f64)>,
+    dt: f64,
+) {
+    let Some((old, alpha)) = before else {
+        pt.u_guess.copy_from(last.a);
+        pt.lambda_guess.copy_from(last.lambda);
+        return;
+    };
+    let m0 = -6.0 * alpha * alpha * (1.0 + alpha);
+    let (m1, n0, n1) = (
+        -m0,
+        (1.0 + alpha) * (1.0 + 3.0 * alpha),
+        alpha * (2.0 + 3.0 * alpha),
+    );
+    for r in 0..pt.u_guess.len() {
+        pt.u_guess[r] = (m0 * last.v[r] + m1 * old.v[r]) / dt + n0 * last.a[r] + n1 * old.a[r];
+    }
+    for j in 0..pt.lambda_guess.len() {
+        let (l1, l2) = (last.lambda[j], old.lambda[j]);
+        pt.lambda_guess[j] = l1 + alpha * (l1 - l2);
+    }
+}
+
+/// Fills the affine maps of the one integration point of a scheme in first-order form y = \[q; v\]
+/// with unknown u = a_N at t_N (an LMS-k or SS-k step, an ESDIRK stage): q = q̂ + c_v² u,
+/// v = v̂ + c_v u, a = u; equilibrium and position constraints both at t_N, no history residual.
+/// `q_hat`, `v_hat` have n entries; `c_v` \[s\] is h b0 (h γ for an ESDIRK stage).
+pub fn first_order_point(
+    pt: &mut IntegrationPoint,
+    t_n1: f64,
+    q_hat: &Vector,
+    v_hat: &Vector,
+    c_v: f64,
+) {
+    pt.t_e = t_n1;
+    pt.t_c = t_n1;
+    pt.q_hat.copy_from(q_hat);
+    pt.v_hat.copy_from(v_hat);
+    pt.a_hat.fill(0.0);
+    pt.qc_hat.copy_from(q_hat);
+    pt.c_v = c_v;
+    pt.c_q = c_v * c_v;
+    pt.c_a = 1.0;
+    pt.c_c = pt.c_q;
+    pt.force_weight = 1.0;
+    pt.has_history_residual = false;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Eqs. (12)–(14) are exact for a cubic velocity v(t) = t³ at any step ratio α.
+    #[test]
+    fn second_order_prediction_is_exact_for_a_cubic_velocity() {
+        for alpha in [0.5, 1.0, 2.0] {
+            let (t2, t1) = (-1.0 / alpha, 0.0);
+            let dt = 1.0;
+            let v = |t: f64| t * t * t;
+            let a = |t: f64| 3.0 * t * t;
+            let vec = |x: f64| Vector::from_element(1, x);
+            let (v1, a1, v2, a2, l) = (vec(v(t1)), vec(a(t1)), vec(v(t2)), vec(a(t2)), vec(0.0));
+            let mut pt = IntegrationPoint::new(1, 1);
+            let last = Known {
+                v: &v1,
+                a: &a1,
+                lambda: &l,
+            };
+            let old = Known {
+                v: &v2,
+                a: &a2,
+                lambda: &l,
+            };
+            predict(&mut pt, last, Some((old, alpha)), dt);
+            assert!(
+                (pt.u_guess[0] - a(t1 + dt)).abs() < 1e-12,
+                "α = {alpha}: {}",
+                pt.u_guess[0]
+            );
+        }
+    }
+}
