@@ -367,6 +367,26 @@ const SOURCE: &str = "Zhang, Zhang & Masarati (2021) Comput Mech 67:289-313 (coe
 
 const ESTIMATE: &str = "predictor-corrector difference with a cubic Hermite predictor (Milne's device); trapezoidal start-up: Zienkiewicz & Xie (1991)";
 
+/// The capabilities of LMS-k; only LMS2 runs with variable steps.
+const fn caps(variable_step: bool) -> Capabilities {
+    Capabilities {
+        order: 2,
+        explicit_in_positions: false,
+        unconditionally_stable: true,
+        error_estimate: Some(ESTIMATE),
+        error_order: 3,
+        variable_step,
+        formulations: &["index3"],
+    }
+}
+
+/// ρ∞ of LMS3 and LMS4.
+const RHO_INF_BELOW_ONE: [ParamInfo; 1] = [ParamInfo {
+    name: "rho_inf",
+    default: 0.6,
+    description: "spectral radius at infinity, 0 ≤ ρ∞ < 1 (0: a second-order BDF-type formula; 1 is refused: not zero-stable)",
+}];
+
 /// Registry entry of LMS2.
 pub const LMS2: SchemeInfo = SchemeInfo {
     name: "lms2",
@@ -380,15 +400,7 @@ pub const LMS2: SchemeInfo = SchemeInfo {
         description: "spectral radius at infinity, 0 ≤ ρ∞ ≤ 1 (0: BDF2; 1: degenerate, trapezoidal with a parasitic root at −1)",
     }],
     build: |p: &SchemeParams| Ok(Box::new(Lms::new(2, param(p, "rho_inf"))?) as Box<dyn Scheme>),
-    caps: Capabilities {
-        order: 2,
-        explicit_in_positions: false,
-        unconditionally_stable: true,
-        error_estimate: Some(ESTIMATE),
-        error_order: 3,
-        variable_step: true,
-        formulations: &["index3"],
-    },
+    caps: caps(true),
 };
 
 /// Registry entry of LMS3.
@@ -398,21 +410,9 @@ pub const LMS3: SchemeInfo = SchemeInfo {
     family: "linear multistep",
     summary: "linear three-step method with tunable rho_inf in first-order form y = [q; v]; second order, A-stable, all three roots -> -rho_inf at infinity; trapezoidal first two steps; constant step",
     source: SOURCE,
-    params: &[ParamInfo {
-        name: "rho_inf",
-        default: 0.6,
-        description: "spectral radius at infinity, 0 ≤ ρ∞ < 1 (0: a second-order BDF-type formula; 1 is refused: not zero-stable)",
-    }],
+    params: &RHO_INF_BELOW_ONE,
     build: |p: &SchemeParams| Ok(Box::new(Lms::new(3, param(p, "rho_inf"))?) as Box<dyn Scheme>),
-    caps: Capabilities {
-        order: 2,
-        explicit_in_positions: false,
-        unconditionally_stable: true,
-        error_estimate: Some(ESTIMATE),
-        error_order: 3,
-        variable_step: false,
-        formulations: &["index3"],
-    },
+    caps: caps(false),
 };
 
 /// Registry entry of LMS4.
@@ -422,21 +422,9 @@ pub const LMS4: SchemeInfo = SchemeInfo {
     family: "linear multistep",
     summary: "linear four-step method with tunable rho_inf in first-order form y = [q; v]; second order, A-stable, all four roots -> -rho_inf at infinity; trapezoidal first three steps; constant step",
     source: SOURCE,
-    params: &[ParamInfo {
-        name: "rho_inf",
-        default: 0.6,
-        description: "spectral radius at infinity, 0 ≤ ρ∞ < 1 (0: a second-order BDF-type formula; 1 is refused: not zero-stable)",
-    }],
+    params: &RHO_INF_BELOW_ONE,
     build: |p: &SchemeParams| Ok(Box::new(Lms::new(4, param(p, "rho_inf"))?) as Box<dyn Scheme>),
-    caps: Capabilities {
-        order: 2,
-        explicit_in_positions: false,
-        unconditionally_stable: true,
-        error_estimate: Some(ESTIMATE),
-        error_order: 3,
-        variable_step: false,
-        formulations: &["index3"],
-    },
+    caps: caps(false),
 };
 
 #[cfg(test)]
