@@ -1,6 +1,6 @@
 //! Classical against reformulated central differences on the IFToMM simple pendulum in one angle
 //! (1 kg, 1 m, g = 9.81 m/s², released at rest from the horizontal, 10 s), the set-up of Table 1 of
-//! Fernández de Bustos et al. (2024), shared/seeds/000_32f3502d8492161e.txt: the maximum energy drift
+//! Fernández de Bustos, Uriarte, Urkullu & Coria (2024), Mathematics 12:2862: the maximum energy drift
 //! max |E − E_0| over the run for decreasing steps. In exact arithmetic both forms give the same
 //! solution; in floating point the classical form takes differences of nearby positions (eqs. 4–5)
 //! and its error stops decreasing, then grows, as h decreases.

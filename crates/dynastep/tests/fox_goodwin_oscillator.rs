@@ -1,5 +1,5 @@
 //! Fox–Goodwin (Newmark γ = ½, β = 1/12) on the undamped oscillator ẍ + ω²x = 0, run through the full
-//! time loop: bounded below Ω = ωh = √6 and growing above it (shared/reference/integrators.md §6,
+//! time loop: bounded below Ω = ωh = √6 and growing above it (Newmark stability limit,
 //! Ω_crit = 1/√(γ/2 − β) = √6), and its period error is fourth order.
 
 use dynastep::analysis::assembly::consistent_accelerations;

@@ -1,6 +1,6 @@
 //! The IFToMM simple pendulum as a hand-written index-3 DAE (Cartesian coordinates), integrated by every
 //! second-order single-step scheme, against the reference state at t = 10 s
-//! (shared/reference/benchmarks.md §1: x = −0.2750874626, y = −0.9614192051, from DOP853 at rtol 1e-13).
+//! (IFToMM simple pendulum: x = −0.2750874626, y = −0.9614192051, from DOP853 at rtol 1e-13).
 
 use dynastep::analysis::assembly::consistent_accelerations;
 use dynastep::analysis::dynamic::{run, DynamicSettings, RunStatus};

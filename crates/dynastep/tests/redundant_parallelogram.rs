@@ -2,7 +2,7 @@
 //! equations, 12 coordinates, 1 degree of freedom, so rank Φ_q = 11). On the parallelogram branch the
 //! coupler only translates, so with mass 2 kg and its centre over the middle crank the motion is exactly
 //! that of the IFToMM double four-bar (two 1 kg couplers), whose reference is independent of dynastep:
-//! B0(10 s) = (0.3284581115, 0.9445185382) (shared/reference/benchmarks.md §2, 1-DOF reduction).
+//! B0(10 s) = (0.3284581115, 0.9445185382) (from its 1-DOF reduction, reference/derived_double_fourbar_N2_10s_dt0.01.csv).
 
 use dynastep::analysis::dynamic::{Recorder, RunStatus};
 use dynastep::analysis::simulation::{RunOptions, Simulation, SimulationError};

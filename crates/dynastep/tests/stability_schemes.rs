@@ -1,5 +1,6 @@
 //! Linear stability of every scheme, measured by applying the scheme itself to ẍ + 2ξωẋ + ω²x = 0
-//! (dynastep::analysis::stability), against the oracles of shared/reference/integrators.md §6–§8.
+//! (dynastep::analysis::stability), against the published oracles (Newmark 1959, Hilber et al. 1977, Chung & Hulbert 1993, Zhang et al. 2021/2022,
+//! Noh & Bathe 2019).
 
 use dynastep::analysis::stability::{
     amplification_matrix, analyse, log_grid, write_chart, write_csv, StabilityReport,
@@ -66,8 +67,8 @@ fn unconditionally_stable_with_rho_inf() {
         );
         assert!(r.omega_crit.is_none(), "{scheme}: {:?}", r.omega_crit);
         assert!(max_rho <= 1.0 + 1e-7, "{scheme}: {max_rho}");
-        // The roots at infinity coincide (LMS2: the double root of σ(E) = b0 (E + ρ)², integrators.md
-        // §1.1, in q and in v; generalized-α: three), so single computed eigenvalues are off by about
+        // The roots at infinity coincide (LMS2: the double root of σ(E) = b0 (E + ρ)², Zhang et al.
+        // 2021, in q and in v; generalized-α: three), so single computed eigenvalues are off by about
         // ε^(1/k); ρ∞ comes from the cluster means (stability::cluster_mean_radius) and is exact to
         // rounding.
         let tol = 1e-9;
@@ -79,7 +80,7 @@ fn unconditionally_stable_with_rho_inf() {
     }
 }
 
-/// integrators.md §8: LMS2's roots all tend to −ρ∞; Bathe's R(∞) = +ρ∞; generalized-α's three
+/// Published limits: LMS2's roots all tend to −ρ∞; Bathe's R(∞) = +ρ∞; generalized-α's three
 /// eigenvalues to −ρ∞; HHT's to −ρ∞, −ρ∞ and α/(1 + α).
 #[test]
 fn eigenvalues_at_infinity() {
@@ -127,7 +128,7 @@ fn eigenvalues_at_infinity() {
         .any(|z| (z.re - alpha / (1.0 + alpha)).abs() < 1e-6 && z.im.abs() < 1e-6));
 }
 
-/// Low-frequency accuracy against integrators.md §6–§7: relative frequency error −Ω²/12 (trapezoidal),
+/// Low-frequency accuracy against the classical results: relative frequency error −Ω²/12 (trapezoidal),
 /// +Ω²/24 (central differences), O(Ω⁴) (Fox–Goodwin); no amplitude error for γ = ½.
 #[test]
 fn period_elongation_and_amplitude_decay_at_small_omega() {

@@ -37,7 +37,7 @@
 //! Eigenvalues of A_r: nalgebra's `complex_eigenvalues` (real Schur form). Only its eigenvalues are
 //! meaningful, not its entries (the coordinates are those of the SVD).
 //!
-//! # Measures (Zhang, Zhang, Zanoni & Masarati 2022, section 4, shared/seeds/002_8a8e59317f5bc96d.txt)
+//! # Measures (Zhang, Zhang, Zanoni & Masarati 2022, Multibody Syst Dyn, section 4)
 //! * spectral radius ρ(Ω) = max |λ_i|;
 //! * the principal pair λ = exp(h(−ξ̄ω̄ ± iω̄√(1 − ξ̄²))) is the eigenvalue with positive imaginary
 //!   part closest to the exact exp(h(−ξω + iω√(1 − ξ²))); from ln λ = ln|λ| + i arg λ:

@@ -1,6 +1,6 @@
 //! The central-difference method, classical and reformulated, from Fernández de Bustos, Uriarte,
 //! Urkullu & Coria (2024), *A Family of Conditionally Explicit Methods for Second-Order ODEs and DAEs*,
-//! Mathematics 12:2862 (shared/seeds/000_32f3502d8492161e.txt), sections 2 and 3.
+//! Mathematics 12:2862, sections 2 and 3.
 //!
 //! # One integration point per step, positions known
 //! At step n the positions x_n are known and the equilibrium is solved at t_n for u = a_n (the
@@ -35,8 +35,8 @@
 //! step), and a run to t_end takes one step more than (t_end − t_0)/h; the last solution has
 //! computed x at t_end + h.
 //!
-//! Properties: second order; for the undamped oscillator stable for Ω = ωh < 2 (integrators.md §6, §7,
-//! Newmark with β = 0, γ = ½), relative frequency error +Ω²/24; no numerical damping.
+//! Properties: second order; for the undamped oscillator stable for Ω = ωh < 2 (it is
+//! Newmark with β = 0, γ = ½, and Newmark's limit is Ω_crit = 1/√(γ/2 − β)), relative frequency error +Ω²/24; no numerical damping.
 
 use super::registry::{SchemeError, SchemeInfo, SchemeParams};
 use super::{Capabilities, History, IntegrationPoint, PointSolution, Scheme, State};
@@ -231,7 +231,7 @@ const CAPS: Capabilities = Capabilities {
     formulations: &["index3"],
 };
 
-const SOURCE: &str = "Fernández de Bustos, Uriarte, Urkullu & Coria (2024) Mathematics 12:2862 (shared/seeds/000_32f3502d8492161e.txt)";
+const SOURCE: &str = "Fernández de Bustos, Uriarte, Urkullu & Coria (2024) Mathematics 12:2862";
 
 /// The classical central-difference method, eqs. (4)–(7).
 pub const CLASSICAL: SchemeInfo = SchemeInfo {
@@ -239,7 +239,7 @@ pub const CLASSICAL: SchemeInfo = SchemeInfo {
     aliases: &["central-differences", "cd"],
     family: "conditionally explicit",
     summary: "classical central differences (positions stored; v and a by differences, which cancel at small steps); second order, stable for Omega < 2; state reported one step behind the newest positions",
-    source: "Fernández de Bustos, Uriarte, Urkullu & Coria (2024) Mathematics 12:2862, eqs. 4-7, constraints as in eqs. 84-90 (shared/seeds/000_32f3502d8492161e.txt)",
+    source: "Fernández de Bustos, Uriarte, Urkullu & Coria (2024) Mathematics 12:2862, eqs. 4-7, constraints as in eqs. 84-90",
     params: &[],
     build: |_: &SchemeParams| Ok(Box::new(CentralDifference::new(false)) as Box<dyn Scheme>),
     caps: CAPS,

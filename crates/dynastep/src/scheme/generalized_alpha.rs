@@ -3,7 +3,7 @@
 //! true one, `(1 − α_m) a_{n+1} + α_m a_n = (1 − α_f) q̈_{n+1} + α_f q̈_n`, while the equilibrium and the
 //! constraints are imposed at t_{n+1} (see [`super::newmark`]).
 //!
-//! Parameters from the spectral radius at infinity ρ∞ ∈ \[0, 1\] (shared/reference/integrators.md §6):
+//! Parameters from the spectral radius at infinity ρ∞ ∈ \[0, 1\] (Chung & Hulbert 1993; Arnold & Brüls 2007):
 //! α_m = (2ρ∞ − 1)/(ρ∞ + 1), α_f = ρ∞/(ρ∞ + 1), γ = ½ − α_m + α_f, β = (1 − α_m + α_f)²/4.
 //! Second order, unconditionally stable; ρ∞ = 1 is the trapezoidal rule.
 
@@ -44,7 +44,7 @@ pub const INFO: SchemeInfo = SchemeInfo {
     aliases: &["gen-alpha", "genalpha"],
     family: "second-order single-step",
     summary: "Chung-Hulbert generalized-alpha in Arnold-Bruels DAE form; second order, unconditionally stable, spectral radius rho_inf at infinity",
-    source: "Chung & Hulbert (1993) J. Appl. Mech. 60:371; Arnold & Brüls (2007) Multibody Syst Dyn 18:185, eqs. 6-8; integrators.md §6",
+    source: "Chung & Hulbert (1993) J. Appl. Mech. 60:371; Arnold & Brüls (2007) Multibody Syst Dyn 18:185, eqs. 6-8",
     params: &[ParamInfo { name: "rho_inf", default: 0.8, description: "spectral radius at infinity, 0 ≤ ρ∞ ≤ 1 (1: no damping)" }],
     build: |p: &SchemeParams| Ok(Box::new(generalized_alpha(param(p, "rho_inf"))?) as Box<dyn Scheme>),
     caps: super::newmark::caps(2, true),

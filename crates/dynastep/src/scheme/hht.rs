@@ -6,7 +6,7 @@
 //! ```
 //!
 //! with the Newmark updates γ = (1 − 2α)/2, β = (1 − α)²/4 and α ∈ \[−⅓, 0\]. Spectral radius at infinity
-//! ρ∞ = (1 + α)/(1 − α) ∈ \[½, 1\] (shared/reference/integrators.md §6). The scheme accepts either `alpha`
+//! ρ∞ = (1 + α)/(1 − α) ∈ \[½, 1\] (Hilber, Hughes & Taylor 1977). The scheme accepts either `alpha`
 //! or `rho_inf`; `rho_inf`, when given, takes precedence through α = (ρ∞ − 1)/(ρ∞ + 1).
 
 use super::newmark::NewmarkFamily;
@@ -69,7 +69,7 @@ pub const INFO: SchemeInfo = SchemeInfo {
     aliases: &["hht-alpha"],
     family: "second-order single-step",
     summary: "Hilber-Hughes-Taylor alpha, index-3 form with weighted force terms; second order, rho_inf in [1/2, 1]",
-    source: "Hilber, Hughes & Taylor (1977) Earthq. Eng. Struct. Dyn. 5:283; Negrut et al. (2007) J. Comput. Nonlinear Dyn. 2:73, eq. 11; integrators.md §6",
+    source: "Hilber, Hughes & Taylor (1977) Earthq. Eng. Struct. Dyn. 5:283; Negrut et al. (2007) J. Comput. Nonlinear Dyn. 2:73, eq. 11",
     params: &[
         ParamInfo { name: "alpha", default: -0.1, description: "α in [−1/3, 0]; 0 is the trapezoidal rule" },
         ParamInfo { name: "rho_inf", default: -1.0, description: "alternative to alpha: ρ∞ in [1/2, 1]; a negative value means unset" },

@@ -431,7 +431,7 @@ pub const LMS4: SchemeInfo = SchemeInfo {
 mod tests {
     use super::*;
 
-    /// The exact rationals of Zhang et al. (2021) at ρ∞ = 0 and 0.6 (integrators.md §1.1 table).
+    /// The exact rationals of Zhang et al. (2021) at ρ∞ = 0 and 0.6 (as printed in the paper).
     #[test]
     fn coefficients_match_the_published_rationals() {
         let cases: [(usize, f64, &[f64], &[f64]); 6] = [

@@ -1,7 +1,7 @@
 //! The Newmark family (Newmark 1959) and the single-step second-order machinery shared with
 //! generalized-α ([`super::generalized_alpha`]) and HHT-α ([`super::hht`]).
 //!
-//! Updates (shared/reference/integrators.md §6):
+//! Updates (Newmark 1959):
 //!
 //! ```text
 //! q_{n+1} = q_n + h v_n + h² [(½ − β) a_n + β a_{n+1}]
@@ -144,7 +144,7 @@ impl Scheme for NewmarkFamily {
     fn start(&mut self, x0: &State, force_terms0: &Vector) {
         let n = x0.q.len();
         self.history.reset(x0);
-        // Arnold–Brüls start a_0 = q̈_0 (integrators.md §6 notes this makes a first-order accurate as an
+        // Arnold–Brüls start a_0 = q̈_0 (Arnold & Brüls 2007: this makes a first-order accurate as an
         // approximation of q̈(t_n + (α_m − α_f) h) at the first steps; q stays second order).
         self.history.aux[A].copy_from(&x0.a);
         self.history.aux[A_PREV].copy_from(&x0.a);
@@ -304,7 +304,8 @@ fn build_newmark(p: &SchemeParams) -> Result<Box<dyn Scheme>, SchemeError> {
     Ok(Box::new(NewmarkFamily::newmark("newmark", gamma, beta)))
 }
 
-const SOURCE: &str = "Newmark (1959), J. Eng. Mech. Div. 85(EM3); shared/reference/integrators.md §6; index-3 form as in Géradin & Cardona (2001)";
+const SOURCE: &str =
+    "Newmark (1959), J. Eng. Mech. Div. 85(EM3); index-3 form as in Géradin & Cardona (2001)";
 
 /// Newmark with free γ and β.
 pub const NEWMARK: SchemeInfo = SchemeInfo {

@@ -60,7 +60,7 @@ impl System for LinearOscillator {
 /// A point mass on a massless rod pinned at the origin, in Cartesian coordinates q = (x, y) \[m\], with
 /// the constraint Φ = (x² + y² − L²)/2 = 0 (n = 2, m = 1) and gravity along −y. With m = 1 kg, L = 1 m,
 /// g = 9.81 m/s² and the start (−1, 0) at rest it is the IFToMM simple pendulum
-/// (shared/reference/benchmarks.md §1).
+/// (IFToMM library of computational benchmarks, "Simple pendulum").
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CartesianPendulum {
     /// Mass \[kg\].
