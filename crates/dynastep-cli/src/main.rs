@@ -15,12 +15,19 @@
 //! dynastep formulations
 //! dynastep stability --scheme NAME [--scheme NAME ...] [--param K=V ...] [--xi XI] [--json] [--out DIR]
 //! dynastep schema
+//! dynastep compare MODEL.toml|--example NAME [--schemes A,B,..] [--dt H1,H2,.. | --rtol R1,R2,..]
+//!              [--param K=V ...] [--formulations F,..] [--reference auto|FILE] [--measure end|max|rms]
+//!              [--columns PATTERN ... | --energy] [--out DIR]
+//! dynastep plot RUN_DIR [--columns PATTERN ...] [--name STEM]
+//! dynastep animate RUN_DIR [--out FILE.html]
 //! ```
 //!
 //! Exit status: 0 on success, 1 when a run stopped early (the output written so far is kept), 2 for bad
 //! input (model file, options).
 
 mod analyses;
+mod compare;
+mod plots;
 mod signals;
 
 use std::collections::BTreeMap;
@@ -81,6 +88,14 @@ enum Command {
     Stability(StabilityArgs),
     /// Print the JSON Schema of model files.
     Schema,
+    /// Run several schemes at several step sizes or tolerances and draw their error against their
+    /// cost (work-precision CSV and chart).
+    Compare(compare::CompareArgs),
+    /// Draw time histories of a run folder (PNG and SVG): energy balance, constraint violations,
+    /// marker trajectories, or chosen columns.
+    Plot(plots::PlotArgs),
+    /// Write a self-contained HTML page that plays a run folder's mechanism.
+    Animate(plots::AnimateArgs),
 }
 
 #[derive(Args)]
@@ -125,6 +140,10 @@ struct RunArgs {
     /// Most steps the run may take, accepted and rejected (default: the model's, else 1e9).
     #[arg(long = "max-steps")]
     max_steps: Option<u64>,
+    /// Also draw the default time histories (plot.png, plot.svg in the output folder), as
+    /// `dynastep plot` does; also after a failed run.
+    #[arg(long)]
+    plot: bool,
 }
 
 #[derive(Args)]
@@ -167,6 +186,9 @@ fn main() -> ExitCode {
         Command::Schemes => schemes(),
         Command::Formulations => formulations(),
         Command::Stability(args) => stability(args),
+        Command::Compare(args) => compare::compare(args),
+        Command::Plot(args) => plots::plot(args),
+        Command::Animate(args) => plots::animate(args),
         Command::Schema => {
             println!(
                 "{}",
@@ -301,6 +323,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| PathBuf::from("out").join(&stem));
     fs::create_dir_all(&out)
         .with_context(|| format!("cannot create output directory {}", out.display()))?;
+    write_model(&out, &sim.model)?;
     let history_path = out.join("history.csv");
     let file = fs::File::create(&history_path)
         .with_context(|| format!("cannot create {}", history_path.display()))?;
@@ -341,6 +364,13 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         serde_json::to_string_pretty(&summary)? + "\n",
     )
     .with_context(|| format!("cannot write {}", summary_path.display()))?;
+    if args.plot {
+        match plots::plot_folder(&out, &[], "plot") {
+            Ok((png, _)) if !src.quiet => eprintln!("drew {}", png.display()),
+            Ok(_) => {}
+            Err(e) => eprintln!("warning: no plot: {e:#}"),
+        }
+    }
     match &report.status {
         RunStatus::Completed => {
             if !src.quiet {
@@ -393,6 +423,14 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// Writes `model.json` into the run folder `out`: the model as simulated (overrides applied), which
+/// `dynastep animate` and `plot` read for the geometry.
+pub(crate) fn write_model(out: &Path, model: &Model) -> Result<()> {
+    let path = out.join("model.json");
+    fs::write(&path, serde_json::to_string_pretty(model)? + "\n")
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Says on the terminal which bodies assembly moved (by more than 1e-9 m or rad) and which given
@@ -563,8 +601,10 @@ fn stability(args: StabilityArgs) -> Result<ExitCode> {
         .with_context(|| format!("cannot create {}", csv_path.display()))?;
     stability::write_csv(&reports, std::io::BufWriter::new(csv_file))
         .map_err(|e| anyhow!("{e}"))?;
-    stability::write_chart(&reports, &out.join("stability.png")).map_err(|e| anyhow!("{e}"))?;
-    stability::write_chart(&reports, &out.join("stability.svg")).map_err(|e| anyhow!("{e}"))?;
+    for ext in ["png", "svg"] {
+        dynastep_plot::stability::write_chart(&reports, &out.join(format!("stability.{ext}")))
+            .map_err(|e| anyhow!("{e}"))?;
+    }
     if args.json {
         let objs: Vec<serde_json::Value> = reports
             .iter()

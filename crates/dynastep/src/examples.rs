@@ -6,7 +6,7 @@
 //! `docs/examples.md` for what each one is, its source and the measured agreement.
 
 /// An embedded example model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Example {
     /// Short name used on the command line (e.g. `andrews`).
     pub name: &'static str,
@@ -18,7 +18,34 @@ pub struct Example {
     pub text: &'static str,
     /// File name under `examples/` (used in error messages).
     pub file: &'static str,
+    /// What `dynastep compare --example NAME` runs when given nothing else.
+    pub compare: DefaultComparison,
 }
+
+/// A sensible comparison of methods on an example (see [`crate::analysis::compare`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DefaultComparison {
+    /// Scheme names.
+    pub schemes: &'static [&'static str],
+    /// Fixed step sizes \[s\] (empty when the sweep is over tolerances).
+    pub dt: &'static [f64],
+    /// Tolerances rtol = atol of adaptive runs (empty when the sweep is over step sizes).
+    pub rtol: &'static [f64],
+    /// Column patterns whose error is measured; empty: the energy balance.
+    pub columns: &'static [&'static str],
+    /// `end`, `max` or `rms`.
+    pub measure: &'static str,
+}
+
+/// Second-order schemes of four families and a third-order ESDIRK, for the comparisons.
+const FAMILIES: &[&str] = &[
+    "generalized-alpha",
+    "hht",
+    "lms2",
+    "bathe",
+    "msstc4",
+    "esdirk3-4",
+];
 
 /// All examples, in the order they are listed.
 pub const EXAMPLES: &[Example] = &[
@@ -29,6 +56,9 @@ pub const EXAMPLES: &[Example] = &[
                       checked against a DOP853 solution and the official A01 file.",
         text: include_str!("../../../examples/pendulum.toml"),
         file: "pendulum.toml",
+        compare: DefaultComparison {
+            schemes: FAMILIES, dt: &[4e-3, 2e-3, 1e-3, 5e-4], rtol: &[], columns: &["P1.x", "P1.y"], measure: "max",
+        },
     },
     Example {
         name: "double-fourbar",
@@ -37,6 +67,9 @@ pub const EXAMPLES: &[Example] = &[
                       singular configurations; checked against the 1-DOF reduction and Exudyn's energy error.",
         text: include_str!("../../../examples/double-fourbar.toml"),
         file: "double-fourbar.toml",
+        compare: DefaultComparison {
+            schemes: FAMILIES, dt: &[4e-3, 2e-3, 1e-3, 5e-4], rtol: &[], columns: &["B0.x", "B0.y"], measure: "max",
+        },
     },
     Example {
         name: "nfourbar40",
@@ -45,6 +78,9 @@ pub const EXAMPLES: &[Example] = &[
                       ADAMS trajectory of B0.",
         text: include_str!("../../../examples/nfourbar40.toml"),
         file: "nfourbar40.toml",
+        compare: DefaultComparison {
+            schemes: &["generalized-alpha", "lms2", "bathe"], dt: &[4e-3, 2e-3, 1e-3], rtol: &[], columns: &["B0.x", "B0.y"], measure: "max",
+        },
     },
     Example {
         name: "andrews",
@@ -53,6 +89,9 @@ pub const EXAMPLES: &[Example] = &[
                       checked against the IVP Test Set reference (PSIDE, rtol 1e-14).",
         text: include_str!("../../../examples/andrews.toml"),
         file: "andrews.toml",
+        compare: DefaultComparison {
+            schemes: FAMILIES, dt: &[2e-5, 1e-5, 5e-6, 2.5e-6], rtol: &[], columns: &["OF.theta"], measure: "end",
+        },
     },
     Example {
         name: "stiff-pendulum",
@@ -61,6 +100,9 @@ pub const EXAMPLES: &[Example] = &[
                       coordinates; checked against a DOP853 solution of the minimal-coordinate ODE.",
         text: include_str!("../../../examples/stiff-pendulum.toml"),
         file: "stiff-pendulum.toml",
+        compare: DefaultComparison {
+            schemes: &["trapezoidal", "generalized-alpha", "lms2", "bathe", "esdirk3-4"], dt: &[0.4, 0.2, 0.1, 0.05], rtol: &[], columns: &["tip.x", "tip.y"], measure: "max",
+        },
     },
     Example {
         name: "slider-crank",
@@ -69,6 +111,9 @@ pub const EXAMPLES: &[Example] = &[
                       checked against the closed-form slider position and the energy balance.",
         text: include_str!("../../../examples/slider-crank.toml"),
         file: "slider-crank.toml",
+        compare: DefaultComparison {
+            schemes: FAMILIES, dt: &[4e-3, 2e-3, 1e-3, 5e-4], rtol: &[], columns: &["slider.x"], measure: "max",
+        },
     },
     Example {
         name: "light-cartpole",
@@ -78,6 +123,9 @@ pub const EXAMPLES: &[Example] = &[
                       a test of step-size control, checked against a DOP853 solution.",
         text: include_str!("../../../examples/light-cartpole.toml"),
         file: "light-cartpole.toml",
+        compare: DefaultComparison {
+            schemes: &["generalized-alpha", "bathe"], dt: &[], rtol: &[1e-8, 1e-9, 1e-10], columns: &["C.x", "P.x", "P.y"], measure: "rms",
+        },
     },
     Example {
         name: "spring-linkage",
@@ -87,6 +135,9 @@ pub const EXAMPLES: &[Example] = &[
                       potential energy.",
         text: include_str!("../../../examples/spring-linkage.toml"),
         file: "spring-linkage.toml",
+        compare: DefaultComparison {
+            schemes: FAMILIES, dt: &[4e-3, 2e-3, 1e-3, 5e-4], rtol: &[], columns: &[], measure: "max",
+        },
     },
 ];
 

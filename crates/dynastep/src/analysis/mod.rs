@@ -4,9 +4,11 @@
 //! [`stability`] analyses a scheme on the test oscillator with the same step routine.
 //! [`kinematics`] (kinematic and inverse dynamic analysis) and [`equilibrium`] (settling, Newton,
 //! minimum potential energy) are the other analyses of a model; [`partition`] chooses independent
-//! coordinates for them.
+//! coordinates for them. [`compare`] runs several methods on one model and measures their error and
+//! cost (work–precision data).
 
 pub mod assembly;
+pub mod compare;
 pub mod dense_output;
 pub mod diagnostics;
 pub mod dynamic;

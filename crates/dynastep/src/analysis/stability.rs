@@ -51,7 +51,6 @@
 //!   coincide, and individual eigenvalues of such a defective matrix are computed only to about ε^(1/k).
 
 use std::io::Write;
-use std::path::Path;
 
 use nalgebra::Complex;
 
@@ -108,9 +107,6 @@ pub enum StabilityError {
     /// Writing a file failed.
     #[error("I/O: {0}")]
     Io(#[from] std::io::Error),
-    /// Drawing the chart failed.
-    #[error("chart: {0}")]
-    Plot(String),
 }
 
 /// The measures at one Ω.
@@ -547,22 +543,6 @@ pub fn analyse(
     })
 }
 
-fn label(r: &StabilityReport) -> String {
-    let rho = r
-        .parameters
-        .iter()
-        .find(|(k, _)| k == "rho_inf")
-        .map(|(_, v)| *v);
-    let mut s = r.scheme.clone();
-    if let Some(v) = rho.filter(|v| *v >= 0.0) {
-        s.push_str(&format!(" (ρ∞ = {})", (v * 1e4).round() / 1e4));
-    }
-    if let Some(w) = r.omega_crit {
-        s.push_str(&format!(", Ω_crit = {w:.4}"));
-    }
-    s
-}
-
 /// Writes the reports as CSV, one row per (scheme, Ω), with the header
 /// `scheme,parameters,xi,omega_h,spectral_radius,amplitude_decay,period_elongation,omega_crit,rho_inf`
 /// (`parameters` as `k=v;k=v`; empty cells for undefined values; all quantities dimensionless).
@@ -606,164 +586,4 @@ pub fn write_csv<W: Write>(reports: &[StabilityReport], out: W) -> Result<(), St
     }
     w.flush()?;
     Ok(())
-}
-
-static FONT: std::sync::Once = std::sync::Once::new();
-
-fn register_font() {
-    FONT.call_once(|| {
-        // DejaVu Sans (Bitstream Vera licence, crates/dynastep/assets/DejaVuSans-LICENSE.txt).
-        let bytes: &'static [u8] = include_bytes!("../../assets/DejaVuSans.ttf");
-        let _ =
-            plotters::style::register_font("sans-serif", plotters::style::FontStyle::Normal, bytes);
-    });
-}
-
-const RHO_TOP: f64 = 1.5;
-
-const COLORS: [(u8, u8, u8); 8] = [
-    (31, 119, 180),
-    (255, 127, 14),
-    (44, 160, 44),
-    (214, 39, 40),
-    (148, 103, 189),
-    (140, 86, 75),
-    (227, 119, 194),
-    (23, 190, 207),
-];
-
-fn draw<DB: plotters::prelude::DrawingBackend>(
-    root: plotters::prelude::DrawingArea<DB, plotters::coord::Shift>,
-    reports: &[StabilityReport],
-) -> Result<(), String> {
-    use plotters::prelude::*;
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    root.fill(&WHITE).map_err(err)?;
-    let (top, bottom) = root.split_vertically(root.dim_in_pixel().1 * 55 / 100);
-    let all: Vec<&StabilityPoint> = reports.iter().flat_map(|r| r.points.iter()).collect();
-    let (mut wmin, mut wmax) = (f64::INFINITY, 0.0_f64);
-    for p in &all {
-        wmin = wmin.min(p.omega_h);
-        wmax = wmax.max(p.omega_h);
-    }
-    if all.is_empty() || wmin >= wmax {
-        return Err("nothing to plot: the reports need at least two values of Ω".into());
-    }
-    // Panel 1: spectral radius.
-    let mut chart = ChartBuilder::on(&top)
-        .caption("Spectral radius", ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(56)
-        .build_cartesian_2d((wmin..wmax).log_scale(), 0.0..RHO_TOP)
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("Ω = ωh")
-        .y_desc("ρ")
-        .x_label_formatter(&|x| format!("{x:.0e}"))
-        .label_style(("sans-serif", 14))
-        .draw()
-        .map_err(err)?;
-    for (i, r) in reports.iter().enumerate() {
-        let (cr, cg, cb) = COLORS[i % COLORS.len()];
-        let color = RGBColor(cr, cg, cb);
-        let style = ShapeStyle::from(&color).stroke_width(2);
-        // Values above the top of the axis are drawn at the top, and the curve stops there: the
-        // vertical rise marks Ω_crit of a conditionally stable scheme.
-        let mut pts: Vec<(f64, f64)> = Vec::new();
-        for p in &r.points {
-            let clipped = !(p.spectral_radius.is_finite() && p.spectral_radius <= RHO_TOP);
-            pts.push((p.omega_h, if clipped { RHO_TOP } else { p.spectral_radius }));
-            if clipped {
-                break;
-            }
-        }
-        chart
-            .draw_series(LineSeries::new(pts, style))
-            .map_err(err)?
-            .label(label(r))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 14))
-        .draw()
-        .map_err(err)?;
-    // Panel 2: period elongation in percent where the principal pair is complex, Ω ≤ 1.
-    let pe_max = (1.0 + 1e-9_f64).min(wmax);
-    let mut ymin = 0.0_f64;
-    let mut ymax = 0.0_f64;
-    for p in all.iter().filter(|p| p.omega_h <= pe_max) {
-        if let Some(pe) = p.period_elongation {
-            ymin = ymin.min(100.0 * pe);
-            ymax = ymax.max(100.0 * pe);
-        }
-    }
-    let pad = 0.05 * (ymax - ymin).max(1e-3);
-    let mut chart = ChartBuilder::on(&bottom)
-        .caption(
-            "Period elongation T_num/T − 1 (principal roots)",
-            ("sans-serif", 22),
-        )
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(56)
-        .build_cartesian_2d((wmin..pe_max).log_scale(), (ymin - pad)..(ymax + pad))
-        .map_err(err)?;
-    chart
-        .configure_mesh()
-        .x_desc("Ω = ωh")
-        .y_desc("PE [%]")
-        .x_label_formatter(&|x| format!("{x:.0e}"))
-        .label_style(("sans-serif", 14))
-        .draw()
-        .map_err(err)?;
-    for (i, r) in reports.iter().enumerate() {
-        let (cr, cg, cb) = COLORS[i % COLORS.len()];
-        let style = ShapeStyle::from(&RGBColor(cr, cg, cb)).stroke_width(2);
-        let pts: Vec<(f64, f64)> = r
-            .points
-            .iter()
-            .filter(|p| p.omega_h <= pe_max)
-            .filter_map(|p| p.period_elongation.map(|pe| (p.omega_h, 100.0 * pe)))
-            .collect();
-        chart
-            .draw_series(LineSeries::new(pts, style))
-            .map_err(err)?;
-    }
-    root.present().map_err(err)?;
-    Ok(())
-}
-
-/// Draws the reports on one figure: spectral radius against Ω on a log axis (top panel) and period
-/// elongation in percent for Ω ≤ 1 (bottom panel), one colour per report, legend in the top panel.
-/// The format follows the extension of `path`: `.png` (1000 × 900 pixels) or `.svg`. Text uses the
-/// embedded DejaVu Sans font (no system fonts needed).
-///
-/// # Errors
-/// [`StabilityError::Invalid`] for another extension; [`StabilityError::Plot`] when drawing or
-/// writing fails, or the reports hold fewer than two values of Ω.
-pub fn write_chart(reports: &[StabilityReport], path: &Path) -> Result<(), StabilityError> {
-    use plotters::prelude::*;
-    register_font();
-    let size = (1000, 900);
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(|e| e.to_ascii_lowercase());
-    match ext.as_deref() {
-        Some("png") => draw(BitMapBackend::new(path, size).into_drawing_area(), reports),
-        Some("svg") => draw(SVGBackend::new(path, size).into_drawing_area(), reports),
-        _ => {
-            return Err(StabilityError::Invalid(format!(
-                "chart file `{}` must end in .png or .svg",
-                path.display()
-            )))
-        }
-    }
-    .map_err(StabilityError::Plot)
 }

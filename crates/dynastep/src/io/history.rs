@@ -163,6 +163,16 @@ impl<W: Write> HistoryWriter<W> {
         Ok(writer)
     }
 
+    /// Writes the gathered rows out and returns the underlying writer (for a history kept in
+    /// memory, `Vec<u8>`).
+    ///
+    /// # Errors
+    /// Any error of the underlying writer.
+    pub fn into_inner(mut self) -> std::io::Result<W> {
+        self.flush()?;
+        Ok(self.sink)
+    }
+
     /// Writes the gathered rows to the underlying writer and flushes it.
     ///
     /// # Errors

@@ -4,13 +4,14 @@
 //! (ρ∞ = 0.6), undamped (ξ = 0). Ignored by default (it writes into the repository):
 //!
 //! ```text
-//! cargo test -p dynastep --test stability_chart -- --ignored
+//! cargo test -p dynastep-plot --test stability_chart -- --ignored
 //! ```
 
 use std::path::PathBuf;
 
-use dynastep::analysis::stability::{analyse, log_grid, write_chart, write_csv};
+use dynastep::analysis::stability::{analyse, log_grid, write_csv};
 use dynastep::scheme::SchemeParams;
+use dynastep_plot::stability::write_chart;
 
 #[test]
 #[ignore]

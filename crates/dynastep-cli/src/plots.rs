@@ -1,0 +1,79 @@
+//! `dynastep plot` and `dynastep animate`: drawings of a run folder (see the crate dynastep-plot).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{anyhow, Result};
+use clap::Args;
+use dynastep_plot::animation::write_player;
+use dynastep_plot::run_folder::RunFolder;
+use dynastep_plot::time_history::{default_panels, pattern_panels, stack};
+
+#[derive(Args)]
+pub struct PlotArgs {
+    /// The run folder (with history.csv; summary.json and model.json when present).
+    pub dir: PathBuf,
+    /// One panel per pattern of column names against t, e.g. `--columns 'crank*.theta' --columns
+    /// energy.*` (shell-style: *, ?, [..]); default: energy balance, constraint violations and
+    /// marker trajectories.
+    #[arg(long = "columns", value_name = "PATTERN")]
+    pub columns: Vec<String>,
+    /// File name stem of the charts, written as STEM.png and STEM.svg in the run folder.
+    #[arg(long, default_value = "plot")]
+    pub name: String,
+}
+
+#[derive(Args)]
+pub struct AnimateArgs {
+    /// The run folder (with history.csv and model.json).
+    pub dir: PathBuf,
+    /// The HTML file to write (default: DIR/animation.html).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// Draws the panels of `dir` into STEM.png and STEM.svg there; returns the PNG's path and the note
+/// of an early stop.
+pub fn plot_folder(
+    dir: &Path,
+    columns: &[String],
+    stem: &str,
+) -> Result<(PathBuf, Option<String>)> {
+    let run = RunFolder::open(dir).map_err(|e| anyhow!("{e}"))?;
+    let panels = if columns.is_empty() {
+        default_panels(&run)
+    } else {
+        pattern_panels(&run, columns).map_err(|e| anyhow!("{e}"))?
+    };
+    let figure = stack(&run, panels);
+    let png = dir.join(format!("{stem}.png"));
+    figure.write(&png).map_err(|e| anyhow!("{e}"))?;
+    figure
+        .write(&dir.join(format!("{stem}.svg")))
+        .map_err(|e| anyhow!("{e}"))?;
+    Ok((png, run.stop_note()))
+}
+
+pub fn plot(args: PlotArgs) -> Result<ExitCode> {
+    let (png, note) = plot_folder(&args.dir, &args.columns, &args.name)?;
+    if let Some(note) = note {
+        eprintln!("note: {note}; the charts show the history up to there");
+    }
+    eprintln!(
+        "wrote {} and {}.svg",
+        png.display(),
+        png.with_extension("").display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn animate(args: AnimateArgs) -> Result<ExitCode> {
+    let run = RunFolder::open(&args.dir).map_err(|e| anyhow!("{e}"))?;
+    let out = args.out.unwrap_or_else(|| args.dir.join("animation.html"));
+    write_player(&run, &out).map_err(|e| anyhow!("{e}"))?;
+    if let Some(note) = run.stop_note() {
+        eprintln!("note: {note}; the animation plays the history up to there");
+    }
+    eprintln!("wrote {} (open it in a web browser)", out.display());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,250 @@
+//! `dynastep plot`, `run --plot`, `compare` and `animate` as a user meets them: every embedded
+//! example gets its default panels, a failed run is still drawn up to where it stopped, the
+//! work–precision sweep of Andrews' squeezer converges at each scheme's order, and the HTML player
+//! renders the double four-bar in headless Chromium.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use dynastep_plot::run_folder::RunFolder;
+use dynastep_plot::time_history::default_panels;
+
+fn dynastep(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_dynastep"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dynastep-draw-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn nonempty(path: &Path, min: u64) {
+    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    assert!(len > min, "{} has {len} bytes", path.display());
+}
+
+#[test]
+fn run_plot_draws_the_default_panels_of_every_example() {
+    for ex in dynastep::examples::EXAMPLES {
+        let model = dynastep::model::parse::from_str(ex.text, ex.file).unwrap();
+        let t_end = format!("{}", model.solver.t_end.unwrap() / 20.0);
+        let out = scratch(ex.name);
+        let dir = out.to_str().unwrap();
+        let o = dynastep(&[
+            "run",
+            "--example",
+            ex.name,
+            "--t-end",
+            &t_end,
+            "--quiet",
+            "--plot",
+            "--out",
+            dir,
+        ]);
+        assert!(o.status.success(), "{}: {}", ex.name, stderr(&o));
+        nonempty(&out.join("plot.png"), 10_000);
+        nonempty(&out.join("plot.svg"), 10_000);
+        // Energy balance, constraint violations and trajectories (every example has bodies).
+        let run = RunFolder::open(&out).unwrap();
+        let titles: Vec<String> = default_panels(&run).into_iter().map(|p| p.title).collect();
+        assert_eq!(titles.len(), 3, "{}: {titles:?}", ex.name);
+        let o = dynastep(&["plot", dir, "--columns", "*.x", "--name", "x"]);
+        assert!(o.status.success(), "{}: {}", ex.name, stderr(&o));
+        nonempty(&out.join("x.png"), 5_000);
+    }
+}
+
+#[test]
+fn a_failed_run_is_drawn_up_to_where_it_stopped() {
+    let out = scratch("failed");
+    let dir = out.to_str().unwrap();
+    // The light cart-pole with steps of at least 1e-3 s cannot pass the first vertical passage.
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "light-cartpole",
+        "--rtol",
+        "1e-8",
+        "--h-min",
+        "1e-3",
+        "--dt",
+        "1e-3",
+        "--quiet",
+        "--plot",
+        "--out",
+        dir,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    nonempty(&out.join("plot.png"), 10_000);
+    let o = dynastep(&["plot", dir]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the run failed at t = "),
+        "{}",
+        stderr(&o)
+    );
+    let o = dynastep(&["animate", dir]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(out.join("animation.html")).unwrap();
+    assert!(html.contains("\"stopped\":\"the run failed at t = "));
+    // A folder without a history is a clear error, not a panic.
+    let empty = scratch("empty");
+    let o = dynastep(&["plot", empty.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("history.csv"), "{}", stderr(&o));
+}
+
+#[test]
+fn compare_andrews_converges_at_each_schemes_order() {
+    let out = scratch("compare");
+    let o = dynastep(&[
+        "compare",
+        "--example",
+        "andrews",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    nonempty(&out.join("work-precision.png"), 20_000);
+    nonempty(&out.join("work-precision.svg"), 20_000);
+    let text = stderr(&o);
+    let floor: f64 = text
+        .split("its own error about ")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .and_then(|s| s.parse().ok())
+        .expect("the reference's own error is reported");
+    let mut reader = csv::Reader::from_path(out.join("compare.csv")).unwrap();
+    let rows: Vec<csv::StringRecord> = reader.records().map(|r| r.unwrap()).collect();
+    let mut schemes: Vec<String> = rows.iter().map(|r| r[1].to_string()).collect();
+    schemes.dedup();
+    assert!(schemes.len() >= 5, "{schemes:?}");
+    for s in &schemes {
+        let mine: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| &r[1] == s)
+            .map(|r| {
+                assert_eq!(&r[9], "completed", "{s}: {}", &r[10]);
+                (r[3].parse().unwrap(), r[4].parse().unwrap())
+            })
+            .collect();
+        assert!(mine.len() >= 4, "{s}");
+        // Every error is far above the reference's own, and falls at order 2 or more (the
+        // positions of every scheme converge at order 2 in index 3; the third-order ESDIRK and the
+        // multi-sub-step schemes are still above their asymptote at these steps).
+        for w in mine.windows(2) {
+            let ((h0, e0), (h1, e1)) = (w[0], w[1]);
+            assert!(
+                e1 > 20.0 * floor,
+                "{s}: error {e1:e} near the reference's {floor:e}"
+            );
+            let p = (e1 / e0).ln() / (h1 / h0).ln();
+            assert!(
+                (1.8..3.2).contains(&p),
+                "{s}: observed order {p:.2} between h = {h0:e} and {h1:e}"
+            );
+        }
+    }
+}
+
+/// Chromium, if installed (Debian's package); CI installs it (.ci/run).
+fn chromium() -> Option<&'static str> {
+    ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .into_iter()
+        .find(|p| Path::new(p).exists())
+}
+
+fn headless(args: &[&str]) -> Output {
+    let profile = scratch("chromium-profile");
+    let mut cmd = Command::new(chromium().unwrap());
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--virtual-time-budget=2000",
+    ]);
+    cmd.arg(format!("--user-data-dir={}", profile.display()));
+    cmd.args(args).output().expect("chromium runs")
+}
+
+#[test]
+fn the_player_renders_the_double_fourbar_in_headless_chromium() {
+    if chromium().is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must install Debian's chromium for this test (.ci/run does)"
+        );
+        eprintln!("skipped: no /usr/bin/chromium (apt-get install chromium)");
+        return;
+    }
+    let out = scratch("animate");
+    let dir = out.to_str().unwrap();
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "double-fourbar",
+        "--t-end",
+        "2",
+        "--quiet",
+        "--out",
+        dir,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = dynastep(&["animate", dir]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let url = format!("file://{}/animation.html#pause", dir);
+    let dom = headless(&["--dump-dom", &url]);
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    let body = dom
+        .split("<body")
+        .nth(1)
+        .and_then(|s| s.split('>').next())
+        .unwrap_or("");
+    assert!(
+        body.contains("data-ready=\"1\""),
+        "the page did not draw: <body{body}>"
+    );
+    assert!(!body.contains("data-errors"), "JavaScript errors: {dom}");
+    let shot = out.join("shot.png");
+    let o = headless(&[
+        "--window-size=900,800",
+        &format!("--screenshot={}", shot.display()),
+        &url,
+    ]);
+    assert!(shot.exists(), "{}", stderr(&o));
+    let decoder = png::Decoder::new(std::fs::File::open(&shot).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    // The three cranks are drawn in the player's first three colours (#1f77b4, #d62728, #2ca02c).
+    for (r, g, b) in [(31, 119, 180), (214, 39, 40), (44, 160, 44)] {
+        let close = |p: &[u8]| {
+            (i32::from(p[0]) - r).abs() <= 8
+                && (i32::from(p[1]) - g).abs() <= 8
+                && (i32::from(p[2]) - b).abs() <= 8
+        };
+        let count = buf[..info.buffer_size()]
+            .chunks(channels)
+            .filter(|p| close(p))
+            .count();
+        assert!(
+            count > 300,
+            "only {count} pixels of colour ({r}, {g}, {b}): the mechanism is not drawn"
+        );
+    }
+}

@@ -1,0 +1,57 @@
+//! Drawing for dynastep: charts (PNG and SVG, through `plotters`) and the self-contained HTML player
+//! of a run. Output, not analysis: the core library `dynastep` computes, this crate draws what it
+//! computed or what a run folder holds, so that the core does not pull in a plotting stack.
+//!
+//! | module | draws |
+//! |---|---|
+//! | [`stability`] | spectral radius and period elongation of schemes (`dynastep stability`) |
+//! | [`run_folder`] | reads a run folder: `history.csv`, `summary.json`, `model.json` |
+//! | [`panel`] | one panel: labelled series on linear or log axes |
+//! | [`time_history`] | time histories of a run (`dynastep plot`, `run --plot`) |
+//! | [`work_precision`] | error against cost of several methods (`dynastep compare`) |
+//! | [`animation`] | the HTML player of a run (`dynastep animate`) |
+//!
+//! Text in charts uses the embedded DejaVu Sans font ([`canvas`]), so no system fonts are needed.
+
+pub mod animation;
+pub mod canvas;
+pub mod panel;
+pub mod run_folder;
+pub mod stability;
+pub mod time_history;
+pub mod work_precision;
+
+/// Errors of the drawing functions.
+#[derive(Debug, thiserror::Error)]
+pub enum PlotError {
+    /// The output file's extension is neither `.png` nor `.svg` (or `.html` for the player).
+    #[error("{0}")]
+    Format(String),
+    /// There is nothing to draw, or the data are inconsistent (the message says which).
+    #[error("{0}")]
+    Data(String),
+    /// Drawing or encoding the chart failed.
+    #[error("cannot draw {path}: {message}")]
+    Draw {
+        /// The chart file.
+        path: String,
+        /// What plotters reported.
+        message: String,
+    },
+    /// Reading a CSV file failed.
+    #[error("{path}: {source}")]
+    Csv {
+        /// The file.
+        path: String,
+        /// The parser's error.
+        source: csv::Error,
+    },
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The system's error.
+        source: std::io::Error,
+    },
+}

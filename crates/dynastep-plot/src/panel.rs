@@ -1,0 +1,229 @@
+//! One panel of a chart: labelled series of (x, y) points on linear or logarithmic axes. Every chart
+//! of this crate but the stability chart is a stack of panels.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::canvas::{color, linear_range, log_range};
+
+/// An axis scale.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    /// Linear.
+    Linear,
+    /// Base-10 logarithmic; points with a value ≤ 0 are left out.
+    Log,
+}
+
+/// A named series.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Legend text.
+    pub label: String,
+    /// The points (x, y); non-finite values break the line.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A panel: title, axis labels and scales, series, and optional marks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Panel {
+    /// Caption above the panel.
+    pub title: String,
+    /// Label of the x axis.
+    pub x_label: String,
+    /// Label of the y axis.
+    pub y_label: String,
+    /// Scale of x.
+    pub x_scale: Scale,
+    /// Scale of y.
+    pub y_scale: Scale,
+    /// The series, one colour each.
+    pub series: Vec<Series>,
+    /// Draw a dot at every point (for sparse data such as a work–precision sweep).
+    pub dots: bool,
+    /// Equal scales on both axes (trajectories): the ranges are widened to the panel's aspect.
+    pub equal_aspect: bool,
+    /// A horizontal dashed line at this y, with its legend text (e.g. the reference's own error).
+    pub floor: Option<(f64, String)>,
+    /// A vertical red line at this x, with its legend text (e.g. where a run stopped).
+    pub stop: Option<(f64, String)>,
+}
+
+impl Panel {
+    /// An empty panel with linear axes.
+    pub fn new(title: &str, x_label: &str, y_label: &str) -> Self {
+        Panel {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            x_scale: Scale::Linear,
+            y_scale: Scale::Linear,
+            series: Vec::new(),
+            dots: false,
+            equal_aspect: false,
+            floor: None,
+            stop: None,
+        }
+    }
+
+    fn usable(&self, (x, y): (f64, f64)) -> bool {
+        let ok = |v: f64, s: Scale| v.is_finite() && (s == Scale::Linear || v > 0.0);
+        ok(x, self.x_scale) && ok(y, self.y_scale)
+    }
+
+    fn range(&self, scale: Scale, values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
+        match scale {
+            Scale::Linear => linear_range(values),
+            Scale::Log => log_range(values).unwrap_or((1e-16, 1.0)),
+        }
+    }
+
+    /// The x and y ranges of the usable points (and of the floor and stop marks).
+    fn ranges(&self, (w, h): (u32, u32)) -> ((f64, f64), (f64, f64)) {
+        let pts: Vec<(f64, f64)> = self
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().copied())
+            .filter(|&p| self.usable(p))
+            .collect();
+        let xs = pts
+            .iter()
+            .map(|p| p.0)
+            .chain(self.stop.as_ref().map(|s| s.0));
+        let ys = pts
+            .iter()
+            .map(|p| p.1)
+            .chain(self.floor.as_ref().map(|f| f.0));
+        let (mut xr, mut yr) = (self.range(self.x_scale, xs), self.range(self.y_scale, ys));
+        if self.equal_aspect && w > 0 && h > 0 {
+            let (dx, dy) = (xr.1 - xr.0, yr.1 - yr.0);
+            let aspect = f64::from(w) / f64::from(h);
+            if dx / dy < aspect {
+                let grow = 0.5 * (dy * aspect - dx);
+                xr = (xr.0 - grow, xr.1 + grow);
+            } else {
+                let grow = 0.5 * (dx / aspect - dy);
+                yr = (yr.0 - grow, yr.1 + grow);
+            }
+        }
+        (xr, yr)
+    }
+
+    /// Draws the panel on `area`.
+    ///
+    /// # Errors
+    /// What plotters reports.
+    pub fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let (w, h) = area.dim_in_pixel();
+        let (xr, yr) = self.ranges((w.saturating_sub(90), h.saturating_sub(90)));
+        match (self.x_scale, self.y_scale) {
+            (Scale::Linear, Scale::Linear) => self.draw_on(area, xr.0..xr.1, yr.0..yr.1),
+            (Scale::Log, Scale::Linear) => self.draw_on(area, (xr.0..xr.1).log_scale(), yr.0..yr.1),
+            (Scale::Linear, Scale::Log) => self.draw_on(area, xr.0..xr.1, (yr.0..yr.1).log_scale()),
+            (Scale::Log, Scale::Log) => {
+                self.draw_on(area, (xr.0..xr.1).log_scale(), (yr.0..yr.1).log_scale())
+            }
+        }
+    }
+
+    fn draw_on<DB, X, Y>(&self, area: &DrawingArea<DB, Shift>, x: X, y: Y) -> Result<(), String>
+    where
+        DB: DrawingBackend,
+        X: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+        Y: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
+        X::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+        Y::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
+    {
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        let mut chart = ChartBuilder::on(area)
+            .caption(&self.title, ("sans-serif", 18))
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(70)
+            .build_cartesian_2d(x, y)
+            .map_err(err)?;
+        let (xspan, yspan) = (chart.x_range(), chart.y_range());
+        let (xspan, yspan) = (xspan.end - xspan.start, yspan.end - yspan.start);
+        let fmt = |v: f64, scale: Scale, span: f64| {
+            // On a linear axis a tick within roundoff of zero is zero (not 2e-19).
+            if scale == Scale::Linear && v.abs() < 1e-9 * span.abs() {
+                "0".to_string()
+            } else if v.abs() >= 1e4 || (v.abs() < 1e-2 && v != 0.0) {
+                format!("{v:.0e}")
+            } else {
+                format!("{}", (v * 1e4).round() / 1e4)
+            }
+        };
+        let fx = |v: &f64| fmt(*v, self.x_scale, xspan);
+        let fy = |v: &f64| fmt(*v, self.y_scale, yspan);
+        chart
+            .configure_mesh()
+            .x_desc(&self.x_label)
+            .y_desc(&self.y_label)
+            .x_label_formatter(&fx)
+            .y_label_formatter(&fy)
+            .label_style(("sans-serif", 13))
+            .draw()
+            .map_err(err)?;
+        for (i, s) in self.series.iter().enumerate() {
+            let style = ShapeStyle::from(&color(i)).stroke_width(2);
+            for run in s.points.split(|&p| !self.usable(p)) {
+                if run.is_empty() {
+                    continue;
+                }
+                chart
+                    .draw_series(LineSeries::new(run.iter().copied(), style))
+                    .map_err(err)?;
+                if self.dots {
+                    chart
+                        .draw_series(run.iter().map(|&p| Circle::new(p, 3, style.filled())))
+                        .map_err(err)?;
+                }
+            }
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+                .map_err(err)?
+                .label(&s.label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        }
+        let (xr, yr) = (chart.x_range(), chart.y_range());
+        if let Some((v, label)) = &self.floor {
+            let style = ShapeStyle::from(&BLACK.mix(0.6)).stroke_width(1);
+            let n = 40;
+            let dashes = (0..n).step_by(2).map(|k| {
+                let f = k as f64 / n as f64;
+                let at = |f: f64| match self.x_scale {
+                    Scale::Linear => xr.start + (xr.end - xr.start) * f,
+                    Scale::Log => xr.start * (xr.end / xr.start).powf(f),
+                };
+                let (a, b) = (at(f), at(f + 1.0 / n as f64));
+                PathElement::new(vec![(a, *v), (b, *v)], style)
+            });
+            chart.draw_series(dashes).map_err(err)?;
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+                .map_err(err)?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 8, y)], style));
+        }
+        if let Some((v, label)) = &self.stop {
+            let style = ShapeStyle::from(&RED).stroke_width(2);
+            chart
+                .draw_series(LineSeries::new([(*v, yr.start), (*v, yr.end)], style))
+                .map_err(err)?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        }
+        if !self.series.is_empty() {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font(("sans-serif", 12))
+                .draw()
+                .map_err(err)?;
+        }
+        Ok(())
+    }
+}

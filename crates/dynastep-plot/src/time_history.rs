@@ -1,0 +1,205 @@
+//! Time histories of a run folder (`dynastep plot`, `dynastep run --plot`): by default the energy
+//! balance, the constraint violations and the trajectories of the markers; or one panel per column
+//! pattern.
+
+use std::path::Path;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use crate::canvas::{render, Figure};
+use crate::panel::{Panel, Scale, Series};
+use crate::run_folder::RunFolder;
+use crate::PlotError;
+
+/// Trajectories drawn at most, when the model has no markers and body origins stand in for them.
+const MAX_TRAJECTORIES: usize = 8;
+
+/// Panels stacked vertically under a title (and the note of an early stop, in red).
+#[derive(Debug, Clone)]
+pub struct Stack {
+    /// The figure's title.
+    pub title: String,
+    /// Where the run stopped, if it did.
+    pub note: Option<String>,
+    /// The panels, top to bottom.
+    pub panels: Vec<Panel>,
+}
+
+impl Figure for Stack {
+    fn draw<DB: DrawingBackend>(&self, root: DrawingArea<DB, Shift>) -> Result<(), String> {
+        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        root.fill(&WHITE).map_err(err)?;
+        let (head, body) = root.split_vertically(56);
+        head.draw_text(
+            &self.title,
+            &("sans-serif", 22).into_font().color(&BLACK),
+            (12, 6),
+        )
+        .map_err(err)?;
+        if let Some(note) = &self.note {
+            let short: String = note.chars().take(150).collect();
+            head.draw_text(
+                &short,
+                &("sans-serif", 14).into_font().color(&RED),
+                (12, 34),
+            )
+            .map_err(err)?;
+        }
+        for (panel, area) in self
+            .panels
+            .iter()
+            .zip(body.split_evenly((self.panels.len(), 1)))
+        {
+            panel.draw(&area)?;
+        }
+        root.present().map_err(err)
+    }
+}
+
+impl Stack {
+    /// Writes the stack to `path` (.png or .svg), 1000 pixels wide, 330 per panel.
+    ///
+    /// # Errors
+    /// See [`render`]; [`PlotError::Data`] when there is no panel.
+    pub fn write(&self, path: &Path) -> Result<(), PlotError> {
+        if self.panels.is_empty() {
+            return Err(PlotError::Data("nothing to plot: no panel has data".into()));
+        }
+        render(self, path, (1000, 56 + 330 * self.panels.len() as u32))
+    }
+}
+
+/// The series of the columns `indices` against t.
+fn time_series(run: &RunFolder, indices: &[usize], abs: bool) -> Vec<Series> {
+    let t = run.table.t();
+    indices
+        .iter()
+        .map(|&i| Series {
+            label: run.table.names[i].clone(),
+            points: t
+                .iter()
+                .zip(&run.table.columns[i])
+                .map(|(&t, &v)| (t, if abs { v.abs() } else { v }))
+                .collect(),
+        })
+        .collect()
+}
+
+/// A panel of named columns against t, with the stop mark of a run that ended early.
+fn time_panel(run: &RunFolder, title: &str, y: &str, indices: &[usize], scale: Scale) -> Panel {
+    let mut p = Panel::new(title, "t [s]", y);
+    p.y_scale = scale;
+    p.series = time_series(run, indices, scale == Scale::Log);
+    if run.ending.at.is_some() {
+        p.stop = run.ending.at.map(|t| (t, format!("stopped at {t:.6} s")));
+    }
+    p
+}
+
+/// The names of the points whose trajectories are drawn: the markers of the model, else its body
+/// origins (at most [`MAX_TRAJECTORIES`]), else every `.x`/`.y` pair of the history.
+fn trajectory_names(run: &RunFolder) -> Vec<String> {
+    let pairs: Vec<String> = run.table.planar_points().into_iter().map(|p| p.0).collect();
+    let keep = |names: Vec<String>| -> Vec<String> {
+        names.into_iter().filter(|n| pairs.contains(n)).collect()
+    };
+    match &run.model {
+        Some(m) if !m.markers.is_empty() => {
+            keep(m.markers.iter().map(|k| k.name.clone()).collect())
+        }
+        Some(m) => keep(
+            m.bodies
+                .iter()
+                .map(|b| b.name.clone())
+                .take(MAX_TRAJECTORIES)
+                .collect(),
+        ),
+        None => pairs.into_iter().take(MAX_TRAJECTORIES).collect(),
+    }
+}
+
+/// The default panels: energy balance (dynamic runs), constraint violations (log scale), and the
+/// trajectories y(x) of the markers with equal axes. Panels without data are left out.
+pub fn default_panels(run: &RunFolder) -> Vec<Panel> {
+    let table = &run.table;
+    let mut panels = Vec::new();
+    if let Some(i) = table.index("energy.balance") {
+        panels.push(time_panel(
+            run,
+            "Energy balance E − E0 − W_nc",
+            "[J]",
+            &[i],
+            Scale::Linear,
+        ));
+    }
+    let violations: Vec<usize> = ["position", "velocity", "acceleration"]
+        .iter()
+        .filter_map(|k| table.index(&format!("constraint.{k}")))
+        .collect();
+    if !violations.is_empty() {
+        panels.push(time_panel(
+            run,
+            "Constraint violation (norms of Φ, Φ_q v + Φ_t, Φ_q a − γ)",
+            "[m, m/s, m/s²]",
+            &violations,
+            Scale::Log,
+        ));
+    }
+    let mut traj = Panel::new("Trajectories", "x [m]", "y [m]");
+    traj.equal_aspect = true;
+    for name in trajectory_names(run) {
+        if let (Some(x), Some(y)) = (
+            table.column(&format!("{name}.x")),
+            table.column(&format!("{name}.y")),
+        ) {
+            traj.series.push(Series {
+                label: name,
+                points: x.iter().copied().zip(y.iter().copied()).collect(),
+            });
+        }
+    }
+    if !traj.series.is_empty() {
+        panels.push(traj);
+    }
+    panels
+}
+
+/// One panel per pattern (see [`dynastep::io::history_table::HistoryTable::matching`]): the
+/// matching columns against t.
+///
+/// # Errors
+/// [`PlotError::Data`] when a pattern is invalid or matches no column (the message lists a few
+/// column names).
+pub fn pattern_panels(run: &RunFolder, patterns: &[String]) -> Result<Vec<Panel>, PlotError> {
+    patterns
+        .iter()
+        .map(|p| {
+            let found = run.table.matching(p).map_err(PlotError::Data)?;
+            if found.is_empty() {
+                let some: Vec<&str> = run
+                    .table
+                    .names
+                    .iter()
+                    .take(12)
+                    .map(String::as_str)
+                    .collect();
+                return Err(PlotError::Data(format!(
+                    "no column of {}/history.csv matches `{p}`; columns are e.g. {}",
+                    run.dir.display(),
+                    some.join(", ")
+                )));
+            }
+            Ok(time_panel(run, p, "", &found, Scale::Linear))
+        })
+        .collect()
+}
+
+/// The stack of `panels` for `run`, titled with its model and its early stop.
+pub fn stack(run: &RunFolder, panels: Vec<Panel>) -> Stack {
+    Stack {
+        title: run.title.clone(),
+        note: run.stop_note(),
+        panels,
+    }
+}

@@ -1,0 +1,144 @@
+//! Reading a time history back: the CSV that [`super::history::HistoryWriter`] writes, or any CSV
+//! with a time column `t` (a reference solution), as named columns of numbers.
+
+use std::io::Read;
+
+/// A time history held in memory: `names.len()` columns of equal length, one row per sample.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HistoryTable {
+    /// Column names, in file order (`t` first in dynastep's histories).
+    pub names: Vec<String>,
+    /// The columns (`names.len()` vectors of `rows()` values).
+    pub columns: Vec<Vec<f64>>,
+    /// True when the file ended in a row that is not complete (a run killed while writing, or
+    /// a hand-edited file): the rows before it are kept.
+    pub truncated: bool,
+}
+
+impl HistoryTable {
+    /// Reads a CSV with a header row. Rows are kept up to the first one that is incomplete or not
+    /// numeric (then `truncated` is set); an empty cell reads as NaN.
+    ///
+    /// # Errors
+    /// A message naming `source` (the file, for messages) when the header is missing or has no
+    /// column `t`.
+    pub fn read<R: Read>(input: R, source: &str) -> Result<Self, String> {
+        let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(input);
+        let names: Vec<String> = reader
+            .headers()
+            .map_err(|e| format!("{source}: cannot read the header row: {e}"))?
+            .iter()
+            .map(|s| s.trim().to_string())
+            .collect();
+        if !names.iter().any(|n| n == "t") {
+            return Err(format!(
+                "{source}: no column `t` in the header (a time history starts with t [s])"
+            ));
+        }
+        let mut table = HistoryTable {
+            columns: vec![Vec::new(); names.len()],
+            names,
+            truncated: false,
+        };
+        for record in reader.records() {
+            let row = match record {
+                Ok(r) if r.len() == table.names.len() => r,
+                _ => {
+                    table.truncated = true;
+                    break;
+                }
+            };
+            let values: Option<Vec<f64>> = row
+                .iter()
+                .map(|s| match s.trim() {
+                    "" => Some(f64::NAN),
+                    v => v.parse().ok(),
+                })
+                .collect();
+            let Some(values) = values else {
+                table.truncated = true;
+                break;
+            };
+            for (col, v) in table.columns.iter_mut().zip(values) {
+                col.push(v);
+            }
+        }
+        Ok(table)
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.columns.first().map_or(0, Vec::len)
+    }
+
+    /// The column called `name`, if any.
+    pub fn column(&self, name: &str) -> Option<&[f64]> {
+        self.index(name).map(|i| self.columns[i].as_slice())
+    }
+
+    /// The index of the column called `name`, if any.
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    /// The time column `t` \[s\] (present: [`HistoryTable::read`] checks it).
+    pub fn t(&self) -> &[f64] {
+        self.column("t").unwrap_or(&[])
+    }
+
+    /// Indices of the columns whose names match the shell-style `pattern` (`*`, `?`, `[..]`, as in
+    /// `crank.*` or `*.theta`), in file order, `t` and `h` excluded unless named exactly.
+    ///
+    /// # Errors
+    /// A message when the pattern is not valid.
+    pub fn matching(&self, pattern: &str) -> Result<Vec<usize>, String> {
+        let glob =
+            glob::Pattern::new(pattern).map_err(|e| format!("column pattern `{pattern}`: {e}"))?;
+        Ok((0..self.names.len())
+            .filter(|&i| {
+                let n = &self.names[i];
+                glob.matches(n) && (pattern == n || (n != "t" && n != "h"))
+            })
+            .collect())
+    }
+
+    /// The pairs of columns `<name>.x`, `<name>.y` (bodies, point masses and markers), as
+    /// (name, x index, y index), in file order.
+    pub fn planar_points(&self) -> Vec<(String, usize, usize)> {
+        self.names
+            .iter()
+            .enumerate()
+            .filter_map(|(i, n)| {
+                let stem = n.strip_suffix(".x")?;
+                let j = self.index(&format!("{stem}.y"))?;
+                Some((stem.to_string(), i, j))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_columns_and_stops_at_an_incomplete_row() {
+        let text = "t,h,a.x,a.y,b\n0,0,1,2,3\n0.5,0.5,1.5,,4\n1.0,0.5,2";
+        let t = HistoryTable::read(text.as_bytes(), "x.csv").unwrap();
+        assert_eq!(t.rows(), 2);
+        assert!(t.truncated);
+        assert_eq!(t.t(), &[0.0, 0.5]);
+        assert!(t.column("a.y").unwrap()[1].is_nan());
+        assert_eq!(t.matching("a.*").unwrap(), vec![2, 3]);
+        assert_eq!(t.matching("*").unwrap(), vec![2, 3, 4]);
+        assert_eq!(t.matching("t").unwrap(), vec![0]);
+        assert_eq!(t.planar_points(), vec![("a".to_string(), 2, 3)]);
+        assert!(t.matching("[").is_err());
+    }
+
+    #[test]
+    fn refuses_a_file_without_time() {
+        let e = HistoryTable::read("x,y\n1,2\n".as_bytes(), "r.csv").unwrap_err();
+        assert!(e.contains("r.csv") && e.contains("`t`"), "{e}");
+    }
+}
