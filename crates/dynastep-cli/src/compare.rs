@@ -12,10 +12,9 @@ use dynastep::analysis::compare::{
     Record, Sweep,
 };
 use dynastep::io::history_table::HistoryTable;
-use dynastep::scheme::SchemeParams;
 use dynastep_plot::work_precision::{chart, Labels};
 
-use crate::{load_model, parse_params};
+use crate::{load_model, params_per_scheme};
 
 #[derive(Args)]
 pub struct CompareArgs {
@@ -54,21 +53,13 @@ pub struct CompareArgs {
 
 /// The methods: each scheme with the parameters it has, × each formulation.
 fn methods(args: &CompareArgs, schemes: &[String]) -> Result<Vec<Method>> {
-    let given = parse_params(&args.params)?;
     let formulations: Vec<Option<String>> = if args.formulations.is_empty() {
         vec![None]
     } else {
         args.formulations.iter().cloned().map(Some).collect()
     };
     let mut out = Vec::new();
-    for s in schemes {
-        let info = dynastep::scheme::find(s)
-            .ok_or_else(|| anyhow!("unknown scheme `{s}`; see `dynastep schemes`"))?;
-        let params: SchemeParams = given
-            .iter()
-            .filter(|(k, _)| info.params.iter().any(|p| p.name == k.as_str()))
-            .map(|(k, v)| (k.clone(), *v))
-            .collect();
+    for (s, params) in params_per_scheme(schemes, &args.params)? {
         for f in &formulations {
             out.push(Method {
                 scheme: s.clone(),

@@ -228,6 +228,35 @@ fn parse_params(items: &[String]) -> Result<SchemeParams> {
     Ok(p)
 }
 
+/// The `--param K=V` items given to several schemes at once (`stability`, `compare`): each scheme
+/// gets the parameters it has.
+///
+/// # Errors
+/// An unknown scheme; an item that is not NAME=NUMBER; a parameter none of the schemes has.
+pub(crate) fn params_per_scheme(
+    schemes: &[String],
+    items: &[String],
+) -> Result<Vec<(String, SchemeParams)>> {
+    let given = parse_params(items)?;
+    let mut out = Vec::new();
+    for name in schemes {
+        let info = dynastep::scheme::find(name)
+            .ok_or_else(|| anyhow!("unknown scheme `{name}`; see `dynastep schemes`"))?;
+        let params: SchemeParams = given
+            .iter()
+            .filter(|(k, _)| info.params.iter().any(|p| p.name == k.as_str()))
+            .map(|(k, v)| (k.clone(), *v))
+            .collect();
+        out.push((name.clone(), params));
+    }
+    for k in given.keys() {
+        if !out.iter().any(|(_, p)| p.contains_key(k)) {
+            bail!("--param {k}: none of the schemes {schemes:?} has this parameter (see `dynastep schemes`)");
+        }
+    }
+    Ok(out)
+}
+
 /// Reads a model from a file or an embedded example, with overrides.
 fn load_model(
     args_model: Option<&Path>,
@@ -563,33 +592,15 @@ fn formulations() -> Result<ExitCode> {
 
 fn stability(args: StabilityArgs) -> Result<ExitCode> {
     use dynastep::analysis::stability;
-    let given = parse_params(&args.params)?;
     if args.omega_min <= 0.0 || args.omega_max <= args.omega_min || args.points < 2 {
         bail!("need 0 < --omega-min < --omega-max and --points >= 2");
     }
     let omegas = stability::log_grid(args.omega_min, args.omega_max, args.points);
-    for k in given.keys() {
-        let used = args.schemes.iter().any(|s| {
-            dynastep::scheme::find(s).is_some_and(|info| info.params.iter().any(|p| p.name == k))
-        });
-        if !used {
-            bail!(
-                "--param {k}: none of the schemes {:?} has this parameter (see `dynastep schemes`)",
-                args.schemes
-            );
-        }
-    }
     let mut reports = Vec::new();
-    for name in &args.schemes {
-        let info = dynastep::scheme::find(name)
-            .ok_or_else(|| anyhow!("unknown scheme `{name}`; see `dynastep schemes`"))?;
-        let params: SchemeParams = given
-            .iter()
-            .filter(|(k, _)| info.params.iter().any(|p| p.name == k.as_str()))
-            .map(|(k, v)| (k.clone(), *v))
-            .collect();
-        reports
-            .push(stability::analyse(name, &params, args.xi, &omegas).map_err(|e| anyhow!("{e}"))?);
+    for (name, params) in params_per_scheme(&args.schemes, &args.params)? {
+        reports.push(
+            stability::analyse(&name, &params, args.xi, &omegas).map_err(|e| anyhow!("{e}"))?,
+        );
     }
     let out = args
         .out

@@ -1,21 +1,7 @@
 //! The `dynastep` program as a user meets it: exit codes, files written, messages.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn dynastep(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dynastep"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dynastep-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{dynastep, scratch};
 
 fn summary(dir: &std::path::Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()

@@ -3,25 +3,14 @@
 //! work–precision sweep of Andrews' squeezer converges at each scheme's order, and the HTML player
 //! renders the double four-bar in headless Chromium.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use dynastep_plot::run_folder::RunFolder;
 use dynastep_plot::time_history::default_panels;
 
-fn dynastep(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_dynastep"))
-        .args(args)
-        .output()
-        .expect("runs")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dynastep-draw-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{dynastep, scratch};
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()
