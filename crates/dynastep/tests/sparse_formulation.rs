@@ -121,6 +121,28 @@ impl System for PendulumChain {
             out[row] = -(dvx * dvx + dvy * dvy);
         }
     }
+    // Φ_q is linear in q: Ḣ and Ḧ are Φ_q with q replaced by v and by a.
+    fn constraint_jacobian_rate<S: Sink>(
+        &self,
+        t: f64,
+        _q: &Vector,
+        v: &Vector,
+        scale: f64,
+        out: &mut S,
+    ) {
+        self.constraint_jacobian(t, v, scale, out);
+    }
+    fn constraint_jacobian_second_rate<S: Sink>(
+        &self,
+        t: f64,
+        _q: &Vector,
+        _v: &Vector,
+        a: &Vector,
+        scale: f64,
+        out: &mut S,
+    ) {
+        self.constraint_jacobian(t, a, scale, out);
+    }
     fn constraint_force_q<S: Sink>(
         &self,
         _t: f64,

@@ -82,6 +82,30 @@ impl<S: System> System for ArtificialDamping<'_, S> {
     fn constraint_time_derivative(&self, t: f64, q: &Vector, out: &mut Vector) {
         self.inner.constraint_time_derivative(t, q, out);
     }
+    fn constraint_jacobian_rate<K: Sink>(
+        &self,
+        t: f64,
+        q: &Vector,
+        v: &Vector,
+        scale: f64,
+        out: &mut K,
+    ) {
+        self.inner.constraint_jacobian_rate(t, q, v, scale, out);
+    }
+
+    fn constraint_jacobian_second_rate<K: Sink>(
+        &self,
+        t: f64,
+        q: &Vector,
+        v: &Vector,
+        a: &Vector,
+        scale: f64,
+        out: &mut K,
+    ) {
+        self.inner
+            .constraint_jacobian_second_rate(t, q, v, a, scale, out);
+    }
+
     fn gamma(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
         self.inner.gamma(t, q, v, out);
     }

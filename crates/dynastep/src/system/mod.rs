@@ -79,6 +79,32 @@ pub trait System {
     /// acceleration constraint Φ_q a = γ, into `out`.
     fn gamma(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector);
 
+    /// Adds `scale · Ḣ(q, v, t)` (m × n) to `out`, the time derivative of the constraint Jacobian
+    /// along the motion: `Ḣ = dΦ_q/dt = (Φ_q v)_q + Φ_qt` (rad/s or 1/s per entry of Φ_q). It is also
+    /// ∂Φ̇/∂q, the position derivative of the velocity constraint (Fernández de Bustos, Uriarte,
+    /// Urkullu & García-Marina 2022, Meccanica 57:371, eqs. 35–36).
+    fn constraint_jacobian_rate<S: Sink>(
+        &self,
+        t: f64,
+        q: &Vector,
+        v: &Vector,
+        scale: f64,
+        out: &mut S,
+    );
+
+    /// Adds `scale · Ḧ(q, v, a, t)` (m × n) to `out`, the second time derivative of the constraint
+    /// Jacobian: `Ḧ = d²Φ_q/dt² = Φ_qqq[v, v] + Φ_qq a + 2 Φ_qqt v + Φ_qtt`, which is also ∂Φ̈/∂q
+    /// (Fernández de Bustos et al. 2022, eqs. 41–43).
+    fn constraint_jacobian_second_rate<S: Sink>(
+        &self,
+        t: f64,
+        q: &Vector,
+        v: &Vector,
+        a: &Vector,
+        scale: f64,
+        out: &mut S,
+    );
+
     /// Adds `scale · ∂(Φ_q(q, t)ᵀ λ)/∂q` (n × n) to `out`.
     fn constraint_force_q<S: Sink>(
         &self,

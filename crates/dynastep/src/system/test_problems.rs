@@ -40,6 +40,25 @@ impl System for LinearOscillator {
     fn constraint_jacobian<S: Sink>(&self, _t: f64, _q: &Vector, _scale: f64, _out: &mut S) {}
     fn constraint_time_derivative(&self, _t: f64, _q: &Vector, _out: &mut Vector) {}
     fn gamma(&self, _t: f64, _q: &Vector, _v: &Vector, _out: &mut Vector) {}
+    fn constraint_jacobian_rate<S: Sink>(
+        &self,
+        _t: f64,
+        _q: &Vector,
+        _v: &Vector,
+        _scale: f64,
+        _out: &mut S,
+    ) {
+    }
+    fn constraint_jacobian_second_rate<S: Sink>(
+        &self,
+        _t: f64,
+        _q: &Vector,
+        _v: &Vector,
+        _a: &Vector,
+        _scale: f64,
+        _out: &mut S,
+    ) {
+    }
     fn constraint_force_q<S: Sink>(
         &self,
         _t: f64,
@@ -115,6 +134,28 @@ impl System for CartesianPendulum {
     fn gamma(&self, _t: f64, _q: &Vector, v: &Vector, out: &mut Vector) {
         out[0] = -(v[0] * v[0] + v[1] * v[1]);
     }
+    // Φ_q = [x, y] is linear in q: Ḣ = [ẋ, ẏ], Ḧ = [ẍ, ÿ].
+    fn constraint_jacobian_rate<S: Sink>(
+        &self,
+        _t: f64,
+        _q: &Vector,
+        v: &Vector,
+        scale: f64,
+        out: &mut S,
+    ) {
+        self.constraint_jacobian(0.0, v, scale, out);
+    }
+    fn constraint_jacobian_second_rate<S: Sink>(
+        &self,
+        _t: f64,
+        _q: &Vector,
+        _v: &Vector,
+        a: &Vector,
+        scale: f64,
+        out: &mut S,
+    ) {
+        self.constraint_jacobian(0.0, a, scale, out);
+    }
     fn constraint_force_q<S: Sink>(
         &self,
         _t: f64,
@@ -169,6 +210,25 @@ impl System for AnglePendulum {
     fn constraint_jacobian<S: Sink>(&self, _t: f64, _q: &Vector, _scale: f64, _out: &mut S) {}
     fn constraint_time_derivative(&self, _t: f64, _q: &Vector, _out: &mut Vector) {}
     fn gamma(&self, _t: f64, _q: &Vector, _v: &Vector, _out: &mut Vector) {}
+    fn constraint_jacobian_rate<S: Sink>(
+        &self,
+        _t: f64,
+        _q: &Vector,
+        _v: &Vector,
+        _scale: f64,
+        _out: &mut S,
+    ) {
+    }
+    fn constraint_jacobian_second_rate<S: Sink>(
+        &self,
+        _t: f64,
+        _q: &Vector,
+        _v: &Vector,
+        _a: &Vector,
+        _scale: f64,
+        _out: &mut S,
+    ) {
+    }
     fn constraint_force_q<S: Sink>(
         &self,
         _t: f64,

@@ -10,7 +10,8 @@
 //! Since f enters additively, `Φ_t = −ḟ`, `Φ_qt = 0`, `Φ_tt = −f̈` and `γ = −vᵀ g_qq v + f̈`.
 
 use super::joints::{Joint, JointType};
-use super::kinematics::{perp, BodyRef, PointPair, Row, Slots, TI};
+use super::kinematics::{perp, BodyRef, LVec, PointPair, Row, Slots, NS, TI};
+use super::rates::{self, PairRates};
 use crate::linalg::Vector;
 use crate::model::function::TimeFunction;
 use crate::model::Coordinate;
@@ -69,6 +70,35 @@ pub(crate) struct Driver {
 }
 
 impl Driver {
+    /// The third-derivative contraction `T[v, v, ·]` of g for local velocities `vl` (see
+    /// [`super::rates`]); zero for the linear drivers (revolute angle, coordinate θ).
+    pub(crate) fn eval_second_rates(&self, q: &Vector, vl: &LVec) -> LVec {
+        match &self.geometry {
+            DriverType::Revolute { .. } => [0.0; NS],
+            DriverType::Prismatic {
+                bi,
+                si,
+                bj,
+                sj,
+                axis,
+            } => {
+                let p = PointPair::new(bi.frame(q), *si, bj.frame(q), *sj);
+                rates::body_vector_dot(&p, &PairRates::new(&p, vl), *axis, vl[TI])
+            }
+            DriverType::Coordinate {
+                body,
+                com,
+                coordinate,
+            } => match coordinate {
+                Coordinate::X | Coordinate::Y => {
+                    let k = (*coordinate == Coordinate::Y) as usize;
+                    rates::frame_origin(body.frame(q).rot(*com), k, vl[TI])
+                }
+                Coordinate::Theta => [0.0; NS],
+            },
+        }
+    }
+
     /// g(q) with gradient and Hessian (without the −f(t)).
     pub(crate) fn eval(&self, q: &Vector) -> Row {
         match &self.geometry {

@@ -16,7 +16,8 @@
 //! θ_i0, θ_j0 are the initial rotations of the model (0 for the ground and point masses). None of the
 //! rows depends on time, so Φ_t = 0 and γ = −vᵀ (∂²φ/∂q²) v for each row.
 
-use super::kinematics::{BodyRef, PointPair, Row, Slots};
+use super::kinematics::{BodyRef, LVec, PointPair, Row, Slots, NS, TI};
+use super::rates::{self, PairRates};
 use crate::linalg::Vector;
 use crate::model::JointKind;
 
@@ -126,6 +127,29 @@ impl Joint {
                 1
             }
         }
+    }
+}
+
+impl Joint {
+    /// The third-derivative contractions `T[v, v, ·]` of its rows (same order as [`Joint::eval`]) for
+    /// local velocities `vl`, the part of Ḧ that the Hessians do not give (see [`super::rates`]);
+    /// returns the number of rows.
+    pub(crate) fn eval_second_rates(&self, q: &Vector, vl: &LVec, out: &mut [LVec; 3]) -> usize {
+        let p = self.pair(q);
+        let r = PairRates::new(&p, vl);
+        let rows = self.rows();
+        out[..rows].fill([0.0; NS]); // relative-angle rows are linear in q
+        match self.geometry {
+            JointType::Revolute | JointType::Fixed { .. } => {
+                out[0] = rates::component(&r, 0);
+                out[1] = rates::component(&r, 1);
+            }
+            JointType::Prismatic { axis, .. } => {
+                out[0] = rates::body_vector_dot(&p, &r, [-axis[1], axis[0]], vl[TI]);
+            }
+            JointType::Distance { .. } => out[0] = rates::half_square_distance(&p, &r),
+        }
+        rows
     }
 }
 

@@ -38,6 +38,7 @@ mod drivers;
 mod forces;
 mod joints;
 mod kinematics;
+mod rates;
 #[cfg(test)]
 mod tests;
 
@@ -50,7 +51,7 @@ use self::body::{point_list, ORIGIN};
 use self::drivers::{Driver, DriverType};
 use self::forces::{ForceElement, ForceType};
 use self::joints::{kind_name, Joint, JointType};
-use self::kinematics::{cross, perp, quad, BodyRef, Row, Slots, NS};
+use self::kinematics::{cross, lmul, perp, quad, BodyRef, LVec, Row, Slots, NS};
 use super::System;
 use crate::analysis::assembly::GivenValues;
 use crate::linalg::{Sink, Vector};
@@ -1053,6 +1054,60 @@ impl System for PlanarSystem {
         }
         for d in &self.drivers {
             d.slots.add_row(out, d.row, scale, &d.eval(q).grad);
+        }
+    }
+
+    fn constraint_jacobian_rate<S: Sink>(
+        &self,
+        _t: f64,
+        q: &Vector,
+        v: &Vector,
+        scale: f64,
+        out: &mut S,
+    ) {
+        // Ḣ row = G v (every planar row has Φ_qt = 0, see rates.rs).
+        let mut rows = [Row::ZERO; 3];
+        for j in &self.joints {
+            let nr = j.eval(q, &mut rows);
+            let vl = j.slots.gather(v);
+            for (r, row) in rows.iter().enumerate().take(nr) {
+                j.slots
+                    .add_row(out, j.first_row + r, scale, &lmul(&row.hess, &vl));
+            }
+        }
+        for d in &self.drivers {
+            let vl = d.slots.gather(v);
+            d.slots
+                .add_row(out, d.row, scale, &lmul(&d.eval(q).hess, &vl));
+        }
+    }
+
+    fn constraint_jacobian_second_rate<S: Sink>(
+        &self,
+        _t: f64,
+        q: &Vector,
+        v: &Vector,
+        a: &Vector,
+        scale: f64,
+        out: &mut S,
+    ) {
+        // Ḧ row = T[v, v, ·] + G a (rates.rs).
+        let mut rows = [Row::ZERO; 3];
+        let mut third = [[0.0; NS]; 3];
+        let sum = |t: &LVec, g: LVec| -> LVec { std::array::from_fn(|c| t[c] + g[c]) };
+        for j in &self.joints {
+            let nr = j.eval(q, &mut rows);
+            let (vl, al) = (j.slots.gather(v), j.slots.gather(a));
+            j.eval_second_rates(q, &vl, &mut third);
+            for r in 0..nr {
+                let row = sum(&third[r], lmul(&rows[r].hess, &al));
+                j.slots.add_row(out, j.first_row + r, scale, &row);
+            }
+        }
+        for d in &self.drivers {
+            let (vl, al) = (d.slots.gather(v), d.slots.gather(a));
+            let row = sum(&d.eval_second_rates(q, &vl), lmul(&d.eval(q).hess, &al));
+            d.slots.add_row(out, d.row, scale, &row);
         }
     }
 

@@ -219,6 +219,21 @@ fn check_derivatives(sys: &PlanarSystem, t: f64, q: &Vector, v: &Vector) {
         sys.gamma(t, q, v, &mut g);
         assert_close("γ", &as_matrix(&g), &as_matrix(&fd_g));
 
+        // Ḣ = dΦ_q/dt along (q + τ v, t + τ), and Ḧ = dḢ/dt along (q + τ v + τ²a/2, v + τ a, t + τ).
+        let a = noise(n, 13);
+        let rate = |q: &Vector, v: &Vector, t: f64| {
+            let mut j = Matrix::zeros(m, n);
+            sys.constraint_jacobian_rate(t, q, v, 1.0, &mut j);
+            j
+        };
+        let fd_rate = (jac(&(q + v * H), t + H) - jac(&(q - v * H), t - H)) / (2.0 * H);
+        assert_close("Ḣ", &rate(q, v, t), &fd_rate);
+        let path = |e: f64| rate(&(q + v * e + &a * (0.5 * e * e)), &(v + &a * e), t + e);
+        let fd_second = (path(H) - path(-H)) / (2.0 * H);
+        let mut second = Matrix::zeros(m, n);
+        sys.constraint_jacobian_second_rate(t, q, v, &a, 1.0, &mut second);
+        assert_close("Ḧ", &second, &fd_second);
+
         // Φ_qᵀλ and Φ_q x through the matrix-free sinks agree with the dense Jacobian.
         let mut y = Vector::zeros(n);
         sys.add_constraint_force(t, q, &lambda, &mut y);
@@ -258,10 +273,13 @@ fn check_derivatives(sys: &PlanarSystem, t: f64, q: &Vector, v: &Vector) {
     let q2 = q + noise(n, 3) * 0.1;
     let v2 = v + noise(n, 4);
     let lambda = noise(m, 5);
+    let lambda_n = noise(n, 6);
     let pattern = |q: &Vector, v: &Vector| {
         let mut p = Pattern::default();
         sys.mass(q, 1.0, &mut p);
         sys.constraint_jacobian(t, q, 1.0, &mut p);
+        sys.constraint_jacobian_rate(t, q, v, 1.0, &mut p);
+        sys.constraint_jacobian_second_rate(t, q, v, &lambda_n, 1.0, &mut p);
         sys.constraint_force_q(t, q, &lambda, 1.0, &mut p);
         sys.forces_q(t, q, v, 1.0, &mut p);
         sys.forces_v(t, q, v, 1.0, &mut p);
