@@ -114,6 +114,37 @@ fn step_loop_does_not_allocate() {
     }
 }
 
+/// The tangent-space formulation, on the pendulum DAE (its rank never changes there).
+#[test]
+fn tangent_space_step_loop_does_not_allocate() {
+    let dae = CartesianPendulum::iftomm();
+    let mut x0 = State::zeros(0.0, dae.n(), dae.m());
+    x0.q = Vector::from_vec(vec![-1.0, 0.0]);
+    consistent_accelerations(&dae, &mut x0);
+    for name in ["fox-goodwin", "generalized-alpha", "lms3", "bathe"] {
+        let count = |steps: usize| {
+            let mut s = build(name, &SchemeParams::new()).unwrap();
+            let settings = DynamicSettings {
+                h: 1e-3,
+                t_end: steps as f64 * 1e-3,
+                output_interval: 0.0,
+                formulation: "tangent-space",
+                ..DynamicSettings::default()
+            };
+            let before = allocations();
+            let report = run(&dae, s.as_mut(), &x0, &settings, &mut []);
+            let after = allocations();
+            assert_eq!(report.status, RunStatus::Completed, "{name}");
+            after - before
+        };
+        let (short, long) = (count(200), count(2000));
+        assert_eq!(
+            short, long,
+            "{name} (tangent space): {short} allocations for 200 steps, {long} for 2000"
+        );
+    }
+}
+
 #[test]
 fn sparse_step_loop_does_not_allocate() {
     let ex = dynastep::examples::find("nfourbar40").expect("example exists");

@@ -52,9 +52,11 @@ pub mod index3;
 pub mod linear;
 mod registry;
 pub mod sparse;
+pub mod tangent_space;
 
 pub use index3::Index3;
 pub use registry::{build, compatible, find, Registered, REGISTRY};
+pub use tangent_space::TangentSpace;
 
 use crate::linalg::Vector;
 use crate::scheme::{History, IntegrationPoint, State};

@@ -44,7 +44,7 @@ macro_rules! formulations {
     };
 }
 
-formulations!(super::index3::Index3);
+formulations!(super::index3::Index3, super::tangent_space::TangentSpace);
 
 fn unknown(name: &str) -> String {
     let known: Vec<&str> = REGISTRY.iter().map(|f| f.name).collect();

@@ -64,6 +64,6 @@ pub const INFO: SchemeInfo = SchemeInfo {
         error_estimate: Some("from the stages: Taylor constants of the tableau times divided differences of the stage accelerations (scheme/bathe.rs)"),
         error_order: 3,
         variable_step: true,
-        formulations: &["index3"],
+        formulations: &["index3", "tangent-space"],
     },
 };

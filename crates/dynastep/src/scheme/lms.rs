@@ -376,7 +376,7 @@ const fn caps(variable_step: bool) -> Capabilities {
         error_estimate: Some(ESTIMATE),
         error_order: 3,
         variable_step,
-        formulations: &["index3"],
+        formulations: &["index3", "tangent-space"],
     }
 }
 

@@ -194,7 +194,7 @@ const CAPS: Capabilities = Capabilities {
     error_estimate: Some("from the stages: Taylor constants of the tableau times divided differences of the stage accelerations (scheme/esdirk.rs)"),
     error_order: 3,
     variable_step: true,
-    formulations: &["index3"],
+    formulations: &["index3", "tangent-space"],
 };
 
 const SOURCE: &str = "Zhang, Zhang, Xing & Masarati (2020) Nonlinear Dyn 102:1939-1962; Zhang, Zhang, Zanoni & Masarati (2022) Multibody Syst Dyn, doi:10.1007/s11044-021-09806-9; gamma polynomial and weights as in MBDyn multistagestepsol_impl.cc";

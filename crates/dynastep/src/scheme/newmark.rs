@@ -276,7 +276,7 @@ pub(crate) const fn caps(order: u32, unconditionally_stable: bool) -> Capabiliti
         error_estimate: Some(ESTIMATOR),
         error_order: 3,
         variable_step: true,
-        formulations: &["index3"],
+        formulations: &["index3", "tangent-space"],
     }
 }
 

@@ -312,7 +312,7 @@ const CAPS: Capabilities = Capabilities {
     error_estimate: None,
     error_order: 0,
     variable_step: false,
-    formulations: &["index3"],
+    formulations: &["index3", "tangent-space"],
 };
 
 const RHO_INF: [ParamInfo; 1] = [ParamInfo {
