@@ -6,16 +6,7 @@
 #[path = "common/examples.rs"]
 mod util;
 
-/// Reference q at t = 0.03 s: (β, Θ, γ, Φ, δ, Ω, ε).
-const Q_REF: [f64; 7] = [
-    15.81077119629904,
-    -15.75637105984298,
-    0.04082224013073101,
-    -0.5347301163226948,
-    0.5244099658805304,
-    0.5347301163226948,
-    1.048080741042263,
-];
+use util::ANDREWS_Q_REF as Q_REF;
 const NAMES: [&str; 7] = ["beta", "Theta", "gamma", "Phi", "delta", "Omega", "epsilon"];
 
 /// Runs with generalized-α (ρ∞ = 0.8) at step h; returns the Hairer-Wanner angles at t = 0.03 s and
@@ -33,16 +24,7 @@ fn andrews(h: f64) -> ([f64; 7], f64) {
     run.assert_completed();
     let last = run.rec.states.last().unwrap();
     assert!((last.t - 0.03).abs() < 1e-9, "ended at {}", last.t);
-    let th = |name: &str| run.system.body_pose(run.body(name), &last.q)[2];
-    let q = [
-        th("OF"),
-        th("FE") - th("OF"),
-        th("EBD"),
-        th("EG") - th("AG"),
-        th("AG"),
-        th("HE") - th("AH"),
-        th("AH"),
-    ];
+    let q = util::andrews_angles(&run, &last.q);
     let balance = run
         .rec
         .energy_balance

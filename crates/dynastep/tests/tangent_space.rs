@@ -111,17 +111,6 @@ fn stiff_pendulum_fox_goodwin_fails_in_index3_at_the_step_the_tangent_space_take
     );
 }
 
-/// Reference q at t = 0.03 s: (β, Θ, γ, Φ, δ, Ω, ε), IVP test set.
-const Q_REF: [f64; 7] = [
-    15.81077119629904,
-    -15.75637105984298,
-    0.04082224013073101,
-    -0.5347301163226948,
-    0.5244099658805304,
-    0.5347301163226948,
-    1.048080741042263,
-];
-
 #[test]
 fn andrews_fox_goodwin_at_2e_6_reaches_the_test_set_reference() {
     let mut m = util::model("andrews");
@@ -129,17 +118,8 @@ fn andrews_fox_goodwin_at_2e_6_reaches_the_test_set_reference() {
     let run = util::run(&m, "fox-goodwin", &[], 2e-6, Some(0.03), Some(1e-3));
     run.assert_completed();
     let last = run.rec.states.last().unwrap();
-    let th = |name: &str| run.system.body_pose(run.body(name), &last.q)[2];
-    let q = [
-        th("OF"),
-        th("FE") - th("OF"),
-        th("EBD"),
-        th("EG") - th("AG"),
-        th("AG"),
-        th("HE") - th("AH"),
-        th("AH"),
-    ];
-    for (k, (got, want)) in q.iter().zip(Q_REF).enumerate() {
+    let q = util::andrews_angles(&run, &last.q);
+    for (k, (got, want)) in q.iter().zip(util::ANDREWS_Q_REF).enumerate() {
         println!("angle {k}: {got:+.12e}  error {:+.3e}", got - want);
         assert!((got - want).abs() < 1e-5, "angle {k}: {got} vs {want}");
     }

@@ -112,3 +112,30 @@ pub fn sample_at(rec: &Recorder, t: f64) -> usize {
     );
     k
 }
+
+/// Andrews' squeezer: the IVP test set's q at t = 0.03 s, (β, Θ, γ, Φ, δ, Ω, ε) (PSIDE, rtol 1e-14).
+pub const ANDREWS_Q_REF: [f64; 7] = [
+    15.81077119629904,
+    -15.75637105984298,
+    0.04082224013073101,
+    -0.5347301163226948,
+    0.5244099658805304,
+    0.5347301163226948,
+    1.048080741042263,
+];
+
+/// Andrews' squeezer: Hairer–Wanner's coordinates (β, Θ, γ, Φ, δ, Ω, ε) from the body angles of
+/// `examples/andrews.toml` at coordinates `q`: β = θ_OF, Θ = θ_FE − θ_OF, γ = θ_EBD,
+/// Φ = θ_EG − θ_AG, δ = θ_AG, Ω = θ_HE − θ_AH, ε = θ_AH.
+pub fn andrews_angles(run: &Run, q: &dynastep::Vector) -> [f64; 7] {
+    let th = |name: &str| run.system.body_pose(run.body(name), q)[2];
+    [
+        th("OF"),
+        th("FE") - th("OF"),
+        th("EBD"),
+        th("EG") - th("AG"),
+        th("AG"),
+        th("HE") - th("AH"),
+        th("AH"),
+    ]
+}
