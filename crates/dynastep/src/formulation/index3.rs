@@ -202,9 +202,7 @@ impl<S: System> Formulation<S> for Index3 {
                 break;
             }
         }
-        let after = self.work.stats();
-        stats.factorizations += after.factorizations - before.factorizations;
-        stats.least_squares_solves += after.least_squares_solves - before.least_squares_solves;
+        stats.add_linear(before, self.work.stats());
         result
     }
 

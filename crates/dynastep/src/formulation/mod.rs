@@ -162,6 +162,15 @@ pub struct NewtonStats {
     pub least_squares_solves: u64,
 }
 
+impl NewtonStats {
+    /// Adds the factorizations and least-squares solves a linear solver counted between its
+    /// counters `before` and `after` (one solve of an integration point).
+    pub fn add_linear(&mut self, before: linear::LinearStats, after: linear::LinearStats) {
+        self.factorizations += after.factorizations - before.factorizations;
+        self.least_squares_solves += after.least_squares_solves - before.least_squares_solves;
+    }
+}
+
 /// Which schemes a formulation can serve.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SchemeRequirement {

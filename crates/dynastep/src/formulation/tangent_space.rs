@@ -389,11 +389,10 @@ impl<S: System> Formulation<S> for TangentSpace {
             }
             r_prev = r;
             self.factor_jacobian(sys, pt, lambda);
-            let mut dw = std::mem::take(&mut self.red.residual);
-            dw.neg_mut();
-            self.solver.solve_in_place(&mut dw);
-            self.red.w += &dw;
-            self.red.residual = dw;
+            // Δw = −J_R⁻¹ r, solved in place of the residual.
+            self.red.residual.neg_mut();
+            self.solver.solve_in_place(&mut self.red.residual);
+            self.red.w += &self.red.residual;
             stats.iterations += 1;
             self.compose(pt);
             change = self.change(pt);
@@ -404,9 +403,7 @@ impl<S: System> Formulation<S> for TangentSpace {
                 x0.copy_from(x);
             }
         }
-        let after = self.solver.stats;
-        stats.factorizations += after.factorizations - before.factorizations;
-        stats.least_squares_solves += after.least_squares_solves - before.least_squares_solves;
+        stats.add_linear(before, self.solver.stats);
         if result.is_ok() {
             // Hand the scheme the true acceleration (or, for a point without one, the velocity).
             for i in 0..self.n {
