@@ -144,6 +144,11 @@ struct RunArgs {
     /// `dynastep plot` does; also after a failed run.
     #[arg(long)]
     plot: bool,
+    /// Compute the largest natural frequency of the integrated system along the run: an
+    /// `omega_max` column in history.csv [rad/s], and in summary.json its maximum with the step
+    /// limit Omega_crit/omega_max of the scheme in use.
+    #[arg(long = "omega-max")]
+    omega_max: bool,
 }
 
 #[derive(Args)]
@@ -333,6 +338,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             control: args.step_control,
         },
         max_steps: args.max_steps,
+        omega_max: args.omega_max,
     };
     let mut sim = Simulation::new(&model, &opts).map_err(|e| anyhow!("{e}"))?;
     if !src.quiet {
@@ -356,7 +362,11 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     let history_path = out.join("history.csv");
     let file = fs::File::create(&history_path)
         .with_context(|| format!("cannot create {}", history_path.display()))?;
-    let mut writer = HistoryWriter::new(&sim.system, file)?;
+    let mut writer = if args.omega_max {
+        HistoryWriter::with_omega_max(&sim.system, file)?
+    } else {
+        HistoryWriter::new(&sim.system, file)?
+    };
     let t0 = sim.initial.t;
     let show = !src.quiet && std::io::stderr().is_terminal();
     let mut progress = Progress {

@@ -218,6 +218,55 @@ fn formulations_are_listed_and_chosen() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("known formulations: index3"));
 }
 
+/// `--omega-max` on the pendulum released horizontally at rest: along the swing
+/// ω_max² = (g cos θ + L θ̇²)/L = 3 g cos θ / L (energy: L θ̇² = 2 g cos θ), largest at the bottom,
+/// √(3g/L) = 5.42494 rad/s; Fox–Goodwin's limit is √6 over it.
+#[test]
+fn omega_max_gives_the_column_and_the_step_limit() {
+    let out = scratch("omega-max");
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "pendulum",
+        "--formulation",
+        "tangent-space",
+        "--scheme",
+        "fox-goodwin",
+        "--t-end",
+        "1",
+        "--omega-max",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let history = std::fs::read_to_string(out.join("history.csv")).unwrap();
+    let header: Vec<&str> = history.lines().next().unwrap().split(',').collect();
+    let col = header
+        .iter()
+        .position(|c| *c == "omega_max")
+        .expect("column");
+    let first: f64 = history
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .nth(col)
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        first.abs() < 1e-6,
+        "horizontal at rest: no restoring stiffness, got {first}"
+    );
+    let s = summary(&out);
+    let exact = (3.0_f64 * 9.81).sqrt();
+    let max = s["omega_max"]["max"].as_f64().unwrap();
+    assert!((max - exact).abs() < 1e-4 * exact, "{max} vs {exact}");
+    let limit = s["omega_max"]["step_limit"].as_f64().unwrap();
+    assert!((limit - 6.0_f64.sqrt() / max).abs() < 1e-6 * limit);
+}
+
 #[test]
 fn adaptive_run_reports_its_steps() {
     let out = scratch("adaptive");

@@ -12,6 +12,8 @@
 mod util;
 
 use dynastep::analysis::dynamic::RunStatus;
+use dynastep::analysis::simulation::{RunOptions, Simulation};
+use dynastep::io::summary::{OmegaMaxSummary, Summary};
 use dynastep::system::System;
 use dynastep::Vector;
 
@@ -180,5 +182,97 @@ fn double_fourbar_meets_the_benchmark_energy_limit_at_1e_2() {
             run.report.max_energy_error
         );
         assert!(run.report.max_energy_error < 0.1, "{scheme}");
+    }
+}
+
+/// The ω_max summary of a run of `model` with `scheme` at step h (every committed step enters
+/// the maximum), and the run's report.
+fn omega_max_run(
+    model: &dynastep::model::Model,
+    scheme: &str,
+    h: f64,
+    t_end: f64,
+) -> (OmegaMaxSummary, dynastep::analysis::dynamic::RunReport) {
+    let opts = RunOptions {
+        scheme: Some(scheme.into()),
+        dt: Some(h),
+        t_end: Some(t_end),
+        output_interval: Some(t_end / 10.0),
+        omega_max: true,
+        ..RunOptions::default()
+    };
+    let mut sim = Simulation::new(model, &opts).expect("valid run");
+    let report = sim.run(&mut []);
+    let summary = Summary::new(&sim, &report);
+    (summary.omega_max.expect("computed"), report)
+}
+
+/// The step limit Ω_crit/ω_max that `--omega-max` reports for Fox–Goodwin on the stiff pendulum is
+/// the limit its runs show (stable at 0.78 s, growing at 0.79 s, tests above) and the analytic one,
+/// √6 · √((M L² + I)/(M g L)) = 0.782461 s, in both formulations.
+#[test]
+fn stiff_pendulum_step_limit_from_omega_max_is_the_analytic_one() {
+    let (m_, l, i, g) = (1.0_f64, 1.0, 1e-6, 9.8);
+    let analytic = 6.0_f64.sqrt() * ((m_ * l * l + i) / (m_ * g * l)).sqrt();
+    for formulation in ["tangent-space", "index3"] {
+        let mut m = util::model("stiff-pendulum");
+        m.solver.formulation = Some(formulation.into());
+        let scheme = if formulation == "index3" {
+            "trapezoidal"
+        } else {
+            "fox-goodwin"
+        };
+        let (om, report) = omega_max_run(&m, scheme, 0.1, 120.0);
+        assert!(matches!(report.status, RunStatus::Completed));
+        let omega_crit = dynastep::analysis::natural_frequency::critical_omega(
+            "fox-goodwin",
+            &Default::default(),
+        )
+        .unwrap()
+        .unwrap();
+        let limit = omega_crit / om.max;
+        println!(
+            "{formulation}: omega_max {:.9} rad/s at t = {} s, Fox-Goodwin limit {limit:.7} s (analytic {analytic:.7} s); summary step limit {:?}",
+            om.max, om.t_at_max, om.step_limit
+        );
+        assert!((limit - analytic).abs() < 1e-5 * analytic);
+        assert!(limit > 0.78 && limit < 0.79);
+        if scheme == "fox-goodwin" {
+            assert_eq!(om.step_limit, Some(limit));
+        } else {
+            assert_eq!(om.step_limit, None, "the trapezoidal rule has no limit");
+        }
+    }
+}
+
+/// Andrews' squeezer with Fox–Goodwin in the tangent space at the paper's h = 5e-4 and 6e-4 s (its
+/// Figs. 26–27) and at 1e-3 s, where the paper also found the runs stable: all complete, and the
+/// crank angle at 0.03 s stays within 10 % of the test set's 15.81 rad, its error shrinking with the
+/// step (accuracy is lost, the solution does not blow up). The step limit from ω_max along the run allows all three; the
+/// paper's ω_max = 4503.477 rad/s (limit 5.44e-4 s) would not (docs/tangent_space.md).
+#[test]
+fn andrews_fox_goodwin_long_steps_stay_stable_within_the_omega_max_limit() {
+    let mut m = util::model("andrews");
+    m.solver.formulation = Some("tangent-space".into());
+    let (om, _) = omega_max_run(&m, "fox-goodwin", 1e-5, 0.03);
+    let limit = om.step_limit.expect("Fox-Goodwin is conditionally stable");
+    println!(
+        "Andrews: omega_max {:.2} rad/s at t = {:.5} s, step limit {limit:.4e} s",
+        om.max, om.t_at_max
+    );
+    let mut previous = 0.0;
+    for h in [5e-4, 6e-4, 1e-3] {
+        assert!(h < limit, "h = {h} beyond the ω_max limit {limit}");
+        let run = util::run(&m, "fox-goodwin", &[], h, Some(0.03), Some(0.0));
+        run.assert_completed();
+        let last = run.rec.states.last().unwrap();
+        let beta = util::andrews_angles(&run, &last.q)[0];
+        println!(
+            "h = {h:e}: crank angle {beta:.4} rad (reference {:.4})",
+            util::ANDREWS_Q_REF[0]
+        );
+        let error = (beta - util::ANDREWS_Q_REF[0]).abs();
+        assert!(error < 0.1 * util::ANDREWS_Q_REF[0] && error > previous);
+        previous = error;
     }
 }

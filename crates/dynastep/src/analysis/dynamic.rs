@@ -25,10 +25,13 @@ use std::time::Instant;
 use super::dense_output::interpolate;
 pub use super::diagnostics::ConstraintViolation;
 use super::diagnostics::Diagnostics;
+use super::natural_frequency::{self, OmegaMaxRecord};
 use super::output_times::OutputTimes;
 use super::step::{solve_step, StepFailure, StepWork};
 use super::step_control::{error_norm, initial_step, Controller, StepSettings, Tolerances};
-use crate::formulation::{self, Formulation, FormulationError, NewtonSettings, NewtonStats};
+use crate::formulation::{
+    self, Formulation, FormulationError, LinearizedSystem, NewtonSettings, NewtonStats,
+};
 use crate::linalg::Vector;
 use crate::scheme::{LocalError, Scheme, State};
 use crate::system::{Energy, System};
@@ -51,6 +54,9 @@ pub struct DynamicSettings {
     pub step: StepSettings,
     /// Most steps (accepted and rejected) the run may take; see [`DEFAULT_MAX_STEPS`].
     pub max_steps: u64,
+    /// Compute the largest natural frequency ω_max of the integrated system at every committed
+    /// step and output time ([`super::natural_frequency`]; allocates, so off by default).
+    pub omega_max: bool,
 }
 
 /// Default of [`DynamicSettings::max_steps`]: 10⁹ steps, hours of computing for the largest
@@ -58,7 +64,7 @@ pub struct DynamicSettings {
 pub const DEFAULT_MAX_STEPS: u64 = 1_000_000_000;
 
 impl Default for DynamicSettings {
-    /// h = 0, t_end = 0, every step written, default Newton settings, index-3, fixed steps.
+    /// h = 0, t_end = 0, every step written, default Newton settings, index-3, fixed steps, no ω_max.
     fn default() -> Self {
         DynamicSettings {
             h: 0.0,
@@ -68,6 +74,7 @@ impl Default for DynamicSettings {
             formulation: "index3",
             step: StepSettings::default(),
             max_steps: DEFAULT_MAX_STEPS,
+            omega_max: false,
         }
     }
 }
@@ -93,6 +100,9 @@ pub struct Sample<'a> {
     pub rejected: u64,
     /// Newton iterations so far.
     pub newton_iterations: u64,
+    /// Largest natural frequency of the integrated system at this state \[rad/s\] when the run
+    /// computes it ([`DynamicSettings::omega_max`]); NaN where it cannot be computed.
+    pub omega_max: Option<f64>,
 }
 
 /// An observer's answer: go on, or stop the run (which is not a failure).
@@ -176,6 +186,8 @@ pub struct RunReport {
     pub final_state: State,
     /// Energy at the start \[J\].
     pub initial_energy: Energy,
+    /// The largest ω_max over the committed steps and its time, when the run computes it.
+    pub omega_max: Option<OmegaMaxRecord>,
 }
 
 impl RunReport {
@@ -195,6 +207,7 @@ impl RunReport {
             max_violation: v0,
             final_state: x0.clone(),
             initial_energy: e0,
+            omega_max: None,
         }
     }
 
@@ -300,7 +313,11 @@ pub fn run_with<S: System, F: Formulation<S> + ?Sized>(
         steps: 0,
         rejected: 0,
         newton_iterations: 0,
+        omega_max: tl.omega_at(x0),
     };
+    if let Some(w) = sample0.omega_max {
+        OmegaMaxRecord::update(&mut report.omega_max, w, x0.t);
+    }
     if TimeLoop::<S, F>::emit_to(sys, observers, &sample0, &mut report) {
         tl.integrate(observers, &mut report);
     }
@@ -383,6 +400,8 @@ struct TimeLoop<'a, S: System, F: Formulation<S> + ?Sized> {
     state: State,
     interpolated: State,
     wall: f64,
+    /// The linearized system whose ω_max is computed, when asked for.
+    linearized: Option<LinearizedSystem>,
 }
 
 impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
@@ -443,6 +462,10 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             state: x0.clone(),
             interpolated: x0.clone(),
             wall: 0.0,
+            linearized: settings
+                .omega_max
+                .then(|| formulation::find(settings.formulation).map(|f| f.linearized))
+                .flatten(),
         }
     }
 
@@ -693,7 +716,11 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             steps: counts.0,
             rejected: counts.1,
             newton_iterations: counts.2,
+            omega_max: self.omega_at(&self.state),
         };
+        if let Some(w) = at_state.omega_max {
+            OmegaMaxRecord::update(&mut report.omega_max, w, self.state.t);
+        }
         if self.outputs.every_step() {
             return Self::emit_to(self.sys, observers, &at_state, report);
         }
@@ -722,6 +749,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                     work_nc: work,
                     energy_balance: e.kinetic + e.potential - self.diag.e0 - work,
                     violation: v,
+                    omega_max: self.omega_at(&self.interpolated),
                     ..at_state
                 }
             };
@@ -731,6 +759,17 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             }
         }
         true
+    }
+
+    /// ω_max of the integrated system at `x` when the run computes it (NaN where it cannot be
+    /// computed: the sample is a diagnostic, not a reason to stop).
+    fn omega_at(&self, x: &State) -> Option<f64> {
+        self.linearized.map(|kind| {
+            natural_frequency::omega_max(self.sys, x, kind)
+                .ok()
+                .filter(|w| w.is_finite())
+                .unwrap_or(f64::NAN)
+        })
     }
 
     /// Hands `sample` to every observer; false when one stops the run or fails.

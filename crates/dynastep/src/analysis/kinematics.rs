@@ -475,6 +475,7 @@ pub fn run<S: System>(
             steps: report.evaluations,
             rejected: 0,
             newton_iterations: report.newton_iterations,
+            omega_max: None,
         };
         let mut stop = false;
         for o in observers.iter_mut() {

@@ -14,6 +14,7 @@ pub mod diagnostics;
 pub mod dynamic;
 pub mod equilibrium;
 pub mod kinematics;
+pub mod natural_frequency;
 pub mod output_times;
 pub mod partition;
 pub mod simulation;

@@ -51,6 +51,9 @@ pub struct RunOptions {
     pub step: StepSettings,
     /// Most steps the run may take (see [`crate::analysis::dynamic::DEFAULT_MAX_STEPS`]).
     pub max_steps: Option<u64>,
+    /// Compute the largest natural frequency ω_max of the integrated system along the run
+    /// ([`DynamicSettings::omega_max`]).
+    pub omega_max: bool,
 }
 
 /// Why a simulation could not start.
@@ -84,6 +87,9 @@ pub struct Simulation {
     pub settings: DynamicSettings,
     /// Scheme in use.
     pub scheme: Box<dyn Scheme>,
+    /// The parameters the scheme was built from (those given; the others at their defaults), as
+    /// [`crate::scheme::build`] takes them.
+    pub scheme_params: SchemeParams,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -181,6 +187,7 @@ impl Simulation {
                 .max_steps
                 .or(solver.max_steps)
                 .unwrap_or(crate::analysis::dynamic::DEFAULT_MAX_STEPS),
+            omega_max: opts.omega_max,
         };
         crate::analysis::dynamic::check_settings(&settings, t0, scheme.as_ref())
             .map_err(SimulationError::Settings)?;
@@ -191,6 +198,7 @@ impl Simulation {
             assembly,
             settings,
             scheme,
+            scheme_params: params,
         })
     }
 

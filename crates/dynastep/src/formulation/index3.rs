@@ -8,8 +8,8 @@ use crate::system::System;
 use super::linear::{DenseSolver, LinearStats};
 use super::sparse::{CscAssembler, SparseSolver};
 use super::{
-    Formulation, FormulationError, FormulationInfo, NewtonSettings, NewtonStats, Registered,
-    SchemeRequirement,
+    Formulation, FormulationError, FormulationInfo, LinearizedSystem, NewtonSettings, NewtonStats,
+    Registered, SchemeRequirement,
 };
 
 /// Registry entry of the index-3 formulation.
@@ -20,6 +20,7 @@ pub const INFO: FormulationInfo = FormulationInfo {
     source: "Bottasso, Bauchau & Cardona (2007) SIAM J. Sci. Comput. 29:397 (scaling); Arnold & Brüls (2007) Multibody Syst Dyn 18:185 (generalized-alpha in index-3 form)",
     constraint_level: "positions (index 3); velocity and acceleration constraints hold only approximately",
     schemes: SchemeRequirement::Any,
+    linearized: LinearizedSystem::Constrained,
 };
 
 /// Iteration matrix storage and its solver.

@@ -198,6 +198,22 @@ pub struct FormulationInfo {
     pub constraint_level: &'static str,
     /// Which schemes it can serve.
     pub schemes: SchemeRequirement,
+    /// Which linearized system its steps integrate: what the largest natural frequency ω_max of a
+    /// run is computed from ([`crate::analysis::natural_frequency`]).
+    pub linearized: LinearizedSystem,
+}
+
+/// The linearized system a formulation integrates, whose largest natural frequency limits the step
+/// of a conditionally stable scheme (Fernández de Bustos et al. 2022, Meccanica 57:371, §5, eq. 52
+/// and the paragraph after it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinearizedSystem {
+    /// The constrained linearization M δq̈ + C δq̇ + K δq + Φ_qᵀ δλ = 0, Φ_q δq = 0, with the null
+    /// space N of Φ_q held fixed: M_R = Nᵀ M N, K_R = Nᵀ K N (f × f).
+    Constrained,
+    /// The tangent-space equations of the minimal coordinates α (eq. 52): M_R = Nᵀ M N,
+    /// K_R = Nᵀ K N + Nᵀ C Ẋ_p + Nᵀ M Ẍ_p1 (f × f), with Ẋ_p and Ẍ_p1 of eqs. 40 and 47.
+    TangentSpace,
 }
 
 /// How the constraints enter and how the unknowns of one integration point are solved for.

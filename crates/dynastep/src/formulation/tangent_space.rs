@@ -59,8 +59,8 @@ use crate::system::System;
 
 use super::linear::DenseSolver;
 use super::{
-    Formulation, FormulationError, FormulationInfo, NewtonSettings, NewtonStats, Registered,
-    SchemeRequirement,
+    Formulation, FormulationError, FormulationInfo, LinearizedSystem, NewtonSettings, NewtonStats,
+    Registered, SchemeRequirement,
 };
 
 /// Registry entry of the tangent-space formulation.
@@ -71,6 +71,7 @@ pub const INFO: FormulationInfo = FormulationInfo {
     source: "Fernández de Bustos, Uriarte, Urkullu & García-Marina (2022) Meccanica 57:371, §5 eqs. 32-58",
     constraint_level: "positions, velocities and accelerations (all three, to the Newton tolerance)",
     schemes: SchemeRequirement::ImplicitInPositions,
+    linearized: LinearizedSystem::TangentSpace,
 };
 
 /// Singular values of Φ_q at or below this fraction of the largest count as zero (redundant rows).

@@ -18,7 +18,10 @@
 //! - `energy.kinetic`, `energy.potential`, `energy.total`, `energy.work_nc` (work of non-conservative
 //!   applied forces and of drivers since the start), `energy.balance` (E − E₀ − W_nc) \[J\];
 //! - `constraint.position`, `constraint.velocity`, `constraint.acceleration`: Euclidean norms of
-//!   Φ, Φ_q v + Φ_t and Φ_q a − γ.
+//!   Φ, Φ_q v + Φ_t and Φ_q a − γ;
+//! - `omega_max` \[rad/s\], only from [`HistoryWriter::with_omega_max`]: the largest natural
+//!   frequency of the system the formulation integrates ([`crate::analysis::natural_frequency`]),
+//!   `NaN` where the run does not compute it or it cannot be computed.
 //!
 //! Rows are collected in memory and handed to the underlying writer whole: when 64 KiB have
 //! gathered, at least once a second, and on [`HistoryWriter::flush`]. A process killed at any
@@ -53,6 +56,7 @@ pub struct HistoryWriter<W: Write> {
     joint_torque: Vec<bool>,
     drivers: usize,
     forces: bool,
+    omega_max: bool,
     row: Vec<f64>,
     fmt: ryu::Buffer,
 }
@@ -70,7 +74,16 @@ impl<W: Write> HistoryWriter<W> {
     /// # Errors
     /// Any error of the underlying writer.
     pub fn new(system: &PlanarSystem, out: W) -> Result<Self, csv::Error> {
-        Self::with_columns(system, out, true)
+        Self::with_columns(system, out, true, false)
+    }
+
+    /// [`HistoryWriter::new`] with a last column `omega_max` (run with
+    /// [`crate::analysis::dynamic::DynamicSettings::omega_max`] set).
+    ///
+    /// # Errors
+    /// Any error of the underlying writer.
+    pub fn with_omega_max(system: &PlanarSystem, out: W) -> Result<Self, csv::Error> {
+        Self::with_columns(system, out, true, true)
     }
 
     /// Writes the header of a kinematic history (no reactions, driver forces or energies).
@@ -78,10 +91,15 @@ impl<W: Write> HistoryWriter<W> {
     /// # Errors
     /// Any error of the underlying writer.
     pub fn kinematic(system: &PlanarSystem, out: W) -> Result<Self, csv::Error> {
-        Self::with_columns(system, out, false)
+        Self::with_columns(system, out, false, false)
     }
 
-    fn with_columns(system: &PlanarSystem, sink: W, forces: bool) -> Result<Self, csv::Error> {
+    fn with_columns(
+        system: &PlanarSystem,
+        sink: W,
+        forces: bool,
+        omega_max: bool,
+    ) -> Result<Self, csv::Error> {
         let mut out = csv::Writer::from_writer(Vec::with_capacity(2 * FLUSH_BYTES));
         let mut header = vec!["t".to_string(), "h".to_string()];
         let point_mass: Vec<bool> = (0..system.n_bodies())
@@ -145,6 +163,9 @@ impl<W: Write> HistoryWriter<W> {
             .iter()
             .map(|s| s.to_string()),
         );
+        if omega_max {
+            header.push("omega_max".into());
+        }
         out.write_record(&header)?;
         let row = Vec::with_capacity(header.len());
         let mut writer = HistoryWriter {
@@ -156,6 +177,7 @@ impl<W: Write> HistoryWriter<W> {
             joint_torque,
             drivers,
             forces,
+            omega_max,
             row,
             fmt: ryu::Buffer::new(),
         };
@@ -249,6 +271,9 @@ impl<W: Write> Observer<PlanarSystem> for HistoryWriter<W> {
             s.violation.velocity,
             s.violation.acceleration,
         ]);
+        if self.omega_max {
+            self.row.push(s.omega_max.unwrap_or(f64::NAN));
+        }
         for &v in &self.row {
             let text = if v.is_finite() {
                 self.fmt.format(v)

@@ -4,9 +4,10 @@ use serde::Serialize;
 
 use crate::analysis::assembly::AssemblyReport;
 use crate::analysis::dynamic::{ConstraintViolation, RunReport, RunStatus};
+use crate::analysis::natural_frequency::{critical_omega, OmegaMaxRecord};
 use crate::analysis::simulation::Simulation;
 use crate::analysis::step_control::Tolerances;
-use crate::scheme::State;
+use crate::scheme::{SchemeParams, State};
 use crate::system::planar::PlanarSystem;
 
 /// Newton counters in the summary.
@@ -133,6 +134,37 @@ pub struct StepControlSummary {
     pub tolerances: Option<Tolerances>,
 }
 
+/// The largest natural frequency of the integrated system along a run and the step limit it sets
+/// (Fernández de Bustos et al. 2022, Meccanica 57:371, eq. 26).
+#[derive(Debug, Clone, Serialize)]
+pub struct OmegaMaxSummary {
+    /// Largest ω_max over the committed steps \[rad/s\].
+    pub max: f64,
+    /// Time at which it occurred \[s\].
+    pub t_at_max: f64,
+    /// Ω_crit of the scheme in use from the linear stability analysis (undamped oscillator);
+    /// `null` when the scheme is stable for every Ω up to 10³.
+    pub omega_crit: Option<f64>,
+    /// Ω_crit / max \[s\]: the largest step that satisfies the linear stability condition all along
+    /// the run; `null` without an Ω_crit.
+    pub step_limit: Option<f64>,
+}
+
+impl OmegaMaxSummary {
+    /// The summary of `record` for scheme `scheme` with parameters `params`.
+    pub fn new(record: OmegaMaxRecord, scheme: &str, params: &SchemeParams) -> Self {
+        let omega_crit = critical_omega(scheme, params).ok().flatten();
+        OmegaMaxSummary {
+            max: record.max,
+            t_at_max: record.t_at_max,
+            omega_crit,
+            step_limit: omega_crit
+                .filter(|_| record.max > 0.0)
+                .map(|w| w / record.max),
+        }
+    }
+}
+
 /// The whole summary.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
@@ -178,6 +210,10 @@ pub struct Summary {
     pub max_energy_error: f64,
     /// Largest constraint violations.
     pub max_constraint_violation: ConstraintViolation,
+    /// The largest natural frequency along the run and the step limit it sets, when the run
+    /// computed it (`--omega-max`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub omega_max: Option<OmegaMaxSummary>,
     /// Assembly report.
     pub assembly: AssemblySummary,
     /// The last complete state.
@@ -254,6 +290,9 @@ impl Summary {
             wall_time_s: report.wall_time_s,
             max_energy_error: report.max_energy_error,
             max_constraint_violation: report.max_violation,
+            omega_max: report
+                .omega_max
+                .map(|r| OmegaMaxSummary::new(r, sim.scheme.name(), &sim.scheme_params)),
             assembly: AssemblySummary::from(&sim.assembly),
             final_state,
         }
