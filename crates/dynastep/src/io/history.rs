@@ -28,12 +28,17 @@
 //! moment (SIGKILL, power loss) leaves a file whose rows are all complete, at most a second behind.
 //! Give it an unbuffered writer (a `File`): a `BufWriter` around it could split rows again.
 //!
+//! [`HistoryColumns`] defines the columns and computes a row; [`HistoryWriter`] writes the rows as
+//! CSV and [`HistoryRecorder`] keeps them in memory (the Python bindings' results), with the same
+//! values.
+//!
 //! A kinematic analysis ([`HistoryWriter::kinematic`]) has no forces: its history leaves out the
 //! reactions, the driver forces and the energy columns.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use super::history_table::HistoryTable;
 use crate::analysis::dynamic::{Flow, Observer, Sample};
 use crate::system::planar::{Body, PlanarSystem};
 
@@ -43,13 +48,12 @@ const FLUSH_BYTES: usize = 1 << 16;
 /// Longest time rows wait in memory.
 const FLUSH_EVERY: Duration = Duration::from_secs(1);
 
-/// An [`Observer`] writing one CSV row per sample.
-pub struct HistoryWriter<W: Write> {
-    /// Formats rows into memory.
-    out: csv::Writer<Vec<u8>>,
-    /// Receives whole rows only.
-    sink: W,
-    last_flush: Instant,
+/// The columns of a planar time history (see the module documentation) and how one row of them is
+/// computed from a [`Sample`]: shared by the CSV [`HistoryWriter`] and the in-memory
+/// [`HistoryRecorder`], so both hold the same numbers.
+#[derive(Debug, Clone)]
+pub struct HistoryColumns {
+    names: Vec<String>,
     point_mass: Vec<bool>,
     markers: usize,
     /// Per joint: has a torque column.
@@ -57,6 +61,164 @@ pub struct HistoryWriter<W: Write> {
     drivers: usize,
     forces: bool,
     omega_max: bool,
+}
+
+impl HistoryColumns {
+    /// The columns of a dynamic history of `system`: with `forces` the reactions, driver forces
+    /// and energies (false for a kinematic history), with `omega_max` the last column `omega_max`.
+    pub fn new(system: &PlanarSystem, forces: bool, omega_max: bool) -> Self {
+        let mut names = vec!["t".to_string(), "h".to_string()];
+        let point_mass: Vec<bool> = (0..system.n_bodies())
+            .map(|b| matches!(system.body(b), Body::Point(_)))
+            .collect();
+        for (b, name) in system.body_names().iter().enumerate() {
+            let columns: &[&str] = if point_mass[b] {
+                &["x", "y", "vx", "vy"]
+            } else {
+                &["x", "y", "theta", "vx", "vy", "omega"]
+            };
+            names.extend(columns.iter().map(|c| format!("{name}.{c}")));
+        }
+        for name in system.marker_names() {
+            names.extend(["x", "y", "vx", "vy"].iter().map(|c| format!("{name}.{c}")));
+        }
+        let joint_torque: Vec<bool> = (0..system.joint_names().len())
+            .map(|k| system.joint_has_torque(k))
+            .collect();
+        if forces {
+            Self::force_names(system, &joint_torque, &mut names);
+        }
+        names.extend(
+            [
+                "constraint.position",
+                "constraint.velocity",
+                "constraint.acceleration",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        );
+        if omega_max {
+            names.push("omega_max".into());
+        }
+        HistoryColumns {
+            names,
+            point_mass,
+            markers: system.marker_names().len(),
+            joint_torque,
+            drivers: system.driver_names().len(),
+            forces,
+            omega_max,
+        }
+    }
+
+    /// Names of the reaction, driver and energy columns.
+    fn force_names(system: &PlanarSystem, joint_torque: &[bool], names: &mut Vec<String>) {
+        for (k, name) in system.joint_names().iter().enumerate() {
+            let columns: &[&str] = if joint_torque[k] {
+                &["fx", "fy", "torque", "fx_joint", "fy_joint"]
+            } else {
+                &["fx", "fy", "fx_joint", "fy_joint"]
+            };
+            names.extend(columns.iter().map(|c| format!("{name}.{c}")));
+        }
+        for (k, name) in system.driver_names().iter().enumerate() {
+            let unit = if system.driver_is_angular(k) {
+                "torque"
+            } else {
+                "force"
+            };
+            let column = format!("{name}.{unit}");
+            if names.contains(&column) {
+                names.push(format!("driver.{column}"));
+            } else {
+                names.push(column);
+            }
+        }
+        names.extend(
+            [
+                "energy.kinetic",
+                "energy.potential",
+                "energy.total",
+                "energy.work_nc",
+                "energy.balance",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        );
+    }
+
+    /// The column names, in order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Replaces the contents of `row` with the values of `s`, one per column (no allocation once
+    /// `row` has the capacity).
+    pub fn fill(&self, sys: &PlanarSystem, s: &Sample<'_>, row: &mut Vec<f64>) {
+        let x = s.state;
+        row.clear();
+        row.push(x.t);
+        row.push(s.h);
+        for b in 0..self.point_mass.len() {
+            let p = sys.body_pose(b, &x.q);
+            let v = sys.body_velocity(b, &x.q, &x.v);
+            if self.point_mass[b] {
+                row.extend_from_slice(&[p[0], p[1], v[0], v[1]]);
+            } else {
+                row.extend_from_slice(&[p[0], p[1], p[2], v[0], v[1], v[2]]);
+            }
+        }
+        for k in 0..self.markers {
+            let (p, v) = sys.marker_state(k, &x.q, &x.v);
+            row.extend_from_slice(&[p[0], p[1], v[0], v[1]]);
+        }
+        if self.forces {
+            self.push_forces(sys, s, row);
+        }
+        row.extend_from_slice(&[
+            s.violation.position,
+            s.violation.velocity,
+            s.violation.acceleration,
+        ]);
+        if self.omega_max {
+            row.push(s.omega_max.unwrap_or(f64::NAN));
+        }
+    }
+
+    /// Reactions, driver forces and energies of the sample into the row.
+    fn push_forces(&self, sys: &PlanarSystem, s: &Sample<'_>, row: &mut Vec<f64>) {
+        let x = s.state;
+        for (k, &torque) in self.joint_torque.iter().enumerate() {
+            let f = sys.joint_reaction(k, &x.q, &x.lambda);
+            let e = sys.joint_frame_axis(k, &x.q);
+            row.extend_from_slice(&[f[0], f[1]]);
+            if torque {
+                row.push(f[2]);
+            }
+            row.extend_from_slice(&[e[0] * f[0] + e[1] * f[1], -e[1] * f[0] + e[0] * f[1]]);
+        }
+        for k in 0..self.drivers {
+            row.push(sys.driver_effort(k, &x.lambda));
+        }
+        let e = s.energy;
+        row.extend_from_slice(&[
+            e.kinetic,
+            e.potential,
+            e.kinetic + e.potential,
+            s.work_nc,
+            s.energy_balance,
+        ]);
+    }
+}
+
+/// An [`Observer`] writing one CSV row per sample.
+pub struct HistoryWriter<W: Write> {
+    /// Formats rows into memory.
+    out: csv::Writer<Vec<u8>>,
+    /// Receives whole rows only.
+    sink: W,
+    last_flush: Instant,
+    columns: HistoryColumns,
     row: Vec<f64>,
     fmt: ryu::Buffer,
 }
@@ -74,7 +236,7 @@ impl<W: Write> HistoryWriter<W> {
     /// # Errors
     /// Any error of the underlying writer.
     pub fn new(system: &PlanarSystem, out: W) -> Result<Self, csv::Error> {
-        Self::with_columns(system, out, true, false)
+        Self::with_columns(HistoryColumns::new(system, true, false), out)
     }
 
     /// [`HistoryWriter::new`] with a last column `omega_max` (run with
@@ -83,7 +245,7 @@ impl<W: Write> HistoryWriter<W> {
     /// # Errors
     /// Any error of the underlying writer.
     pub fn with_omega_max(system: &PlanarSystem, out: W) -> Result<Self, csv::Error> {
-        Self::with_columns(system, out, true, true)
+        Self::with_columns(HistoryColumns::new(system, true, true), out)
     }
 
     /// Writes the header of a kinematic history (no reactions, driver forces or energies).
@@ -91,93 +253,22 @@ impl<W: Write> HistoryWriter<W> {
     /// # Errors
     /// Any error of the underlying writer.
     pub fn kinematic(system: &PlanarSystem, out: W) -> Result<Self, csv::Error> {
-        Self::with_columns(system, out, false, false)
+        Self::with_columns(HistoryColumns::new(system, false, false), out)
     }
 
-    fn with_columns(
-        system: &PlanarSystem,
-        sink: W,
-        forces: bool,
-        omega_max: bool,
-    ) -> Result<Self, csv::Error> {
+    /// Writes the header of `columns` and returns the writer.
+    ///
+    /// # Errors
+    /// Any error of the underlying writer.
+    pub fn with_columns(columns: HistoryColumns, sink: W) -> Result<Self, csv::Error> {
         let mut out = csv::Writer::from_writer(Vec::with_capacity(2 * FLUSH_BYTES));
-        let mut header = vec!["t".to_string(), "h".to_string()];
-        let point_mass: Vec<bool> = (0..system.n_bodies())
-            .map(|b| matches!(system.body(b), Body::Point(_)))
-            .collect();
-        for (b, name) in system.body_names().iter().enumerate() {
-            let columns: &[&str] = if point_mass[b] {
-                &["x", "y", "vx", "vy"]
-            } else {
-                &["x", "y", "theta", "vx", "vy", "omega"]
-            };
-            header.extend(columns.iter().map(|c| format!("{name}.{c}")));
-        }
-        for name in system.marker_names() {
-            header.extend(["x", "y", "vx", "vy"].iter().map(|c| format!("{name}.{c}")));
-        }
-        let joint_torque: Vec<bool> = (0..system.joint_names().len())
-            .map(|k| system.joint_has_torque(k))
-            .collect();
-        let drivers = system.driver_names().len();
-        if forces {
-            for (k, name) in system.joint_names().iter().enumerate() {
-                let columns: &[&str] = if joint_torque[k] {
-                    &["fx", "fy", "torque", "fx_joint", "fy_joint"]
-                } else {
-                    &["fx", "fy", "fx_joint", "fy_joint"]
-                };
-                header.extend(columns.iter().map(|c| format!("{name}.{c}")));
-            }
-            for (k, name) in system.driver_names().iter().enumerate() {
-                let unit = if system.driver_is_angular(k) {
-                    "torque"
-                } else {
-                    "force"
-                };
-                let column = format!("{name}.{unit}");
-                if header.contains(&column) {
-                    header.push(format!("driver.{column}"));
-                } else {
-                    header.push(column);
-                }
-            }
-            header.extend(
-                [
-                    "energy.kinetic",
-                    "energy.potential",
-                    "energy.total",
-                    "energy.work_nc",
-                    "energy.balance",
-                ]
-                .iter()
-                .map(|s| s.to_string()),
-            );
-        }
-        header.extend(
-            [
-                "constraint.position",
-                "constraint.velocity",
-                "constraint.acceleration",
-            ]
-            .iter()
-            .map(|s| s.to_string()),
-        );
-        if omega_max {
-            header.push("omega_max".into());
-        }
-        out.write_record(&header)?;
-        let row = Vec::with_capacity(header.len());
+        out.write_record(columns.names())?;
+        let row = Vec::with_capacity(columns.names().len());
         let mut writer = HistoryWriter {
             out,
             sink,
             last_flush: Instant::now(),
-            point_mass,
-            markers: system.marker_names().len(),
-            joint_torque,
-            drivers,
-            forces,
-            omega_max,
+            columns,
             row,
             fmt: ryu::Buffer::new(),
         };
@@ -215,65 +306,9 @@ impl<W: Write> HistoryWriter<W> {
     }
 }
 
-impl<W: Write> HistoryWriter<W> {
-    /// Reactions, driver forces and energies of the sample into the row.
-    fn push_forces(&mut self, sys: &PlanarSystem, s: &Sample<'_>) {
-        let x = s.state;
-        for (k, &torque) in self.joint_torque.iter().enumerate() {
-            let f = sys.joint_reaction(k, &x.q, &x.lambda);
-            let e = sys.joint_frame_axis(k, &x.q);
-            self.row.extend_from_slice(&[f[0], f[1]]);
-            if torque {
-                self.row.push(f[2]);
-            }
-            self.row
-                .extend_from_slice(&[e[0] * f[0] + e[1] * f[1], -e[1] * f[0] + e[0] * f[1]]);
-        }
-        for k in 0..self.drivers {
-            self.row.push(sys.driver_effort(k, &x.lambda));
-        }
-        let e = s.energy;
-        self.row.extend_from_slice(&[
-            e.kinetic,
-            e.potential,
-            e.kinetic + e.potential,
-            s.work_nc,
-            s.energy_balance,
-        ]);
-    }
-}
-
 impl<W: Write> Observer<PlanarSystem> for HistoryWriter<W> {
     fn sample(&mut self, sys: &PlanarSystem, s: &Sample<'_>) -> Result<Flow, String> {
-        let x = s.state;
-        self.row.clear();
-        self.row.push(x.t);
-        self.row.push(s.h);
-        for b in 0..self.point_mass.len() {
-            let p = sys.body_pose(b, &x.q);
-            let v = sys.body_velocity(b, &x.q, &x.v);
-            if self.point_mass[b] {
-                self.row.extend_from_slice(&[p[0], p[1], v[0], v[1]]);
-            } else {
-                self.row
-                    .extend_from_slice(&[p[0], p[1], p[2], v[0], v[1], v[2]]);
-            }
-        }
-        for k in 0..self.markers {
-            let (p, v) = sys.marker_state(k, &x.q, &x.v);
-            self.row.extend_from_slice(&[p[0], p[1], v[0], v[1]]);
-        }
-        if self.forces {
-            self.push_forces(sys, s);
-        }
-        self.row.extend_from_slice(&[
-            s.violation.position,
-            s.violation.velocity,
-            s.violation.acceleration,
-        ]);
-        if self.omega_max {
-            self.row.push(s.omega_max.unwrap_or(f64::NAN));
-        }
+        self.columns.fill(sys, s, &mut self.row);
         for &v in &self.row {
             let text = if v.is_finite() {
                 self.fmt.format(v)
@@ -294,6 +329,43 @@ impl<W: Write> Observer<PlanarSystem> for HistoryWriter<W> {
         if self.out.get_ref().len() >= FLUSH_BYTES || self.last_flush.elapsed() >= FLUSH_EVERY {
             self.flush()
                 .map_err(|e| format!("writing the time history: {e}"))?;
+        }
+        Ok(Flow::Continue)
+    }
+}
+
+/// An [`Observer`] keeping the history in memory as a [`HistoryTable`], with the columns and values
+/// of the CSV that [`HistoryWriter`] writes for the same run (the CSV's shortest round-trip
+/// formatting reads back to the same `f64`s).
+#[derive(Debug, Clone)]
+pub struct HistoryRecorder {
+    columns: HistoryColumns,
+    row: Vec<f64>,
+    /// The rows so far, as columns.
+    pub table: HistoryTable,
+}
+
+impl HistoryRecorder {
+    /// An empty history of `columns`.
+    pub fn new(columns: HistoryColumns) -> Self {
+        let names = columns.names().to_vec();
+        HistoryRecorder {
+            row: Vec::with_capacity(names.len()),
+            table: HistoryTable {
+                columns: vec![Vec::new(); names.len()],
+                names,
+                truncated: false,
+            },
+            columns,
+        }
+    }
+}
+
+impl Observer<PlanarSystem> for HistoryRecorder {
+    fn sample(&mut self, sys: &PlanarSystem, s: &Sample<'_>) -> Result<Flow, String> {
+        self.columns.fill(sys, s, &mut self.row);
+        for (column, &v) in self.table.columns.iter_mut().zip(&self.row) {
+            column.push(v);
         }
         Ok(Flow::Continue)
     }
