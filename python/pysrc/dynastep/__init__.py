@@ -1,0 +1,223 @@
+"""dynastep from Python: load a planar multibody model, run it, get its time history as numpy arrays.
+
+>>> import dynastep
+>>> r = dynastep.load_example("pendulum").run(t_end=1.0)
+>>> r.summary["status"]
+'completed'
+>>> r["mass.x"].shape == r.t.shape
+True
+
+A model comes from a file, from TOML text, from an embedded example or from a dict with the
+structure of a model file (docs/model-format.md). ``Model.run`` releases the GIL, so threads run
+models in parallel. Units are SI throughout: s, m, rad, kg, N, J.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _dynastep
+from ._dynastep import ModelError, SimulationError
+
+__all__ = [
+    "Model",
+    "Result",
+    "ModelError",
+    "SimulationError",
+    "load",
+    "load_example",
+    "from_dict",
+    "examples",
+    "schemes",
+    "stability",
+]
+
+Overrides = Optional[Mapping[str, Any]]
+
+
+def _toml_literal(value: Any) -> str:
+    """A Python value as a TOML literal, for an override ``PATH=VALUE``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(float(value)) if isinstance(value, float) else str(value)
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_literal(v) for v in value) + "]"
+    raise TypeError(f"override value {value!r}: use a number, a string, a bool or a list of them")
+
+
+def _overrides(overrides: Overrides) -> List[str]:
+    return [f"{k}={_toml_literal(v)}" for k, v in (overrides or {}).items()]
+
+
+class Result:
+    """The outcome of ``Model.run``: the time history and the summary.
+
+    ``t`` and every column are 1-D float64 numpy arrays with one entry per output row (the rows of
+    the CLI's ``history.csv``, same names, same values). ``summary`` is the dict of the CLI's
+    ``summary.json`` (``status``, ``steps``, ``max_energy_error``, ``final_state``, …). A run that
+    fails midway is still a ``Result``: ``summary["status"] == "failed"``, with ``failed_at`` and
+    ``reason``, and the columns hold every row computed before.
+    """
+
+    def __init__(self, names: List[str], columns: List[np.ndarray], summary: Dict[str, Any]):
+        self.names: List[str] = list(names)
+        self._columns: Dict[str, np.ndarray] = dict(zip(names, columns))
+        self.summary: Dict[str, Any] = summary
+
+    @property
+    def t(self) -> np.ndarray:
+        """Output times [s], shape (rows,)."""
+        return self._columns["t"]
+
+    @property
+    def columns(self) -> Dict[str, np.ndarray]:
+        """All columns by name, each of shape (rows,)."""
+        return self._columns
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        try:
+            return self._columns[name]
+        except KeyError:
+            raise KeyError(f"no column {name!r}; columns: {', '.join(self.names)}") from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    def to_pandas(self):  # -> pandas.DataFrame
+        """The history as a pandas DataFrame indexed by ``t`` (needs pandas)."""
+        import pandas as pd
+
+        return pd.DataFrame(self._columns, columns=self.names).set_index("t")
+
+    def __repr__(self) -> str:
+        return (
+            f"<dynastep.Result {self.summary.get('status')}: {len(self)} rows × {len(self.names)} columns, "
+            f"{self.summary.get('scheme')} / {self.summary.get('formulation')}>"
+        )
+
+
+class Model:
+    """A parsed model; build it with ``load``, ``load_example`` or ``from_dict``."""
+
+    def __init__(self, native: "_dynastep.Model"):
+        self._native = native
+
+    @property
+    def name(self) -> str:
+        """The model's title."""
+        return self._native.name
+
+    def run(
+        self,
+        scheme: Optional[str] = None,
+        params: Optional[Mapping[str, float]] = None,
+        dt: Optional[float] = None,
+        t_end: Optional[float] = None,
+        rtol: Optional[float] = None,
+        formulation: Optional[str] = None,
+        *,
+        output_interval: Optional[float] = None,
+        atol: Optional[float] = None,
+        h_min: Optional[float] = None,
+        h_max: Optional[float] = None,
+        max_steps: Optional[int] = None,
+        omega_max: bool = False,
+    ) -> Result:
+        """Runs the dynamic analysis, as ``dynastep run`` does; ``None`` keeps the model's setting.
+
+        scheme: registry name (``dynastep.schemes()``); params: scheme parameters, e.g.
+        ``{"rho_inf": 0.6}``; dt: step [s] (with rtol, the first step); t_end: end time [s];
+        rtol, atol: local-error tolerances (adaptive steps); formulation: ``"index3"`` or
+        ``"tangent-space"``; output_interval: [s], 0 for every step; h_min, h_max: step bounds [s];
+        max_steps: most steps; omega_max: add the ``omega_max`` column [rad/s] and its summary.
+
+        Raises ``SimulationError`` when the run cannot start (unknown scheme, bad parameters, no
+        step size, failed assembly). A run that fails midway returns its partial ``Result``.
+        The GIL is released while the run computes.
+        """
+        names, columns, summary = self._native.run(
+            scheme=scheme,
+            params=dict(params) if params is not None else None,
+            dt=dt,
+            t_end=t_end,
+            output_interval=output_interval,
+            formulation=formulation,
+            rtol=rtol,
+            atol=atol,
+            h_min=h_min,
+            h_max=h_max,
+            max_steps=max_steps,
+            omega_max=omega_max,
+        )
+        return Result(names, columns, json.loads(summary))
+
+    def __repr__(self) -> str:
+        return f"<dynastep.Model {self.name!r}>"
+
+
+def load(source: Union[str, os.PathLike], overrides: Overrides = None) -> Model:
+    """A model from a file path or from TOML text.
+
+    ``source`` is read as a path when it names an existing file (or is a ``PathLike``), as TOML
+    text otherwise. ``overrides`` maps dotted paths to values, as ``dynastep run --set``:
+    ``{"solver.dt": 1e-4, "bodies.crank.mass": 2.0}``. Raises ``ModelError`` naming the file, line
+    and entity for an invalid model, ``OSError`` for an unreadable file.
+    """
+    items = _overrides(overrides)
+    if isinstance(source, os.PathLike) or (
+        "\n" not in source and "=" not in source and os.path.isfile(source)
+    ):
+        return Model(_dynastep.load_file(os.fspath(source), items))
+    return Model(_dynastep.load_text(source, "<string>", items))
+
+
+def load_example(name: str, overrides: Overrides = None) -> Model:
+    """An embedded example by name (``dynastep.examples()``); raises ``ModelError`` if unknown."""
+    return Model(_dynastep.load_example(name, _overrides(overrides)))
+
+
+def from_dict(model: Mapping[str, Any], overrides: Overrides = None) -> Model:
+    """A model from a dict with the structure of a model file (nested dicts and lists of dicts,
+    numbers, strings), e.g. ``tomllib.load`` of a model file. Raises ``ModelError``."""
+    return Model(_dynastep.load_json(json.dumps(model), _overrides(overrides)))
+
+
+def examples() -> List[Dict[str, str]]:
+    """The embedded examples: a list of ``{"name", "title", "description"}``."""
+    return json.loads(_dynastep.examples_json())
+
+
+def schemes() -> List[Dict[str, Any]]:
+    """The registered schemes with their order, capabilities, formulations and parameters."""
+    return json.loads(_dynastep.schemes_json())
+
+
+def stability(
+    scheme: str,
+    params: Optional[Mapping[str, float]] = None,
+    xi: float = 0.0,
+    omegas: Optional[Sequence[float]] = None,
+) -> Dict[str, Any]:
+    """Linear stability analysis of ``scheme`` on x'' + 2 xi w x' + w^2 x = 0, as
+    ``dynastep stability --json``: ``omega_crit`` (None if unconditionally stable), ``rho_inf``,
+    and per Omega = w h of ``omegas`` (default: 400 log-spaced from 1e-2 to 1e3) the spectral
+    radius, amplitude decay and period elongation. Raises ``SimulationError`` for an unknown
+    scheme or bad parameters."""
+    return json.loads(
+        _dynastep.stability_json(
+            scheme,
+            dict(params) if params is not None else None,
+            xi,
+            list(omegas) if omegas is not None else None,
+        )
+    )

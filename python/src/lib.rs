@@ -1,0 +1,238 @@
+//! The native part of the `dynastep` Python package (`dynastep._dynastep`). The Python layer
+//! (`pysrc/dynastep/__init__.py`) gives it its user-facing shape: it decides whether `load` got a
+//! path or TOML text, formats overrides, and wraps a run's columns in a `Result`.
+//!
+//! Everything here is a thin call into the `dynastep` crate; no mechanics lives in this file. A run
+//! releases the GIL (`Python::detach`), so threads can run models in parallel. Errors become
+//! Python exceptions carrying the library's own messages (file, line, entity); nothing panics
+//! across the boundary (pyo3 turns a panic into `PanicException` rather than aborting).
+
+use std::collections::BTreeMap;
+
+use numpy::PyArray1;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+
+use dynastep::analysis::simulation::{RunOptions, Simulation};
+use dynastep::analysis::stability;
+use dynastep::analysis::step_control::StepSettings;
+use dynastep::io::history::{HistoryColumns, HistoryRecorder};
+use dynastep::io::summary::Summary;
+use dynastep::model::{parse, Model as ModelData};
+
+create_exception!(
+    _dynastep,
+    ModelError,
+    PyValueError,
+    "A model file or text is invalid: the message names the file, the line and the entity."
+);
+create_exception!(
+    _dynastep,
+    SimulationError,
+    PyValueError,
+    "A run cannot start: unknown scheme or formulation, bad parameters, missing step size, failed assembly."
+);
+
+/// What `Model.run` hands the Python layer: column names, columns, summary as JSON text.
+type RunOutput<'py> = (Vec<String>, Vec<Bound<'py, PyArray1<f64>>>, String);
+
+/// A parsed model (the contents of one model file, with overrides applied).
+#[pyclass(module = "dynastep._dynastep", name = "Model", frozen)]
+#[derive(Clone)]
+struct Model {
+    inner: ModelData,
+}
+
+#[pymethods]
+impl Model {
+    /// The model's title (`name` in the file).
+    #[getter]
+    fn name(&self) -> String {
+        self.inner.name.clone()
+    }
+
+    /// Runs the dynamic analysis; see `dynastep.Model.run` in the Python layer for the arguments.
+    /// Returns (column names, columns as float64 arrays, summary as JSON text).
+    #[pyo3(signature = (scheme=None, params=None, dt=None, t_end=None, output_interval=None,
+        formulation=None, rtol=None, atol=None, h_min=None, h_max=None, max_steps=None,
+        omega_max=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        scheme: Option<String>,
+        params: Option<BTreeMap<String, f64>>,
+        dt: Option<f64>,
+        t_end: Option<f64>,
+        output_interval: Option<f64>,
+        formulation: Option<String>,
+        rtol: Option<f64>,
+        atol: Option<f64>,
+        h_min: Option<f64>,
+        h_max: Option<f64>,
+        max_steps: Option<u64>,
+        omega_max: bool,
+    ) -> PyResult<RunOutput<'py>> {
+        let opts = RunOptions {
+            scheme,
+            params: params.unwrap_or_default(),
+            dt,
+            t_end,
+            output_interval,
+            formulation,
+            step: StepSettings {
+                rtol,
+                atol,
+                h_min,
+                h_max,
+                control: None,
+            },
+            max_steps,
+            omega_max,
+        };
+        let model = self.inner.clone();
+        let outcome = py.detach(move || -> Result<_, String> {
+            let mut sim = Simulation::new(&model, &opts).map_err(|e| e.to_string())?;
+            let columns = HistoryColumns::new(&sim.system, true, opts.omega_max);
+            let mut recorder = HistoryRecorder::new(columns);
+            let report = sim.run(&mut [&mut recorder]);
+            let summary = serde_json::to_string(&Summary::new(&sim, &report))
+                .map_err(|e| format!("summary: {e}"))?;
+            Ok((recorder.table, summary))
+        });
+        let (table, summary) = outcome.map_err(SimulationError::new_err)?;
+        let arrays = table
+            .columns
+            .into_iter()
+            .map(|c| PyArray1::from_vec(py, c))
+            .collect();
+        Ok((table.names, arrays, summary))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<dynastep.Model {:?}>", self.inner.name)
+    }
+}
+
+/// Parses model text; `file` names it in messages, `overrides` are `PATH=VALUE` items as for
+/// `dynastep run --set`.
+#[pyfunction]
+#[pyo3(signature = (text, file="<string>", overrides=Vec::new()))]
+fn load_text(text: &str, file: &str, overrides: Vec<String>) -> PyResult<Model> {
+    parse::from_str_with_overrides(text, file, &overrides)
+        .map(|inner| Model { inner })
+        .map_err(|e| ModelError::new_err(e.to_string()))
+}
+
+/// Reads and parses a model file.
+#[pyfunction]
+#[pyo3(signature = (path, overrides=Vec::new()))]
+fn load_file(path: &str, overrides: Vec<String>) -> PyResult<Model> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| PyOSError::new_err(format!("cannot read model file {path}: {e}")))?;
+    load_text(&text, path, overrides)
+}
+
+/// Parses an embedded example by name.
+#[pyfunction]
+#[pyo3(signature = (name, overrides=Vec::new()))]
+fn load_example(name: &str, overrides: Vec<String>) -> PyResult<Model> {
+    let ex = dynastep::examples::find(name).ok_or_else(|| {
+        let known: Vec<_> = dynastep::examples::EXAMPLES
+            .iter()
+            .map(|e| e.name)
+            .collect();
+        ModelError::new_err(format!(
+            "no example named `{name}`; examples: {}",
+            known.join(", ")
+        ))
+    })?;
+    load_text(ex.text, ex.file, overrides)
+}
+
+/// Builds a model from JSON text with the structure of a model file (what a Python dict gives).
+#[pyfunction]
+#[pyo3(signature = (json, overrides=Vec::new()))]
+fn load_json(json: &str, overrides: Vec<String>) -> PyResult<Model> {
+    let value: toml::Value =
+        serde_json::from_str(json).map_err(|e| ModelError::new_err(format!("model dict: {e}")))?;
+    let text =
+        toml::to_string(&value).map_err(|e| ModelError::new_err(format!("model dict: {e}")))?;
+    load_text(&text, "<dict>", overrides)
+}
+
+/// The embedded examples as JSON: a list of {name, title, description}.
+#[pyfunction]
+fn examples_json() -> String {
+    let list: Vec<_> = dynastep::examples::EXAMPLES
+        .iter()
+        .map(
+            |e| serde_json::json!({"name": e.name, "title": e.title, "description": e.description}),
+        )
+        .collect();
+    serde_json::Value::Array(list).to_string()
+}
+
+/// The scheme registry as JSON: a list of {name, aliases, family, summary, source, order,
+/// explicit_in_positions, unconditionally_stable, error_estimate, variable_step, formulations,
+/// params: [{name, default, description}]}.
+#[pyfunction]
+fn schemes_json() -> String {
+    let list: Vec<_> = dynastep::scheme::REGISTRY
+        .iter()
+        .map(|s| {
+            let params: Vec<_> = s
+                .params
+                .iter()
+                .map(|p| {
+                    serde_json::json!({"name": p.name, "default": p.default, "description": p.description})
+                })
+                .collect();
+            serde_json::json!({
+                "name": s.name, "aliases": s.aliases, "family": s.family, "summary": s.summary,
+                "source": s.source, "order": s.caps.order,
+                "explicit_in_positions": s.caps.explicit_in_positions,
+                "unconditionally_stable": s.caps.unconditionally_stable,
+                "error_estimate": s.caps.error_estimate, "variable_step": s.caps.variable_step,
+                "formulations": s.caps.formulations, "params": params,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(list).to_string()
+}
+
+/// Linear stability analysis of one scheme (as `dynastep stability --json`), as JSON text.
+#[pyfunction]
+#[pyo3(signature = (scheme, params=None, xi=0.0, omegas=None))]
+fn stability_json(
+    py: Python<'_>,
+    scheme: &str,
+    params: Option<BTreeMap<String, f64>>,
+    xi: f64,
+    omegas: Option<Vec<f64>>,
+) -> PyResult<String> {
+    let params = params.unwrap_or_default();
+    let omegas = omegas.unwrap_or_else(|| stability::log_grid(1e-2, 1e3, 400));
+    let scheme = scheme.to_string();
+    let report = py
+        .detach(move || stability::analyse(&scheme, &params, xi, &omegas))
+        .map_err(|e| SimulationError::new_err(e.to_string()))?;
+    serde_json::to_string(&report).map_err(|e| SimulationError::new_err(e.to_string()))
+}
+
+/// The native module.
+#[pymodule]
+fn _dynastep(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Model>()?;
+    m.add_function(wrap_pyfunction!(load_text, m)?)?;
+    m.add_function(wrap_pyfunction!(load_file, m)?)?;
+    m.add_function(wrap_pyfunction!(load_example, m)?)?;
+    m.add_function(wrap_pyfunction!(load_json, m)?)?;
+    m.add_function(wrap_pyfunction!(examples_json, m)?)?;
+    m.add_function(wrap_pyfunction!(schemes_json, m)?)?;
+    m.add_function(wrap_pyfunction!(stability_json, m)?)?;
+    m.add("ModelError", m.py().get_type::<ModelError>())?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    Ok(())
+}

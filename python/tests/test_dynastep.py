@@ -1,0 +1,139 @@
+"""The Python package against the CLI and the library's own checks (run by .ci/run after
+`pip install ./python`). Needs the `dynastep` CLI binary for the bit-for-bit comparison: set
+DYNASTEP_CLI, or build it (`cargo build -p dynastep-cli`; `cargo test --workspace` does)."""
+
+import csv
+import math
+import os
+import pathlib
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import dynastep
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+
+def cli_binary() -> pathlib.Path:
+    if "DYNASTEP_CLI" in os.environ:
+        return pathlib.Path(os.environ["DYNASTEP_CLI"])
+    for profile in ("release", "debug"):
+        path = REPO / "target" / profile / "dynastep"
+        if path.exists():
+            return path
+    pytest.fail("no dynastep CLI binary: set DYNASTEP_CLI or run `cargo build -p dynastep-cli`")
+
+
+def test_the_readme_one_liner_completes():
+    r = dynastep.load_example("pendulum").run()
+    assert r.summary["status"] == "completed"
+    assert r.t[0] == 0.0 and r.t[-1] == pytest.approx(10.0)
+    assert r["mass.x"].dtype == np.float64 and r["mass.x"].shape == r.t.shape
+
+
+def test_columns_equal_the_cli_history_bit_for_bit(tmp_path):
+    args = dict(scheme="bathe", dt=1e-3, t_end=2.0, formulation="tangent-space")
+    r = dynastep.load_example("double-fourbar").run(**args, omega_max=True)
+    out = tmp_path / "cli"
+    subprocess.run(
+        [str(cli_binary()), "run", "--example", "double-fourbar", "--scheme", "bathe", "--dt", "1e-3",
+         "--t-end", "2", "--formulation", "tangent-space", "--omega-max", "--quiet", "--out", str(out)],
+        check=True,
+    )
+    with open(out / "history.csv") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == r.names
+    cli = np.array([[float(x) for x in row] for row in rows[1:]])
+    ours = np.column_stack([r[name] for name in r.names])
+    assert cli.shape == ours.shape
+    # Bit for bit: the CSV's shortest round-trip formatting reads back to the same float64.
+    assert np.array_equal(cli.view(np.uint64), ours.view(np.uint64))
+    import json
+
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary.keys() == r.summary.keys()
+    assert summary["max_energy_error"] == r.summary["max_energy_error"]
+
+
+def test_a_bad_model_raises_with_its_line():
+    text = 'name = "broken"\ngravity = [0.0, -9.81]\n[[bodies]]\nname = "a"\nmass = -1.0\ninertia = 1.0\n'
+    with pytest.raises(dynastep.ModelError) as err:
+        dynastep.load(text)
+    message = str(err.value)
+    assert "<string>:5" in message and "body `a`" in message and "mass must be positive" in message
+
+
+def test_a_bad_file_names_the_file(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text('name = "x"\n[[joints]]\nname = "j"\ntype = "revolut"\n')
+    with pytest.raises(dynastep.ModelError, match="bad.toml:4"):
+        dynastep.load(str(path))
+    with pytest.raises(dynastep.ModelError, match="examples: pendulum"):
+        dynastep.load_example("pendulumm")
+
+
+def test_settings_errors_raise_and_failed_runs_keep_their_rows():
+    m = dynastep.load_example("pendulum")
+    with pytest.raises(dynastep.SimulationError, match="unknown scheme `nope`"):
+        m.run(scheme="nope")
+    with pytest.raises(dynastep.SimulationError, match="rho_inf"):
+        m.run(params={"rho_inf": 7.0})
+    # Fox-Goodwin in index 3 fails on the stiff pendulum (Fernández de Bustos et al. 2022, §3).
+    r = dynastep.load_example("stiff-pendulum").run(scheme="fox-goodwin", dt=0.1, t_end=120.0)
+    assert r.summary["status"] == "failed" and r.summary["reason"]
+    assert len(r) >= 1 and r.t[-1] <= r.summary["failed_at"] + 1e-9
+
+
+def test_overrides_and_dicts_build_the_same_model():
+    text = (REPO / "examples" / "pendulum.toml").read_text()
+    base = dynastep.load(text, overrides={"solver.t_end": 0.5})
+    import tomllib
+
+    as_dict = tomllib.loads(text)
+    as_dict["solver"]["t_end"] = 0.5
+    other = dynastep.from_dict(as_dict)
+    a, b = base.run(), other.run()
+    assert a.t[-1] == pytest.approx(0.5)
+    assert all(np.array_equal(a[n], b[n]) for n in a.names)
+
+
+def test_the_run_releases_the_gil():
+    """While one thread is inside a run, the other keeps executing Python: with the GIL held
+    during the run, no timestamp of the main loop could fall inside the run's interval."""
+    window = {}
+
+    def work():
+        model = dynastep.load_example("pendulum")
+        window["start"] = time.perf_counter()
+        model.run(dt=1e-5, t_end=3.0, output_interval=0.1)
+        window["end"] = time.perf_counter()
+
+    worker = threading.Thread(target=work)
+    stamps = []
+    worker.start()
+    while worker.is_alive():
+        stamps.append(time.perf_counter())
+    worker.join()
+    start, end = window["start"], window["end"]
+    inside = [s for s in stamps if start < s < end]
+    assert end - start > 0.05, "the run is too short to tell"
+    assert len(inside) > 100, f"{len(inside)} main-thread iterations during a {end - start:.3f} s run"
+
+
+def test_listings_and_stability():
+    names = {s["name"] for s in dynastep.schemes()}
+    assert {"fox-goodwin", "generalized-alpha", "esdirk4-6"} <= names
+    assert "andrews" in {e["name"] for e in dynastep.examples()}
+    fg = dynastep.stability("fox-goodwin", omegas=np.geomspace(0.1, 10.0, 30))
+    assert fg["omega_crit"] == pytest.approx(math.sqrt(6.0), rel=1e-8)
+    assert dynastep.stability("trapezoidal", omegas=[1.0, 100.0])["omega_crit"] is None
+
+
+def test_to_pandas():
+    pd = pytest.importorskip("pandas")
+    df = dynastep.load_example("pendulum").run(t_end=0.1).to_pandas()
+    assert isinstance(df, pd.DataFrame) and df.index.name == "t" and "energy.balance" in df
