@@ -29,6 +29,7 @@ mod analyses;
 mod compare;
 mod plots;
 mod signals;
+mod sweep;
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -91,6 +92,9 @@ enum Command {
     /// Run several schemes at several step sizes or tolerances and draw their error against their
     /// cost (work-precision CSV and chart).
     Compare(compare::CompareArgs),
+    /// Run the product of model overrides (--vary), schemes and step sizes on a thread pool: one
+    /// folder per case and one table (sweep.csv); --shard K/N for job arrays, --merge to gather.
+    Sweep(sweep::SweepArgs),
     /// Draw time histories of a run folder (PNG and SVG): energy balance, constraint violations,
     /// marker trajectories, or chosen columns.
     Plot(plots::PlotArgs),
@@ -192,6 +196,7 @@ fn main() -> ExitCode {
         Command::Formulations => formulations(),
         Command::Stability(args) => stability(args),
         Command::Compare(args) => compare::compare(args),
+        Command::Sweep(args) => sweep::sweep(args),
         Command::Plot(args) => plots::plot(args),
         Command::Animate(args) => plots::animate(args),
         Command::Schema => {
@@ -218,7 +223,7 @@ fn main() -> ExitCode {
 }
 
 /// Parses `K=V` pairs with numeric values.
-fn parse_params(items: &[String]) -> Result<SchemeParams> {
+pub(crate) fn parse_params(items: &[String]) -> Result<SchemeParams> {
     let mut p = SchemeParams::new();
     for item in items {
         let (k, v) = item
@@ -263,7 +268,7 @@ pub(crate) fn params_per_scheme(
 }
 
 /// Reads a model from a file or an embedded example, with overrides.
-fn load_model(
+pub(crate) fn load_model(
     args_model: Option<&Path>,
     example: Option<&str>,
     set: &[String],

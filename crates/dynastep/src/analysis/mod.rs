@@ -21,3 +21,4 @@ pub mod simulation;
 pub mod stability;
 pub mod step;
 pub mod step_control;
+pub mod sweep;
