@@ -7,6 +7,7 @@ import math
 import os
 import pathlib
 import subprocess
+import sys
 import threading
 import time
 
@@ -137,3 +138,37 @@ def test_to_pandas():
     pd = pytest.importorskip("pandas")
     df = dynastep.load_example("pendulum").run(t_end=0.1).to_pandas()
     assert isinstance(df, pd.DataFrame) and df.index.name == "t" and "energy.balance" in df
+
+
+EXAMPLES = REPO / "examples" / "python"
+
+
+def test_the_notebook_style_example_runs(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "energy.png"
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / "compare_schemes.py"), str(out)],
+        capture_output=True, text=True, check=True,
+    )
+    assert out.stat().st_size > 10_000
+    rows = [l.split() for l in done.stdout.splitlines()[-4:]]
+    assert [r[1] for r in rows] == ["completed"] * 4
+    errors = [float(r[3]) for r in rows]
+    assert errors == sorted(errors, reverse=True), "the energy error falls with the step"
+
+
+def test_the_dask_recipe_runs_on_a_local_cluster():
+    pytest.importorskip("distributed")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("dask_sweep", EXAMPLES / "dask_sweep.py")
+    recipe = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(recipe)
+    from dask.distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster, Client(cluster) as client:
+        rows = recipe.sweep(client)
+    assert len(rows) == 4 and all(r["status"] == "completed" for r in rows)
+    # The same cases in this process give the same numbers, bit for bit.
+    for r in rows:
+        assert recipe.run_case((r["scheme"], r["dt"])) == r
