@@ -142,6 +142,36 @@ fn redundant_joints_are_named_and_the_run_matches_the_double_fourbar() {
     assert!(report.max_violation.position < 1e-8);
 }
 
+/// The tangent-space formulation on the same redundant model (its particular solutions are
+/// minimum-norm least squares, Fernández de Bustos et al. 2022, §5), through the singular
+/// configurations of the parallelogram, against the same independent reference.
+#[test]
+fn the_tangent_space_runs_the_redundant_parallelogram() {
+    let mut model = parse::from_str(MODEL, "redundant.toml").unwrap();
+    model.solver.formulation = Some("tangent-space".into());
+    for scheme in ["generalized-alpha", "fox-goodwin"] {
+        let opts = RunOptions {
+            scheme: Some(scheme.into()),
+            ..RunOptions::default()
+        };
+        let mut sim = Simulation::new(&model, &opts).unwrap();
+        let mut rec = Recorder::default();
+        let report = sim.run(&mut [&mut rec]);
+        assert_eq!(report.status, RunStatus::Completed, "{scheme}");
+        let (p, _) = sim
+            .system
+            .marker_state(0, &report.final_state.q, &report.final_state.v);
+        let e = ((p[0] - 0.3284581115).powi(2) + (p[1] - 0.9445185382).powi(2)).sqrt();
+        let v = report.max_violation;
+        println!(
+            "{scheme}: B0 error {e:.2e}; max |Φ| {:.1e}, |Φ̇| {:.1e}, |Φ̈| {:.1e}",
+            v.position, v.velocity, v.acceleration
+        );
+        assert!(e < 5e-4, "{scheme}: B0 error {e}");
+        assert!(v.position < 1e-10 && v.velocity < 1e-10 && v.acceleration < 1e-8);
+    }
+}
+
 #[test]
 fn redundancy_policy_error_stops_with_the_joint_names() {
     let text = MODEL.replace("[solver]", "[solver]\nredundancy = \"error\"");
