@@ -1,6 +1,6 @@
-//! The central-difference method, classical and reformulated, from Fernández de Bustos, Uriarte,
-//! Urkullu & Coria (2024), *A Family of Conditionally Explicit Methods for Second-Order ODEs and DAEs*,
-//! Mathematics 12:2862, sections 2 and 3.
+//! The central-difference method, classical and reformulated, and its third-degree generalization
+//! G3(α, β), from Fernández de Bustos, Uriarte, Urkullu & Coria (2024), *A Family of Conditionally
+//! Explicit Methods for Second-Order ODEs and DAEs*, Mathematics 12:2862, sections 2–4.
 //!
 //! # One integration point per step, positions known
 //! At step n the positions x_n are known and the equilibrium is solved at t_n for u = a_n (the
@@ -21,7 +21,15 @@
 //!   (x_n, v_{n−1}, a_{n−1}); v_n = v_{n−1} + (h/2)(a_{n−1} + a_n) (eq. 12) and
 //!   x_{n+1} = x_n + h v_n + (h²/2) a_n (eq. 9), so v̂ = v_{n−1} + (h/2) a_{n−1}, c_v = h/2,
 //!   q̂_c = x_n + h v̂, c_c = h². No differences of nearby positions are formed.
-//! * **First step** (both, eq. 7): v_0 is known, so v_e = v_0 (c_v = 0) and
+//! * **Third degree G3(α, β)** (`g3`, section 4, eqs. 15–16): the reformulated history with
+//!   v_n = v_{n−1} + h (β a_n + (1 − β) a_{n−1}) and
+//!   x_{n+1} = x_n + h v_n + (h²/2)(α a_n + (1 − α) a_{n−1}), so v̂ = v_{n−1} + h (1 − β) a_{n−1},
+//!   c_v = h β, q̂_c = x_n + h v̂ + (h²/2)(1 − α) a_{n−1}, c_c = h² (β + α/2). G3(1, ½) is the
+//!   reformulated method, operation for operation. Second order for β = ½, first otherwise (§4.1,
+//!   eq. 28); α = 4/3 with β = ½ removes the third-order term of the position error (eq. 33). The
+//!   undamped limit follows from the characteristic polynomial (eq. 38): Ω_crit = 2 for (1, ½),
+//!   √(12/5) = 1.549 for (4/3, ½), √(4/3) = 1.155 for (2, ½) (Table 3).
+//! * **First step** (all, eq. 7): v_0 is known, so v_e = v_0 (c_v = 0) and
 //!   x_1 = x_0 + h v_0 + (h²/2) a_0 (q̂_c = x_0 + h v_0, c_c = h²/2).
 //!
 //! The formulation does one linear solve when the system has no constraints and its forces do not
@@ -38,7 +46,7 @@
 //! Properties: second order; for the undamped oscillator stable for Ω = ωh < 2 (it is
 //! Newmark with β = 0, γ = ½, and Newmark's limit is Ω_crit = 1/√(γ/2 − β)), relative frequency error +Ω²/24; no numerical damping.
 
-use super::registry::{SchemeError, SchemeInfo, SchemeParams};
+use super::registry::{ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{Capabilities, History, IntegrationPoint, PointSolution, Scheme, State};
 use crate::linalg::Vector;
 
@@ -49,7 +57,7 @@ use crate::linalg::Vector;
 /// initial state); `levels[1]` is the complete state at t_{n−1}, the newest one reported.
 #[derive(Debug, Clone)]
 pub struct CentralDifference {
-    reformulated: bool,
+    form: Form,
     history: History,
     t_n: f64,
     h: f64,
@@ -61,12 +69,67 @@ pub struct CentralDifference {
     new_lambda: Vector,
 }
 
+/// Which member of the family.
+#[derive(Debug, Clone, Copy)]
+enum Form {
+    /// Eqs. 4–7: positions stored, v and a by differences.
+    Classical,
+    /// G3(α, β), eqs. 15–16; `registered` tells the reformulated method (α = 1, β = ½, no
+    /// parameters) from the `g3` entry.
+    ThirdDegree {
+        alpha: f64,
+        beta: f64,
+        registered: &'static SchemeInfo,
+    },
+}
+
 impl CentralDifference {
     /// The classical (`reformulated = false`, eqs. 4–7) or the reformulated (eqs. 9 and 12) method.
     pub fn new(reformulated: bool) -> Self {
+        if reformulated {
+            Self::with_form(Form::ThirdDegree {
+                alpha: 1.0,
+                beta: 0.5,
+                registered: &REFORMULATED,
+            })
+        } else {
+            Self::with_form(Form::Classical)
+        }
+    }
+
+    /// The third-degree method G3(α, β) (section 4, eqs. 15–16).
+    ///
+    /// # Errors
+    /// [`SchemeError::OutOfRange`] when α or β is not finite, or β + α/2 ≤ 0 (then x_{n+1} does not
+    /// depend on a_n, and neither the constraints nor a force can determine it).
+    pub fn third_degree(alpha: f64, beta: f64) -> Result<Self, SchemeError> {
+        if !alpha.is_finite() {
+            return Err(SchemeError::out_of_range(
+                G3.name,
+                "alpha",
+                alpha,
+                "α must be finite",
+            ));
+        }
+        if !(beta.is_finite() && beta + 0.5 * alpha > 0.0) {
+            return Err(SchemeError::out_of_range(
+                G3.name,
+                "beta",
+                beta,
+                "β must be finite with β + α/2 > 0: otherwise x(t + h) does not depend on the acceleration solved at t",
+            ));
+        }
+        Ok(Self::with_form(Form::ThirdDegree {
+            alpha,
+            beta,
+            registered: &G3,
+        }))
+    }
+
+    fn with_form(form: Form) -> Self {
         let z = Vector::zeros(0);
         CentralDifference {
-            reformulated,
+            form,
             history: History::new(2, &[]),
             t_n: 0.0,
             h: 0.0,
@@ -87,15 +150,21 @@ impl CentralDifference {
 
 impl Scheme for CentralDifference {
     fn name(&self) -> &'static str {
-        if self.reformulated {
-            REFORMULATED.name
-        } else {
-            CLASSICAL.name
+        match self.form {
+            Form::Classical => CLASSICAL.name,
+            Form::ThirdDegree { registered, .. } => registered.name,
         }
     }
 
     fn parameters(&self) -> Vec<(&'static str, f64)> {
-        Vec::new()
+        match self.form {
+            Form::ThirdDegree {
+                alpha,
+                beta,
+                registered,
+            } if registered.name == G3.name => vec![("alpha", alpha), ("beta", beta)],
+            _ => Vec::new(),
+        }
     }
 
     fn points_per_step(&self) -> usize {
@@ -135,14 +204,15 @@ impl Scheme for CentralDifference {
                 self.v_hat[i] = v0[i];
                 self.qc_hat[i] = x[i] + h * v0[i];
             }
-        } else if self.reformulated {
-            // Eqs. (12) and (9).
-            self.c_v = 0.5 * h;
-            self.c_c = h * h;
+        } else if let Form::ThirdDegree { alpha, beta, .. } = self.form {
+            // Eqs. (16) and (15); (12) and (9) for α = 1, β = ½.
+            self.c_v = h * beta;
+            self.c_c = h * h * (beta + 0.5 * alpha);
+            let (wv, wq) = (h * (1.0 - beta), 0.5 * h * h * (1.0 - alpha));
             for i in 0..n {
-                let vh = old.v[i] + 0.5 * h * old.a[i];
+                let vh = old.v[i] + wv * old.a[i];
                 self.v_hat[i] = vh;
-                self.qc_hat[i] = x[i] + h * vh;
+                self.qc_hat[i] = x[i] + h * vh + wq * old.a[i];
             }
         } else {
             // Eqs. (4)-(6).
@@ -178,7 +248,7 @@ impl Scheme for CentralDifference {
     fn end_step(&mut self, state: &mut State) {
         let h = self.h;
         let first = self.first();
-        let reformulated = self.reformulated;
+        let stores_rates = !matches!(self.form, Form::Classical);
         let hist = &mut self.history;
         // levels[0] (x_n) becomes the complete level t_n; the stale oldest buffer receives x_{n+1}.
         hist.shift();
@@ -187,7 +257,7 @@ impl Scheme for CentralDifference {
         for i in 0..x.q.len() {
             let u = self.new_a[i];
             let x_next = self.qc_hat[i] + self.c_c * u;
-            let (v, a) = if first || reformulated {
+            let (v, a) = if first || stores_rates {
                 (self.v_hat[i] + self.c_v * u, u)
             } else {
                 // Eqs. (4) and (5) on the stored positions; `next.q` still holds x_{n−1}.
@@ -255,6 +325,32 @@ pub const REFORMULATED: SchemeInfo = SchemeInfo {
     params: &[],
     build: |_: &SchemeParams| -> Result<Box<dyn Scheme>, SchemeError> {
         Ok(Box::new(CentralDifference::new(true)))
+    },
+    caps: CAPS,
+};
+
+/// G3(α, β), the third-degree member of the family (section 4). Defaults: α = 4/3, β = ½, the set
+/// whose position error is of fourth order (eq. 33; Table 2's middle column).
+pub const G3: SchemeInfo = SchemeInfo {
+    name: "g3",
+    aliases: &["third-degree", "g3-central-difference"],
+    family: "conditionally explicit",
+    summary: "third-degree conditionally explicit method G3(alpha, beta), central differences generalized with the acceleration of two steps; beta = 1/2 second order; Omega_crit 2 (alpha = 1), 1.549 (4/3), 1.155 (2)",
+    source: "Fernández de Bustos, Uriarte, Urkullu & Coria (2024) Mathematics 12:2862, section 4, eqs. 15-16, 37-38, Tables 2-3; constraints as in eqs. 84-90",
+    params: &[
+        ParamInfo {
+            name: "alpha",
+            default: 4.0 / 3.0,
+            description: "weight of a(t) in x(t + h), eq. 15 (1: reformulated central differences; 4/3: fourth-order position error; 2: the paper's most accurate set on the pendulum)",
+        },
+        ParamInfo {
+            name: "beta",
+            default: 0.5,
+            description: "weight of a(t) in v(t), eq. 16 (1/2: second order; other values first order); beta + alpha/2 > 0",
+        },
+    ],
+    build: |p: &SchemeParams| -> Result<Box<dyn Scheme>, SchemeError> {
+        Ok(Box::new(CentralDifference::third_degree(p["alpha"], p["beta"])?))
     },
     caps: CAPS,
 };

@@ -130,6 +130,7 @@ pub const REGISTRY: &[SchemeInfo] = &[
     super::kennedy_carpenter::ESDIRK436,
     super::central_difference::CLASSICAL,
     super::central_difference::REFORMULATED,
+    super::central_difference::G3,
 ];
 
 /// Finds a scheme by name or alias (case-insensitive; `_` and `-` are equivalent).
