@@ -9,33 +9,13 @@
 //! 1e-5: 2.46675e-8 / 2.00537e-9; 1e-6: 3.66886e-7 / 1.90425e-11; 1e-7: 6.2e-4 / 1.19e-11;
 //! 1e-8: 0.27 / 3.17e-11 (classical / reformulated). Our measurements are in docs/schemes.md.
 
-use dynastep::analysis::assembly::consistent_accelerations;
-use dynastep::analysis::dynamic::{run, DynamicSettings, RunStatus};
-use dynastep::formulation::NewtonSettings;
-use dynastep::scheme::{build, SchemeParams, State};
-use dynastep::system::test_problems::AnglePendulum;
+#[path = "common/angle_pendulum.rs"]
+mod angle_pendulum;
+
+use dynastep::scheme::SchemeParams;
 
 fn energy_drift(scheme: &str, h: f64, t_end: f64) -> f64 {
-    let sys = AnglePendulum {
-        mass: 1.0,
-        length: 1.0,
-        g: 9.81,
-    };
-    let mut x0 = State::zeros(0.0, 1, 0);
-    x0.q[0] = std::f64::consts::FRAC_PI_2;
-    consistent_accelerations(&sys, &mut x0);
-    let mut s = build(scheme, &SchemeParams::new()).unwrap();
-    let settings = DynamicSettings {
-        h,
-        t_end,
-        output_interval: 0.0,
-        newton: NewtonSettings::default(),
-        ..DynamicSettings::default()
-    };
-    let r = run(&sys, s.as_mut(), &x0, &settings, &mut []);
-    assert_eq!(r.status, RunStatus::Completed, "{scheme}");
-    assert!((r.final_state.t - t_end).abs() < 1e-6 * h.max(1e-9) + 1e-9);
-    r.max_energy_error
+    angle_pendulum::energy_drift(scheme, &SchemeParams::new(), h, t_end)
 }
 
 fn table(steps: &[f64], t_end: f64) -> Vec<(f64, f64, f64)> {

@@ -4,11 +4,11 @@
 //! its order (eq. 28: second for β = ½, first otherwise), and G3(1, ½) = reformulated central
 //! differences.
 
-use dynastep::analysis::assembly::consistent_accelerations;
-use dynastep::analysis::dynamic::{run, DynamicSettings, RunStatus};
+#[path = "common/angle_pendulum.rs"]
+mod angle_pendulum;
+
 use dynastep::analysis::stability::{analyse, log_grid};
-use dynastep::scheme::{build, SchemeParams, State};
-use dynastep::system::test_problems::AnglePendulum;
+use dynastep::scheme::{build, SchemeParams};
 
 fn params(alpha: f64, beta: f64) -> SchemeParams {
     [("alpha".to_string(), alpha), ("beta".to_string(), beta)]
@@ -16,27 +16,9 @@ fn params(alpha: f64, beta: f64) -> SchemeParams {
         .collect()
 }
 
-/// Max |E − E₀| over 10 s of the IFToMM pendulum in one angle (1 kg, 1 m, g = 9.81 m/s², released
-/// at rest from the horizontal), the set-up of the paper's Tables 1–2.
+/// Max |E − E₀| over 10 s of the one-angle pendulum (the paper's Tables 1–2).
 fn energy_drift(scheme: &str, p: &SchemeParams, h: f64) -> f64 {
-    let sys = AnglePendulum {
-        mass: 1.0,
-        length: 1.0,
-        g: 9.81,
-    };
-    let mut x0 = State::zeros(0.0, 1, 0);
-    x0.q[0] = std::f64::consts::FRAC_PI_2;
-    consistent_accelerations(&sys, &mut x0);
-    let mut s = build(scheme, p).unwrap();
-    let settings = DynamicSettings {
-        h,
-        t_end: 10.0,
-        output_interval: 0.0,
-        ..DynamicSettings::default()
-    };
-    let r = run(&sys, s.as_mut(), &x0, &settings, &mut []);
-    assert_eq!(r.status, RunStatus::Completed, "{scheme}");
-    r.max_energy_error
+    angle_pendulum::energy_drift(scheme, p, h, 10.0)
 }
 
 /// Table 3 and the text after eq. 38: Ω_crit = 2, √(12/5), √(4/3) for α = 1, 4/3, 2 (β = ½).
