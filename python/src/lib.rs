@@ -91,9 +91,9 @@ impl Model {
             max_steps,
             omega_max,
         };
-        let model = self.inner.clone();
+        let model = &self.inner;
         let outcome = py.detach(move || -> Result<_, String> {
-            let mut sim = Simulation::new(&model, &opts).map_err(|e| e.to_string())?;
+            let mut sim = Simulation::new(model, &opts).map_err(|e| e.to_string())?;
             let columns = HistoryColumns::new(&sim.system, true, opts.omega_max);
             let mut recorder = HistoryRecorder::new(columns);
             let report = sim.run(&mut [&mut recorder]);

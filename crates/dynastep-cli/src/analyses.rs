@@ -99,14 +99,16 @@ fn out_dir(source: &Source, stem: &str, analysis: &str) -> Result<PathBuf> {
     Ok(out)
 }
 
-fn history_file(out: &Path) -> Result<(PathBuf, fs::File)> {
+/// Creates `out/history.csv`; returns its path and the file.
+pub(crate) fn history_file(out: &Path) -> Result<(PathBuf, fs::File)> {
     let path = out.join("history.csv");
     let file =
         fs::File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
     Ok((path, file))
 }
 
-fn write_summary(out: &Path, summary: &AnalysisSummary) -> Result<PathBuf> {
+/// Writes `summary` as `out/summary.json` (pretty JSON); returns its path.
+pub(crate) fn write_summary<T: serde::Serialize>(out: &Path, summary: &T) -> Result<PathBuf> {
     let path = out.join("summary.json");
     fs::write(&path, serde_json::to_string_pretty(summary)? + "\n")
         .with_context(|| format!("cannot write {}", path.display()))?;

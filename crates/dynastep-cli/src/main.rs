@@ -402,12 +402,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         .flush()
         .with_context(|| format!("cannot write {}", history_path.display()))?;
     let summary = Summary::new(&sim, &report);
-    let summary_path = out.join("summary.json");
-    fs::write(
-        &summary_path,
-        serde_json::to_string_pretty(&summary)? + "\n",
-    )
-    .with_context(|| format!("cannot write {}", summary_path.display()))?;
+    let summary_path = analyses::write_summary(&out, &summary)?;
     if args.plot {
         match plots::plot_folder(&out, &[], "plot") {
             Ok((png, _)) if !src.quiet => eprintln!("drew {}", png.display()),

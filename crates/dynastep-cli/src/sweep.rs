@@ -20,6 +20,7 @@ use dynastep::io::history::HistoryWriter;
 use dynastep::io::summary::Summary;
 use dynastep::scheme::SchemeParams;
 
+use crate::analyses::{history_file, write_summary};
 use crate::{load_model, params_per_scheme, parse_params};
 
 #[derive(Args)]
@@ -201,18 +202,14 @@ fn try_case(
     };
     let mut sim = Simulation::new(&model, &opts).map_err(|e| anyhow!("{e}"))?;
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let history = dir.join("history.csv");
-    let file = fs::File::create(&history)
-        .with_context(|| format!("cannot create {}", history.display()))?;
+    let (history, file) = history_file(dir)?;
     let mut writer = HistoryWriter::new(&sim.system, file)?;
     let report = sim.run(&mut [&mut writer]);
     writer
         .flush()
         .with_context(|| format!("cannot write {}", history.display()))?;
     let summary = Summary::new(&sim, &report);
-    let path = dir.join("summary.json");
-    fs::write(&path, serde_json::to_string_pretty(&summary)? + "\n")
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    write_summary(dir, &summary)?;
     Ok(CaseRow::from_summary(case, &summary))
 }
 

@@ -29,7 +29,7 @@
 use super::dynamic::RunStatus;
 use super::simulation::{RunOptions, Simulation};
 use super::step_control::{StepControl, StepSettings};
-use crate::io::history::HistoryWriter;
+use crate::io::history::{HistoryColumns, HistoryRecorder};
 use crate::io::history_table::HistoryTable;
 use crate::model::Model;
 use crate::scheme::SchemeParams;
@@ -225,10 +225,9 @@ fn run_one(
         }
     }
     let mut sim = Simulation::new(model, &opts).map_err(|e| e.to_string())?;
-    let mut writer = HistoryWriter::new(&sim.system, Vec::new()).map_err(|e| e.to_string())?;
-    let report = sim.run(&mut [&mut writer]);
-    let bytes = writer.into_inner().map_err(|e| e.to_string())?;
-    let table = HistoryTable::read(bytes.as_slice(), "the run's history")?;
+    let mut recorder = HistoryRecorder::new(HistoryColumns::new(&sim.system, true, false));
+    let report = sim.run(&mut [&mut recorder]);
+    let table = recorder.table;
     let (status, note) = match &report.status {
         RunStatus::Completed | RunStatus::Stopped { .. } => ("completed", String::new()),
         RunStatus::Interrupted { interrupted_at } => {

@@ -239,41 +239,25 @@ mod tests {
         x
     }
 
+    /// Both linearizations give ω² = (g cos θ + L θ̇²)/L on the pendulum: K_R is the multiplier of
+    /// Φ = (|x|² − L²)/2, the rod tension over L, and the tangent-space terms vanish (Ẍ_p1 is
+    /// radial, C = 0). Hanging at rest that is √(g/L); swinging it includes the centripetal tension.
     #[test]
-    fn hanging_pendulum_has_the_frequency_sqrt_g_over_l() {
+    fn pendulum_frequency_is_the_tension_over_length() {
         let sys = CartesianPendulum::iftomm();
-        let x = pendulum_state(&sys, 0.0, 0.0);
-        let exact = (sys.g / sys.length).sqrt();
-        for kind in [
-            LinearizedSystem::Constrained,
-            LinearizedSystem::TangentSpace,
-        ] {
-            let w = omega_max(&sys, &x, kind).expect("frequency");
-            assert!(
-                (w - exact).abs() < 1e-12 * exact,
-                "{kind:?}: {w} vs {exact}"
-            );
-        }
-    }
-
-    /// Away from equilibrium both linearizations give ω² = (g cos θ + L θ̇²)/L: K_R is the multiplier
-    /// of Φ = (|x|² − L²)/2, the rod tension over L, and the tangent-space terms vanish (Ẍ_p1 is
-    /// radial, C = 0).
-    #[test]
-    fn swinging_pendulum_frequency_includes_the_centripetal_tension() {
-        let sys = CartesianPendulum::iftomm();
-        let (theta, rate) = (0.7, 2.3);
-        let x = pendulum_state(&sys, theta, rate);
-        let exact = ((sys.g * theta.cos() + sys.length * rate * rate) / sys.length).sqrt();
-        for kind in [
-            LinearizedSystem::Constrained,
-            LinearizedSystem::TangentSpace,
-        ] {
-            let w = omega_max(&sys, &x, kind).expect("frequency");
-            assert!(
-                (w - exact).abs() < 1e-12 * exact,
-                "{kind:?}: {w} vs {exact}"
-            );
+        for (theta, rate) in [(0.0, 0.0), (0.7, 2.3)] {
+            let x = pendulum_state(&sys, theta, rate);
+            let exact = ((sys.g * f64::cos(theta) + sys.length * rate * rate) / sys.length).sqrt();
+            for kind in [
+                LinearizedSystem::Constrained,
+                LinearizedSystem::TangentSpace,
+            ] {
+                let w = omega_max(&sys, &x, kind).expect("frequency");
+                assert!(
+                    (w - exact).abs() < 1e-12 * exact,
+                    "θ = {theta}, θ̇ = {rate}, {kind:?}: {w} vs {exact}"
+                );
+            }
         }
     }
 
