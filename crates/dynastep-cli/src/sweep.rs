@@ -21,7 +21,7 @@ use dynastep::io::summary::Summary;
 use dynastep::scheme::SchemeParams;
 
 use crate::analyses::{history_file, write_summary};
-use crate::{load_model, params_per_scheme, parse_params};
+use crate::{load_model, params_per_scheme, parse_params, write_model};
 
 #[derive(Args)]
 pub struct SweepArgs {
@@ -155,7 +155,8 @@ fn scheme_params(args: &SweepArgs) -> Result<Vec<(Option<String>, SchemeParams)>
         .collect())
 }
 
-/// Runs one case into `out/case-NNNN/` (history.csv, summary.json); never fails: a case that
+/// Runs one case into `out/case-NNNN/` (model.json, history.csv, summary.json, as `dynastep run`
+/// writes a run folder, so that `dynastep plot` and `animate` read it); never fails: a case that
 /// cannot start becomes a row with status `error` and the reason.
 fn run_case(
     args: &SweepArgs,
@@ -202,6 +203,7 @@ fn try_case(
     };
     let mut sim = Simulation::new(&model, &opts).map_err(|e| anyhow!("{e}"))?;
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    write_model(dir, &sim.model)?;
     let (history, file) = history_file(dir)?;
     let mut writer = HistoryWriter::new(&sim.system, file)?;
     let report = sim.run(&mut [&mut writer]);

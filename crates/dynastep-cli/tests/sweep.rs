@@ -116,6 +116,10 @@ fn a_failed_case_is_recorded_and_the_others_run() {
     assert_eq!(rows.len(), 4, "one line per case");
     assert!(rows[3].starts_with("2,2,") && rows[3].contains(",completed,"));
     assert!(out.join("case-0002/summary.json").exists() && !out.join("case-0001").exists());
+    // A case folder is a run folder: `dynastep plot` reads it (model.json gives the geometry).
+    assert!(out.join("case-0002/model.json").exists());
+    let o = dynastep(&["plot", out.join("case-0002").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 #[test]
