@@ -12,7 +12,7 @@
 //! test asks that the estimate falls as h^p (within 0.3) and bounds the true error of the step.
 
 use dynastep::analysis::step::{solve_step, StepWork};
-use dynastep::formulation::{self, NewtonSettings, NewtonStats};
+use dynastep::formulation::{self, NewtonStats};
 use dynastep::scheme::{build, LocalError, SchemeParams, State, REGISTRY};
 use dynastep::system::test_problems::LinearOscillator;
 use dynastep::Vector;
@@ -25,7 +25,7 @@ fn estimate_and_truth(name: &str, h: f64) -> ([f64; 2], [f64; 2]) {
     };
     let mut scheme = build(name, &SchemeParams::new()).expect("registered");
     let mut form =
-        formulation::build::<LinearOscillator>("index3", 1, 0, NewtonSettings::default())
+        formulation::build::<LinearOscillator>("index3", 1, 0, &Default::default())
             .expect("registered");
     let mut x = State::zeros(0.0, 1, 0);
     x.q[0] = 1.0;

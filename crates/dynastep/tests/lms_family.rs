@@ -102,7 +102,7 @@ fn rho_infinity_at_zero_half_and_point_nine() {
 #[test]
 fn single_step_forms_keep_the_state_real() {
     use dynastep::analysis::step::{solve_step, StepWork};
-    use dynastep::formulation::{self, NewtonSettings, NewtonStats};
+    use dynastep::formulation::{self, NewtonStats};
     use dynastep::system::test_problems::AnglePendulum;
     let sys = AnglePendulum {
         mass: 1.0,
@@ -113,7 +113,7 @@ fn single_step_forms_keep_the_state_real() {
         let name = format!("ss{k}");
         let mut scheme = build(&name, &rho(0.6)).unwrap();
         let mut form =
-            formulation::build::<AnglePendulum>("index3", 1, 0, NewtonSettings::default()).unwrap();
+            formulation::build::<AnglePendulum>("index3", 1, 0, &Default::default()).unwrap();
         let mut x = State::zeros(0.0, 1, 0);
         x.q[0] = 1.0;
         x.a[0] = -9.81 * 1.0_f64.sin();

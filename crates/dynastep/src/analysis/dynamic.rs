@@ -30,7 +30,8 @@ use super::output_times::OutputTimes;
 use super::step::{solve_step, StepFailure, StepWork};
 use super::step_control::{error_norm, initial_step, Controller, StepSettings, Tolerances};
 use crate::formulation::{
-    self, Formulation, FormulationError, LinearizedSystem, NewtonSettings, NewtonStats,
+    self, ConstraintSettings, Correction, Formulation, FormulationError, FormulationSettings,
+    LinearizedSystem, NewtonSettings, NewtonStats, VelocityError,
 };
 use crate::linalg::Vector;
 use crate::scheme::{LocalError, Scheme, State};
@@ -50,6 +51,9 @@ pub struct DynamicSettings {
     pub newton: NewtonSettings,
     /// Registry name of the formulation (see [`crate::formulation::REGISTRY`]).
     pub formulation: &'static str,
+    /// Settings of the acceleration-level formulations (Baumgarte, projection, partitioning,
+    /// hybrid).
+    pub constraints: ConstraintSettings,
     /// Error control; adaptive when `step.rtol` is given.
     pub step: StepSettings,
     /// Most steps (accepted and rejected) the run may take; see [`DEFAULT_MAX_STEPS`].
@@ -72,6 +76,7 @@ impl Default for DynamicSettings {
             output_interval: 0.0,
             newton: NewtonSettings::default(),
             formulation: "index3",
+            constraints: ConstraintSettings::default(),
             step: StepSettings::default(),
             max_steps: DEFAULT_MAX_STEPS,
             omega_max: false,
@@ -176,6 +181,13 @@ pub struct RunReport {
     pub newton: NewtonStats,
     /// Largest number of Newton iterations in one step.
     pub max_iterations_per_step: u64,
+    /// Committed steps the formulation corrected after the fact (projection, partitioning).
+    pub corrections: u64,
+    /// Restarts of the scheme the formulation asked for (new independent coordinates), with the
+    /// time of the first one \[s\].
+    pub restarts: u64,
+    /// Time of the first restart \[s\] (NaN when none).
+    pub first_restart: f64,
     /// Wall time of the integration alone (without observers) \[s\].
     pub wall_time_s: f64,
     /// Largest |E − E_0 − W_nc| over all steps \[J\].
@@ -202,6 +214,9 @@ impl RunReport {
             tolerances: tol,
             newton: NewtonStats::default(),
             max_iterations_per_step: 0,
+            corrections: 0,
+            restarts: 0,
+            first_restart: f64::NAN,
             wall_time_s: 0.0,
             max_energy_error: 0.0,
             max_violation: v0,
@@ -241,8 +256,11 @@ pub fn run<S: System>(
     settings: &DynamicSettings,
     observers: &mut [&mut dyn Observer<S>],
 ) -> RunReport {
-    let newton = newton_for(settings);
-    match formulation::build::<S>(settings.formulation, sys.n(), sys.m(), newton) {
+    let built = FormulationSettings {
+        newton: newton_for(settings),
+        constraints: settings.constraints,
+    };
+    match formulation::build::<S>(settings.formulation, sys.n(), sys.m(), &built) {
         Ok(mut f) => run_with(sys, scheme, f.as_mut(), x0, settings, observers),
         Err(reason) => {
             let mut r = RunReport::new(x0, Energy::default(), Default::default(), None);
@@ -402,6 +420,23 @@ struct TimeLoop<'a, S: System, F: Formulation<S> + ?Sized> {
     wall: f64,
     /// The linearized system whose ω_max is computed, when asked for.
     linearized: Option<LinearizedSystem>,
+    /// How the formulation's velocity errors enter the error norm.
+    velocity_error: VelocityError,
+    /// The newest level at the start of a step, for a variable-order scheme's choice of order.
+    x_n: State,
+    /// Force terms Φ_qᵀλ − Q (n) of a state the scheme is (re)started from.
+    force_terms: Vector,
+}
+
+/// (Re)starts `scheme` from the consistent state `x`, with its force terms Φ_qᵀλ − Q written into
+/// `force_terms` (n) for schemes with a force history (HHT).
+fn start_scheme<S: System>(sys: &S, scheme: &mut dyn Scheme, x: &State, force_terms: &mut Vector) {
+    sys.forces(x.t, &x.q, &x.v, force_terms);
+    force_terms.neg_mut();
+    if sys.m() > 0 {
+        sys.add_constraint_force(x.t, &x.q, &x.lambda, force_terms);
+    }
+    scheme.start(x, force_terms);
 }
 
 impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
@@ -419,12 +454,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         let (n, m) = (sys.n(), sys.m());
         // Force terms Φ_qᵀλ − Q at the start, for schemes with a force history (HHT).
         let mut f0 = Vector::zeros(n);
-        sys.forces(x0.t, &x0.q, &x0.v, &mut f0);
-        f0.neg_mut();
-        if m > 0 {
-            sys.add_constraint_force(x0.t, &x0.q, &x0.lambda, &mut f0);
-        }
-        scheme.start(x0, &f0);
+        start_scheme(sys, &mut *scheme, x0, &mut f0);
         let caps = scheme.capabilities();
         let mut breakpoints = Vec::new();
         if tol.is_some() {
@@ -433,6 +463,8 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             breakpoints.sort_by(f64::total_cmp);
             breakpoints.dedup();
         }
+        let velocity_error = formulation::find(form.name())
+            .map_or(VelocityError::ScaledByStep, |f| f.velocity_error);
         let h_next = match tol {
             Some(t) if settings.h > 0.0 => settings.h.clamp(t.h_min, t.h_max),
             Some(t) => initial_step(sys, x0, caps.order, &t),
@@ -466,6 +498,9 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 .omega_max
                 .then(|| formulation::find(settings.formulation).map(|f| f.linearized))
                 .flatten(),
+            velocity_error,
+            x_n: x0.clone(),
+            force_terms: f0,
         }
     }
 
@@ -541,7 +576,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 self.explain(&f)
             ));
         }
-        self.commit(t_n + step)?;
+        self.commit(t_n + step, step, report)?;
         Ok(step)
     }
 
@@ -588,11 +623,12 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 }
                 Ok(()) => {
                     self.scheme.local_error(&mut self.err);
-                    let norm = error_norm(&self.err, self.scheme.history().newest(), h, tol);
+                    let norm = self.judged_norm(h, tol);
                     let (accept, h_new) = self.controller.judge(h, tol.judged(norm, h));
                     if accept {
+                        let h_new = self.select_order(h, tol).unwrap_or(h_new);
                         self.h_next = h_new.clamp(tol.h_min, tol.h_max);
-                        self.commit(t_next)?;
+                        self.commit(t_next, h, report)?;
                         return Ok(h);
                     }
                     self.scheme.reject();
@@ -608,6 +644,33 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             };
             self.h_next = retry;
         }
+    }
+
+    /// The error norm of `self.err` for a step of size `h`, after the formulation removed what it
+    /// does not judge.
+    fn judged_norm(&mut self, h: f64, tol: &Tolerances) -> f64 {
+        let judged = self.form.filter_local_error(&mut self.err);
+        error_norm(
+            &self.err,
+            self.scheme.history().newest(),
+            h,
+            tol,
+            self.velocity_error,
+            judged,
+        )
+    }
+
+    /// A variable-order scheme's choice of the next order; returns the step the controller
+    /// proposes for it.
+    fn select_order(&mut self, h: f64, tol: &Tolerances) -> Option<f64> {
+        self.x_n.copy_from(self.scheme.history().newest());
+        let (form, x_n, velocity) = (&*self.form, &self.x_n, self.velocity_error);
+        let mut norm = |err: &mut LocalError| {
+            let judged = form.filter_local_error(err);
+            tol.judged(error_norm(err, x_n, h, tol, velocity, judged), h)
+        };
+        let (err, order) = self.scheme.select_order(&mut norm)?;
+        Some(self.controller.retarget(tol.error_exponent(order), h, err))
     }
 
     /// The next step from `t_n` and its end time: h_next, limited by h_max, landing exactly on the
@@ -630,14 +693,28 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         }
     }
 
-    /// Commits the solved step ending at `t_next`: the scheme advances, the formulation corrects.
-    fn commit(&mut self, t_next: f64) -> Result<(), String> {
+    /// Commits the solved step of size `h` ending at `t_next`: the scheme advances, the formulation
+    /// corrects (and may ask for a restart of the scheme from the corrected state).
+    fn commit(&mut self, t_next: f64, h: f64, report: &mut RunReport) -> Result<(), String> {
         self.previous.copy_from(&self.state);
         self.previous_work = self.diag.work;
         self.scheme.end_step(&mut self.state);
-        self.form
-            .after_step(self.sys, self.scheme.history_mut(), &mut self.state)
+        let correction = self
+            .form
+            .after_step(self.sys, self.scheme.history_mut(), &mut self.state, h)
             .map_err(|e| format!("correction after the step to t = {t_next:.9} s: {e}"))?;
+        match correction {
+            Correction::None => {}
+            Correction::Corrected => report.corrections += 1,
+            Correction::Restart => {
+                report.corrections += 1;
+                report.restarts += 1;
+                if report.restarts == 1 {
+                    report.first_restart = self.state.t;
+                }
+                start_scheme(self.sys, &mut *self.scheme, &self.state, &mut self.force_terms);
+            }
+        }
         self.t_front = t_next;
         self.k += 1;
         let x = &self.state;

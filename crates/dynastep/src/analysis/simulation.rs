@@ -182,6 +182,7 @@ impl Simulation {
             output_interval,
             newton: solver.newton,
             formulation,
+            constraints: solver.constraints,
             step,
             max_steps: opts
                 .max_steps

@@ -45,6 +45,7 @@
 // that are not links.
 #![allow(rustdoc::broken_intra_doc_links)]
 
+use crate::formulation::VelocityError;
 use crate::scheme::{LocalError, State};
 use crate::system::System;
 
@@ -185,18 +186,32 @@ impl StepSettings {
 }
 
 /// The weighted RMS norm of the local error (see the module documentation), scaled by the state
-/// `x0` at the start of the step (q and v, n entries each).
-pub fn error_norm(err: &LocalError, x0: &State, h: f64, tol: &Tolerances) -> f64 {
+/// `x0` at the start of the step (q and v, n entries each). Velocity errors count as h·e_v on the
+/// position scale, or as e_v on the velocity scale atol + rtol·|v| for formulations whose
+/// velocities are differential variables ([`VelocityError`]). The mean is over `judged`
+/// coordinates (n, or fewer when the formulation zeroed the entries it does not judge).
+pub fn error_norm(
+    err: &LocalError,
+    x0: &State,
+    h: f64,
+    tol: &Tolerances,
+    velocity: VelocityError,
+    judged: usize,
+) -> f64 {
     let n = err.q.len();
-    if n == 0 {
+    if n == 0 || judged == 0 {
         return 0.0;
     }
     let mut sum = 0.0;
     for i in 0..n {
         let sq = tol.atol + tol.rtol * x0.q[i].abs();
-        sum += (err.q[i] / sq).powi(2) + (h * err.v[i] / sq).powi(2);
+        let ev = match velocity {
+            VelocityError::ScaledByStep => h * err.v[i] / sq,
+            VelocityError::Differential => err.v[i] / (tol.atol + tol.rtol * x0.v[i].abs()),
+        };
+        sum += (err.q[i] / sq).powi(2) + ev.powi(2);
     }
-    (sum / (2 * n) as f64).sqrt()
+    (sum / (2 * judged) as f64).sqrt()
 }
 
 /// The PI step-size controller (see the module documentation).
@@ -243,6 +258,18 @@ impl Controller {
             };
             (false, h * f.clamp(F_MIN, 1.0))
         }
+    }
+
+    /// For a scheme that changed its order after an accepted step: the controller's exponent
+    /// becomes `k` and the next step is proposed from `err`, the error the step just taken would
+    /// have had with the new order (Shampine & Gordon 1975, *Computer Solution of Ordinary
+    /// Differential Equations*, ch. 8: step and order chosen together).
+    pub fn retarget(&mut self, k: u32, h: f64, err: f64) -> f64 {
+        self.k = f64::from(k.max(1));
+        let err = if err.is_finite() { err.max(1e-10) } else { 1e10 };
+        let f_max = if self.after_rejection { 1.0 } else { F_MAX };
+        self.err_previous = err;
+        h * (SAFETY * err.powf(-1.0 / self.k)).clamp(F_MIN, f_max)
     }
 
     /// Notes a step whose Newton iteration failed: the next try is a quarter of it.

@@ -1,15 +1,14 @@
 //! The index-3 formulation with Lagrange multipliers: Newton's method on (u, λ) at each integration
 //! point, with scaled constraint rows (see the [module documentation of the layer](super)).
 
-use crate::linalg::{norm_inf, Block, Matrix, Sink, Vector};
+use crate::linalg::{norm_inf, Block, Sink, Vector};
 use crate::scheme::IntegrationPoint;
 use crate::system::System;
 
-use super::linear::{DenseSolver, LinearStats};
-use super::sparse::{CscAssembler, SparseSolver};
+use super::workspace::{MatrixTerms, Workspace};
 use super::{
-    Formulation, FormulationError, FormulationInfo, LinearizedSystem, NewtonSettings, NewtonStats,
-    Registered, SchemeRequirement,
+    Formulation, FormulationError, FormulationInfo, FormulationSettings, LinearizedSystem,
+    NewtonSettings, NewtonStats, Registered, SchemeRequirement, VelocityError,
 };
 
 /// Registry entry of the index-3 formulation.
@@ -21,29 +20,8 @@ pub const INFO: FormulationInfo = FormulationInfo {
     constraint_level: "positions (index 3); velocity and acceleration constraints hold only approximately",
     schemes: SchemeRequirement::Any,
     linearized: LinearizedSystem::Constrained,
+    velocity_error: VelocityError::ScaledByStep,
 };
-
-/// Iteration matrix storage and its solver.
-#[derive(Debug)]
-enum Workspace {
-    Dense {
-        jac: Matrix,
-        solver: DenseSolver,
-    },
-    Sparse {
-        jac: CscAssembler,
-        solver: Box<SparseSolver>,
-    },
-}
-
-impl Workspace {
-    fn stats(&self) -> LinearStats {
-        match self {
-            Workspace::Dense { solver, .. } => solver.stats,
-            Workspace::Sparse { solver, .. } => solver.stats,
-        }
-    }
-}
 
 /// The states at which the iteration matrix is evaluated.
 struct EvalStates<'a> {
@@ -53,9 +31,22 @@ struct EvalStates<'a> {
     q_c: &'a Vector,
 }
 
-/// Adds the iteration matrix J (see the module documentation) to `jac`. With `every`, every term is
-/// sent even when its coefficient is zero, so that the sequence of entries does not depend on the
-/// integration point (the sparse assembler relies on it).
+/// The iteration matrix J (see the module documentation) at the evaluation states. With `every`,
+/// every term is sent even when its coefficient is zero, so that the sequence of entries does not
+/// depend on the integration point (the sparse assembler relies on it).
+struct IterationMatrix<'a, S> {
+    sys: &'a S,
+    pt: &'a IntegrationPoint,
+    lambda: &'a Vector,
+    st: EvalStates<'a>,
+}
+
+impl<S: System> MatrixTerms for IterationMatrix<'_, S> {
+    fn add<K: Sink>(&self, every: bool, jac: &mut K) {
+        add_iteration_matrix(self.sys, self.pt, self.lambda, &self.st, every, jac);
+    }
+}
+
 fn add_iteration_matrix<S: System, K: Sink>(
     sys: &S,
     pt: &IntegrationPoint,
@@ -134,8 +125,8 @@ pub struct Index3 {
 impl Registered for Index3 {
     const INFO: FormulationInfo = INFO;
 
-    fn new(n: usize, m: usize, settings: NewtonSettings) -> Self {
-        Index3::new(n, m, settings)
+    fn new(n: usize, m: usize, settings: &FormulationSettings) -> Self {
+        Index3::new(n, m, settings.newton)
     }
 }
 
@@ -220,17 +211,7 @@ impl Index3 {
     /// Work space for a system with n coordinates and m constraints; the linear solver (dense or sparse)
     /// is chosen here from `settings.linear_solver` and n + m.
     pub fn new(n: usize, m: usize, settings: NewtonSettings) -> Self {
-        let work = if settings.linear_solver.is_sparse_for(n + m) {
-            Workspace::Sparse {
-                jac: CscAssembler::new(n + m),
-                solver: Box::new(SparseSolver::new(n + m)),
-            }
-        } else {
-            Workspace::Dense {
-                jac: Matrix::zeros(n + m, n + m),
-                solver: DenseSolver::new(n + m),
-            }
-        };
+        let work = Workspace::new(n + m, settings.linear_solver);
         Index3 {
             n,
             m,
@@ -250,7 +231,7 @@ impl Index3 {
 
     /// True when the iteration matrix is assembled and factored sparse.
     pub fn is_sparse(&self) -> bool {
-        matches!(self.work, Workspace::Sparse { .. })
+        self.work.is_sparse()
     }
 
     fn states(&mut self, pt: &IntegrationPoint, u: &Vector) {
@@ -305,32 +286,22 @@ impl Index3 {
 
     /// Assembles and factors the iteration matrix at the current states.
     fn assemble_and_factor<S: System>(&mut self, sys: &S, pt: &IntegrationPoint, lambda: &Vector) {
-        let st = EvalStates {
-            q_e: &self.q_e,
-            v_e: &self.v_e,
-            a_e: &self.a_e,
-            q_c: &self.q_c,
+        let terms = IterationMatrix {
+            sys,
+            pt,
+            lambda,
+            st: EvalStates {
+                q_e: &self.q_e,
+                v_e: &self.v_e,
+                a_e: &self.a_e,
+                q_c: &self.q_c,
+            },
         };
-        match &mut self.work {
-            Workspace::Dense { jac, solver } => {
-                jac.fill(0.0);
-                add_iteration_matrix(sys, pt, lambda, &st, false, jac);
-                solver.factor(jac);
-            }
-            Workspace::Sparse { jac, solver } => {
-                jac.begin();
-                add_iteration_matrix(sys, pt, lambda, &st, true, jac);
-                jac.finish();
-                solver.factor(jac.matrix());
-            }
-        }
+        self.work.factor(&terms);
     }
 
     /// Overwrites the residual (n + m) with the solution of J x = residual for the last factored J.
     fn solve_linear(&mut self) {
-        match &mut self.work {
-            Workspace::Dense { solver, .. } => solver.solve_in_place(&mut self.residual),
-            Workspace::Sparse { solver, .. } => solver.solve_in_place(&mut self.residual),
-        }
+        self.work.solve_in_place(&mut self.residual);
     }
 }

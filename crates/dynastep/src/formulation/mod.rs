@@ -53,13 +53,14 @@ pub mod linear;
 mod registry;
 pub mod sparse;
 pub mod tangent_space;
+pub mod workspace;
 
 pub use index3::Index3;
 pub use registry::{build, compatible, find, Registered, REGISTRY};
 pub use tangent_space::TangentSpace;
 
 use crate::linalg::Vector;
-use crate::scheme::{History, IntegrationPoint, State};
+use crate::scheme::{History, IntegrationPoint, LocalError, State};
 use crate::system::System;
 
 /// Smallest number of unknowns n + m for which [`LinearSolver::Auto`] takes the sparse path.
@@ -133,6 +134,86 @@ impl Default for NewtonSettings {
     }
 }
 
+/// Settings of the formulations that correct or stabilize the constraints at the acceleration level
+/// (`[solver.constraints]`; defaults in brackets). Haug 1989, *Computer-Aided Kinematics and Dynamics
+/// of Mechanical Systems*, §7.3.
+#[derive(
+    Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[serde(default, deny_unknown_fields)]
+pub struct ConstraintSettings {
+    /// Baumgarte α [1/s] of Φ̈ + 2αΦ̇ + β²Φ = 0 (Haug eq. 7.3.7), used by `baumgarte` and `hybrid` [10].
+    pub alpha: f64,
+    /// Baumgarte β [1/s] of Φ̈ + 2αΦ̇ + β²Φ = 0, used by `baumgarte` and `hybrid` [10].
+    pub beta: f64,
+    /// Metric of the coordinate projection: `mass` (the correction closest to the integrated state
+    /// in kinetic-energy norm) or `identity` (Euclidean) [mass].
+    pub projection: ProjectionMetric,
+    /// Constraint tolerance ‖Φ‖∞ [m, rad] up to which the hybrid algorithm accepts an integrated state
+    /// without correcting it (its velocity test is ‖Φ_q v + Φ_t‖∞ ≤ tolerance / h) [100 × the Newton
+    /// position tolerance: rtol in an adaptive run, 1e-8 otherwise].
+    pub tolerance: Option<f64>,
+    /// Partitioning: the current dependent coordinates are replaced by a fresh choice when the
+    /// smallest pivot of their block Φ_u falls below this fraction of the smallest pivot of a fresh
+    /// full-pivoting factorization of Φ_q [0.1].
+    pub repartition_ratio: f64,
+}
+
+impl Default for ConstraintSettings {
+    fn default() -> Self {
+        ConstraintSettings {
+            alpha: 10.0,
+            beta: 10.0,
+            projection: ProjectionMetric::Mass,
+            tolerance: None,
+            repartition_ratio: 0.1,
+        }
+    }
+}
+
+/// The metric W of a coordinate projection: min ½ ΔqᵀWΔq subject to Φ(q + Δq) = 0.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ProjectionMetric {
+    /// W = M(q): the kinetic-energy metric, independent of the units of the coordinates.
+    #[default]
+    Mass,
+    /// W = I: the Euclidean metric (mixes metres and radians).
+    Identity,
+}
+
+/// Everything a formulation is built from.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct FormulationSettings {
+    /// Newton settings.
+    pub newton: NewtonSettings,
+    /// Constraint stabilization and correction settings.
+    pub constraints: ConstraintSettings,
+}
+
+/// What [`Formulation::after_step`] did to the committed step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Correction {
+    /// Nothing.
+    None,
+    /// The newest level was corrected (projected onto the constraints); the scheme goes on with the
+    /// rewritten history.
+    Corrected,
+    /// The newest level was corrected and the independent coordinates changed: the time loop
+    /// restarts the scheme from the corrected state (Haug 1989, §7.3.2, step 7).
+    Restart,
+}
+
 /// Why an integration point could not be solved.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FormulationError {
@@ -201,6 +282,20 @@ pub struct FormulationInfo {
     /// Which linearized system its steps integrate: what the largest natural frequency ω_max of a
     /// run is computed from ([`crate::analysis::natural_frequency`]).
     pub linearized: LinearizedSystem,
+    /// How the error norm weighs velocity errors ([`crate::analysis::step_control::error_norm`]).
+    pub velocity_error: VelocityError,
+}
+
+/// How the local error of the velocities enters the error norm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VelocityError {
+    /// As h·e_v, on the scale of the positions: the velocities of an index-3 formulation are index-2
+    /// variables whose error estimate does not fall with h (Hairer & Wanner 1996, *Solving Ordinary
+    /// Differential Equations II*, §VII.3, index scaling).
+    ScaledByStep,
+    /// As e_v on the scale of the velocities, atol + rtol·|v|: the velocities are differential
+    /// variables of a first-order ODE y = (q, v) (the acceleration-level formulations).
+    Differential,
 }
 
 /// The linearized system a formulation integrates, whose largest natural frequency limits the step
@@ -263,7 +358,8 @@ pub trait Formulation<S: System> {
     }
 
     /// Called after the scheme committed a step whose newest complete state is `state`; may correct
-    /// the history and the state (projection onto the constraints, partitioning).
+    /// the history and the state (projection onto the constraints, partitioning) and ask the time
+    /// loop to restart the scheme. `h` is the step just taken \[s\].
     ///
     /// # Errors
     /// [`FormulationError`] when the correction fails.
@@ -272,7 +368,15 @@ pub trait Formulation<S: System> {
         _sys: &S,
         _history: &mut History,
         _state: &mut State,
-    ) -> Result<(), FormulationError> {
-        Ok(())
+        _h: f64,
+    ) -> Result<Correction, FormulationError> {
+        Ok(Correction::None)
+    }
+
+    /// Zeroes the entries of the local error estimate that error control must not judge (the
+    /// dependent coordinates of coordinate partitioning, which are solved from the constraints) and
+    /// returns how many coordinates are judged. The default judges all n.
+    fn filter_local_error(&self, err: &mut LocalError) -> usize {
+        err.q.len()
     }
 }

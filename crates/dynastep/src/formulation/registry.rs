@@ -7,14 +7,14 @@
 use crate::scheme::SchemeInfo;
 use crate::system::System;
 
-use super::{Formulation, FormulationInfo, NewtonSettings, SchemeRequirement};
+use super::{Formulation, FormulationInfo, FormulationSettings, SchemeRequirement};
 
 /// A formulation type the registry can build.
 pub trait Registered {
     /// The registry entry.
     const INFO: FormulationInfo;
-    /// Work space for n coordinates and m constraints with the given Newton settings.
-    fn new(n: usize, m: usize, settings: NewtonSettings) -> Self;
+    /// Work space for n coordinates and m constraints with the given settings.
+    fn new(n: usize, m: usize, settings: &FormulationSettings) -> Self;
 }
 
 /// Defines [`REGISTRY`] and [`build`] from a list of formulation types.
@@ -31,7 +31,7 @@ macro_rules! formulations {
             name: &str,
             n: usize,
             m: usize,
-            settings: NewtonSettings,
+            settings: &FormulationSettings,
         ) -> Result<Box<dyn Formulation<S>>, String> {
             let info = find(name).ok_or_else(|| unknown(name))?;
             $(
@@ -110,7 +110,7 @@ mod tests {
                 f.name,
                 1,
                 0,
-                NewtonSettings::default(),
+                &FormulationSettings::default(),
             )
             .expect("builds");
             assert_eq!(built.name(), f.name);
@@ -119,7 +119,7 @@ mod tests {
             "index-4",
             1,
             0,
-            NewtonSettings::default()
+            &FormulationSettings::default()
         )
         .is_err_and(|e| e.contains("index3")));
     }

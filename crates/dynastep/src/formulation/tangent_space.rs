@@ -60,7 +60,7 @@ use crate::system::System;
 use super::linear::DenseSolver;
 use super::{
     Formulation, FormulationError, FormulationInfo, LinearizedSystem, NewtonSettings, NewtonStats,
-    Registered, SchemeRequirement,
+    Registered, SchemeRequirement, FormulationSettings, VelocityError, Correction,
 };
 
 /// Registry entry of the tangent-space formulation.
@@ -72,6 +72,7 @@ pub const INFO: FormulationInfo = FormulationInfo {
     constraint_level: "positions, velocities and accelerations (all three, to the Newton tolerance)",
     schemes: SchemeRequirement::ImplicitInPositions,
     linearized: LinearizedSystem::TangentSpace,
+    velocity_error: VelocityError::ScaledByStep,
 };
 
 /// Singular values of Φ_q at or below this fraction of the largest count as zero (redundant rows).
@@ -144,8 +145,8 @@ impl Reduced {
 impl Registered for TangentSpace {
     const INFO: FormulationInfo = INFO;
 
-    fn new(n: usize, m: usize, settings: NewtonSettings) -> Self {
-        TangentSpace::new(n, m, settings)
+    fn new(n: usize, m: usize, settings: &FormulationSettings) -> Self {
+        TangentSpace::new(n, m, settings.newton)
     }
 }
 
@@ -434,12 +435,13 @@ impl<S: System> Formulation<S> for TangentSpace {
         _sys: &S,
         history: &mut History,
         state: &mut State,
-    ) -> Result<(), FormulationError> {
+        _h: f64,
+    ) -> Result<Correction, FormulationError> {
         let Some(t) = self.last else {
-            return Ok(());
+            return Ok(Correction::None);
         };
         if (state.t - t).abs() > 1e-12 * (1.0 + t.abs()) {
-            return Ok(());
+            return Ok(Correction::None);
         }
         let level = &mut history.levels[0];
         let targets: [&mut State; 2] = [state, level];
@@ -450,7 +452,7 @@ impl<S: System> Formulation<S> for TangentSpace {
                 target.a.copy_from(&self.x[2]);
             }
         }
-        Ok(())
+        Ok(Correction::Corrected)
     }
 }
 

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::function::FunctionSpec;
 use crate::analysis::assembly::RedundancyPolicy;
 use crate::analysis::step_control::StepSettings;
-use crate::formulation::NewtonSettings;
+use crate::formulation::{ConstraintSettings, NewtonSettings};
 
 /// Name of the implicit ground body.
 pub const GROUND: &str = "ground";
@@ -352,6 +352,10 @@ pub struct SolverSpec {
     /// Newton settings.
     #[serde(default)]
     pub newton: NewtonSettings,
+    /// Constraint stabilization and correction of the acceleration-level formulations (`baumgarte`,
+    /// `projection`, `partitioning`, `hybrid`).
+    #[serde(default)]
+    pub constraints: ConstraintSettings,
     /// Redundant constraints: `warn` (default) or `error`.
     #[serde(default)]
     pub redundancy: RedundancyPolicy,

@@ -254,6 +254,21 @@ pub trait Scheme: Send {
         false
     }
 
+    /// For schemes of variable order, called after the loop accepted the step just solved (before
+    /// [`Scheme::end_step`]): chooses the order of the next step from the error estimates of this
+    /// step at neighbouring orders, each measured by `norm` (the loop's error norm, filtered by the
+    /// formulation), and returns the norm of the estimate for the chosen order with its power of h
+    /// (what the step-size controller needs). `None`, the default: the order is fixed.
+    fn select_order(&mut self, _norm: &mut dyn FnMut(&mut LocalError) -> f64) -> Option<(f64, u32)> {
+        None
+    }
+
+    /// The power of h of the local error estimate of the current order, for variable-order schemes
+    /// (see [`Capabilities::error_order`]); `None` when it is the declared one.
+    fn current_error_order(&self) -> Option<u32> {
+        None
+    }
+
     /// Commits the step: the history advances, and the newest complete state (q, v, a, λ all known)
     /// is written into `state`.
     fn end_step(&mut self, state: &mut State);
