@@ -421,6 +421,12 @@ fn run(args: RunArgs) -> Result<ExitCode> {
                 } else {
                     format!("{} steps of {} s", report.steps, sim.settings.h)
                 };
+                if report.restarts > 0 {
+                    eprintln!(
+                        "repartitioned {} times (first at t = {:.6} s): new independent coordinates, scheme restarted",
+                        report.restarts, report.first_restart
+                    );
+                }
                 eprintln!(
                     "{}: {steps} with {} ({}) in {:.3} s; max |E - E0 - W_nc| = {:.3e} J, max |Phi| = {:.3e}\nwrote {} and {}",
                     if model.name.is_empty() { &stem } else { &model.name },

@@ -11,6 +11,11 @@
 //! for the infinitely stiff constraint mode exceeds 1), so they are checked to fail cleanly instead. The
 //! undamped trapezoidal rule (and plain Newmark at its defaults, the same method) is run over 2 s only:
 //! over longer runs its multiplier grows without bound on these problems (docs/schemes.md).
+//! The acceleration-level formulations of Haug (1989) §7.3 run on the double four-bar only with
+//! constraint stabilization (`baumgarte`, `hybrid`) and a Runge–Kutta scheme: at the singular
+//! configurations (cranks horizontal) direct integration, projection and partitioning lose the
+//! parallelogram branch or blow up, and fixed-step Adams PECE of order 12 is unstable there
+//! (measured in docs/acceleration_level.md).
 //! Orders of accuracy of every scheme are measured in tests/scheme_order.rs.
 
 #[path = "common/examples.rs"]
@@ -109,7 +114,16 @@ fn pendulum_with_every_scheme() {
 
 #[test]
 fn double_fourbar_with_every_scheme() {
-    for (info, f) in matrix().into_iter().filter(|(s, f)| runs(s, f)) {
+    let acceleration_level =
+        |f: &str| dynastep::scheme::runge_kutta::ACCELERATION_LEVEL.contains(&f);
+    let passes_singular = |s: &dynastep::scheme::SchemeInfo, f: &str| {
+        !acceleration_level(f)
+            || (s.family == "explicit Runge-Kutta" && ["baumgarte", "hybrid"].contains(&f))
+    };
+    for (info, f) in matrix()
+        .into_iter()
+        .filter(|(s, f)| runs(s, f) && passes_singular(s, f))
+    {
         let t_end = horizon(info.name, 10.0);
         let e = marker_error(
             "double-fourbar",

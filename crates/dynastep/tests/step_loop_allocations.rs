@@ -191,11 +191,23 @@ fn sparse_step_loop_does_not_allocate() {
 
 /// Allocations of a whole planar run (assembled model, no observers) of `steps` steps.
 fn planar_allocations(example: &str, scheme: &str, dt: f64, steps: usize) -> usize {
+    planar_allocations_with(example, scheme, None, dt, steps)
+}
+
+/// [`planar_allocations`] with a formulation.
+fn planar_allocations_with(
+    example: &str,
+    scheme: &str,
+    formulation: Option<&str>,
+    dt: f64,
+    steps: usize,
+) -> usize {
     use dynastep::analysis::simulation::{RunOptions, Simulation};
     let ex = dynastep::examples::find(example).unwrap();
     let model = dynastep::model::parse::from_str(ex.text, ex.file).unwrap();
     let opts = RunOptions {
         scheme: Some(scheme.into()),
+        formulation: formulation.map(String::from),
         dt: Some(dt),
         t_end: Some(steps as f64 * dt),
         output_interval: Some(0.0),
@@ -223,6 +235,29 @@ fn planar_step_loop_does_not_allocate() {
             assert_eq!(
                 short, long,
                 "{example}/{scheme}: {short} allocations for 50 steps, {long} for 500"
+            );
+        }
+    }
+}
+
+/// The acceleration-level formulations (solves, projections, partition checks, corrections) with
+/// a Runge–Kutta and the Adams scheme, on Andrews' squeezer.
+#[test]
+fn acceleration_level_step_loop_does_not_allocate() {
+    for formulation in [
+        "direct",
+        "baumgarte",
+        "projection",
+        "partitioning",
+        "hybrid",
+    ] {
+        for scheme in ["rk4", "abm"] {
+            let f = Some(formulation);
+            let short = planar_allocations_with("andrews", scheme, f, 1e-5, 50);
+            let long = planar_allocations_with("andrews", scheme, f, 1e-5, 500);
+            assert_eq!(
+                short, long,
+                "andrews/{scheme}/{formulation}: {short} allocations for 50 steps, {long} for 500"
             );
         }
     }

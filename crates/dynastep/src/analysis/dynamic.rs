@@ -712,7 +712,12 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 if report.restarts == 1 {
                     report.first_restart = self.state.t;
                 }
-                start_scheme(self.sys, &mut *self.scheme, &self.state, &mut self.force_terms);
+                start_scheme(
+                    self.sys,
+                    &mut *self.scheme,
+                    &self.state,
+                    &mut self.force_terms,
+                );
             }
         }
         self.t_front = t_next;

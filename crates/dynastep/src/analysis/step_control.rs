@@ -266,7 +266,11 @@ impl Controller {
     /// Differential Equations*, ch. 8: step and order chosen together).
     pub fn retarget(&mut self, k: u32, h: f64, err: f64) -> f64 {
         self.k = f64::from(k.max(1));
-        let err = if err.is_finite() { err.max(1e-10) } else { 1e10 };
+        let err = if err.is_finite() {
+            err.max(1e-10)
+        } else {
+            1e10
+        };
         let f_max = if self.after_rejection { 1.0 } else { F_MAX };
         self.err_previous = err;
         h * (SAFETY * err.powf(-1.0 / self.k)).clamp(F_MIN, f_max)

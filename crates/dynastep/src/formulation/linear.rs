@@ -167,6 +167,15 @@ impl DenseSolver {
         self.singular
     }
 
+    /// The smallest pivot of the last factorization in magnitude (infinite for a 0 × 0 matrix): how
+    /// close the matrix is to singular.
+    pub fn min_abs_pivot(&self) -> f64 {
+        let n = self.dim;
+        (0..n)
+            .map(|k| self.lu[k * n + k].abs())
+            .fold(f64::INFINITY, f64::min)
+    }
+
     /// Solves `A x = b` in place (`b` becomes x), with the matrix of the last [`factor`](Self::factor).
     /// For a singular matrix, x is the minimum-norm least-squares solution.
     pub fn solve_in_place(&mut self, b: &mut Vector) {

@@ -48,8 +48,15 @@
 // JSON Schema descriptions, so they are not escaped for rustdoc.
 #![allow(rustdoc::broken_intra_doc_links)]
 
+pub mod acceleration;
+pub mod baumgarte;
+pub mod coordinate_partition;
+pub mod direct;
+pub mod hybrid;
 pub mod index3;
 pub mod linear;
+pub mod partitioning;
+pub mod projection;
 mod registry;
 pub mod sparse;
 pub mod tangent_space;

@@ -44,7 +44,15 @@ macro_rules! formulations {
     };
 }
 
-formulations!(super::index3::Index3, super::tangent_space::TangentSpace);
+formulations!(
+    super::index3::Index3,
+    super::tangent_space::TangentSpace,
+    super::direct::DirectIntegration,
+    super::baumgarte::Baumgarte,
+    super::projection::Projection,
+    super::partitioning::Partitioning,
+    super::hybrid::Hybrid,
+);
 
 fn unknown(name: &str) -> String {
     let known: Vec<&str> = REGISTRY.iter().map(|f| f.name).collect();

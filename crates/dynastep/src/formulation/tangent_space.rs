@@ -59,8 +59,8 @@ use crate::system::System;
 
 use super::linear::DenseSolver;
 use super::{
-    Formulation, FormulationError, FormulationInfo, LinearizedSystem, NewtonSettings, NewtonStats,
-    Registered, SchemeRequirement, FormulationSettings, VelocityError, Correction,
+    Correction, Formulation, FormulationError, FormulationInfo, FormulationSettings,
+    LinearizedSystem, NewtonSettings, NewtonStats, Registered, SchemeRequirement, VelocityError,
 };
 
 /// Registry entry of the tangent-space formulation.

@@ -200,6 +200,13 @@ pub struct Summary {
     pub steps: u64,
     /// Rejected steps (error too large or Newton failure).
     pub rejected_steps: u64,
+    /// Committed steps the formulation corrected afterwards (projection, partitioning, hybrid).
+    pub corrections: u64,
+    /// Restarts of the scheme on a new choice of independent coordinates (partitioning, hybrid).
+    pub repartitions: u64,
+    /// Time of the first repartitioning \[s\], when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_repartition: Option<f64>,
     /// Sizes of the accepted steps.
     pub h: StepSizes,
     /// Newton counters.
@@ -271,6 +278,9 @@ impl Summary {
             output_interval: sim.settings.output_interval,
             steps: report.steps,
             rejected_steps: report.rejected_steps,
+            corrections: report.corrections,
+            repartitions: report.restarts,
+            first_repartition: (report.restarts > 0).then_some(report.first_restart),
             h: StepSizes {
                 min: if report.steps > 0 { report.h_min } else { 0.0 },
                 mean: report.h_sum / steps,

@@ -910,6 +910,32 @@ fn check_solver(c: &mut Checker<'_>, s: &SolverSpec) {
         n.residual_tol,
         "give a positive tolerance (default 1e-8)",
     );
+    let k = &s.constraints;
+    let at_k = |f: &str| p(&[&"solver", &"constraints", &f]);
+    for (name, value, hint) in [
+        (
+            "alpha",
+            k.alpha,
+            "give Baumgarte's alpha in 1/s (default 10)",
+        ),
+        ("beta", k.beta, "give Baumgarte's beta in 1/s (default 10)"),
+        (
+            "repartition_ratio",
+            k.repartition_ratio,
+            "give a fraction such as 0.1 (the default)",
+        ),
+    ] {
+        c.positive(at_k(name), e, name, value, hint);
+    }
+    if let Some(tol) = k.tolerance {
+        c.positive(
+            at_k("tolerance"),
+            e,
+            "tolerance",
+            tol,
+            "give the hybrid algorithm's constraint tolerance in m and rad, e.g. 1e-8",
+        );
+    }
 }
 
 #[cfg(test)]

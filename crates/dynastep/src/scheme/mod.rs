@@ -30,10 +30,12 @@
 //! Write one file with a struct implementing [`Scheme`] and a `pub const INFO: SchemeInfo`, and add the
 //! `INFO` to [`REGISTRY`] (in `registry.rs`). Nothing else changes.
 
+pub mod adams;
 pub mod bathe;
 pub mod central_difference;
 pub mod error_constants;
 pub mod esdirk;
+pub mod explicit_rk;
 pub mod generalized_alpha;
 pub mod hermite;
 pub mod hht;
@@ -45,6 +47,7 @@ pub mod mssth;
 pub mod newmark;
 pub mod predictor;
 mod registry;
+pub mod runge_kutta;
 pub mod single_step;
 
 pub use history::{History, TimeLevel};
@@ -259,7 +262,10 @@ pub trait Scheme: Send {
     /// step at neighbouring orders, each measured by `norm` (the loop's error norm, filtered by the
     /// formulation), and returns the norm of the estimate for the chosen order with its power of h
     /// (what the step-size controller needs). `None`, the default: the order is fixed.
-    fn select_order(&mut self, _norm: &mut dyn FnMut(&mut LocalError) -> f64) -> Option<(f64, u32)> {
+    fn select_order(
+        &mut self,
+        _norm: &mut dyn FnMut(&mut LocalError) -> f64,
+    ) -> Option<(f64, u32)> {
         None
     }
 

@@ -131,6 +131,11 @@ pub const REGISTRY: &[SchemeInfo] = &[
     super::central_difference::CLASSICAL,
     super::central_difference::REFORMULATED,
     super::central_difference::G3,
+    super::runge_kutta::RK3_INFO,
+    super::runge_kutta::RK4_INFO,
+    super::runge_kutta::RKF45_INFO,
+    super::runge_kutta::DOPRI5_INFO,
+    super::adams::INFO,
 ];
 
 /// Finds a scheme by name or alias (case-insensitive; `_` and `-` are equivalent).

@@ -1,0 +1,308 @@
+//! The acceleration-level equations of motion and the coordinate projections built on the same
+//! saddle-point matrix: the machinery the formulations of Haug (1989), *Computer-Aided Kinematics
+//! and Dynamics of Mechanical Systems*, §7.3 share (`direct`, `baumgarte`, `projection`,
+//! `partitioning`, `hybrid`).
+//!
+//! At a state (t, q, v) known to the scheme (an explicit integration point: c_q = c_v = 0), the
+//! accelerations a (n) and multipliers λ (m) solve Haug's eq. 7.2.1,
+//!
+//! ```text
+//! [ M(q)   Φ_qᵀ ] [ a ]   [ Q(q, v, t) ]
+//! [ Φ_q    0    ] [ λ ] = [ γ̂          ]      γ̂ = γ − 2α(Φ_q v + Φ_t) − β²Φ   (eq. 7.3.8)
+//! ```
+//!
+//! with α = β = 0 for direct integration (eq. 7.3.6). The same matrix with a metric W in place of M
+//! projects a state onto the constraints: positions by Newton's method on
+//! min ½ΔqᵀWΔq subject to Φ(q + Δq, t) = 0,
+//!
+//! ```text
+//! [ W     Φ_qᵀ ] [ Δq ]   [ 0  ]          [ W     Φ_qᵀ ] [ v' ]   [ W v  ]
+//! [ Φ_q   0    ] [ μ  ] = [ −Φ ]          [ Φ_q   0    ] [ μ  ] = [ −Φ_t ]
+//! ```
+//!
+//! and velocities onto Φ_q v' + Φ_t = 0 in one solve (the W-closest admissible velocity). A singular
+//! matrix (redundant constraints) is solved in the least-squares sense, like the index-3 iteration
+//! matrix ([`super::linear`]).
+
+use crate::linalg::{norm_inf, Block, Sink, Vector};
+use crate::scheme::IntegrationPoint;
+use crate::system::System;
+
+use super::workspace::{MatrixTerms, Workspace};
+use super::{
+    ConstraintSettings, FormulationError, FormulationSettings, NewtonSettings, NewtonStats,
+    ProjectionMetric,
+};
+
+/// The saddle-point matrix [W Φ_qᵀ; Φ_q 0] at (t, q), W = mass_scale·M(q) + identity_scale·I.
+struct SaddlePoint<'a, S> {
+    sys: &'a S,
+    t: f64,
+    q: &'a Vector,
+    mass_scale: f64,
+    identity_scale: f64,
+}
+
+impl<S: System> MatrixTerms for SaddlePoint<'_, S> {
+    fn add<K: Sink>(&self, every: bool, out: &mut K) {
+        let (n, m) = (self.sys.n(), self.sys.m());
+        if every || self.mass_scale != 0.0 {
+            self.sys.mass(self.q, self.mass_scale, out);
+        }
+        if every || self.identity_scale != 0.0 {
+            for i in 0..n {
+                out.add(i, i, self.identity_scale);
+            }
+        }
+        if m > 0 {
+            for (row, col, transpose) in [(0, n, true), (n, 0, false)] {
+                self.sys.constraint_jacobian(
+                    self.t,
+                    self.q,
+                    1.0,
+                    &mut Block {
+                        inner: &mut *out,
+                        row,
+                        col,
+                        scale: 1.0,
+                        transpose,
+                    },
+                );
+            }
+        }
+    }
+}
+
+/// Work space of the acceleration-level equations and the projections (see the module
+/// documentation). Allocates only when built.
+#[derive(Debug)]
+pub struct AccelerationLevel {
+    n: usize,
+    m: usize,
+    /// Newton settings (the position tolerance of the projections).
+    pub newton: NewtonSettings,
+    /// Baumgarte parameters, projection metric, constraint tolerance.
+    pub constraints: ConstraintSettings,
+    /// Force terms Φ_qᵀλ − Q (n) \[N\] of the last acceleration solve.
+    pub force_terms: Vector,
+    /// Accelerations a (n) of the last acceleration solve.
+    pub a: Vector,
+    /// Multipliers λ (m) of the last acceleration solve.
+    pub lambda: Vector,
+    work: Workspace,
+    rhs: Vector,
+    phi: Vector,
+    phi_t: Vector,
+    scratch_n: Vector,
+    scratch_m: Vector,
+}
+
+impl AccelerationLevel {
+    /// Work space for n coordinates and m constraints.
+    pub fn new(n: usize, m: usize, settings: &FormulationSettings) -> Self {
+        AccelerationLevel {
+            n,
+            m,
+            newton: settings.newton,
+            constraints: settings.constraints,
+            force_terms: Vector::zeros(n),
+            a: Vector::zeros(n),
+            lambda: Vector::zeros(m),
+            work: Workspace::new(n + m, settings.newton.linear_solver),
+            rhs: Vector::zeros(n + m),
+            phi: Vector::zeros(m),
+            phi_t: Vector::zeros(m),
+            scratch_n: Vector::zeros(n),
+            scratch_m: Vector::zeros(m),
+        }
+    }
+
+    /// True when the last factored matrix was singular (redundant constraints, a singular
+    /// configuration): its solves were least squares.
+    pub fn was_singular(&self) -> bool {
+        self.work.is_singular()
+    }
+
+    fn factor<S: System>(&mut self, sys: &S, t: f64, q: &Vector, metric: ProjectionMetric) {
+        let (mass_scale, identity_scale) = match metric {
+            ProjectionMetric::Mass => (1.0, 0.0),
+            ProjectionMetric::Identity => (0.0, 1.0),
+        };
+        self.work.factor(&SaddlePoint {
+            sys,
+            t,
+            q,
+            mass_scale,
+            identity_scale,
+        });
+    }
+
+    /// Solves eq. 7.2.1 at (t, q, v) for `self.a` and `self.lambda`, with the Baumgarte terms of
+    /// eq. 7.3.8 when `baumgarte` = (α, β) \[1/s\] is given; `self.force_terms` becomes Φ_qᵀλ − Q.
+    ///
+    /// # Errors
+    /// [`FormulationError::NonFinite`] when the solution is not finite.
+    pub fn accelerations<S: System>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        q: &Vector,
+        v: &Vector,
+        baumgarte: Option<(f64, f64)>,
+        stats: &mut NewtonStats,
+    ) -> Result<(), FormulationError> {
+        let (n, m) = (self.n, self.m);
+        let before = self.work.stats();
+        self.factor(sys, t, q, ProjectionMetric::Mass);
+        sys.forces(t, q, v, &mut self.scratch_n);
+        self.rhs.rows_mut(0, n).copy_from(&self.scratch_n);
+        if m > 0 {
+            sys.gamma(t, q, v, &mut self.lambda);
+            if let Some((alpha, beta)) = baumgarte {
+                self.constraint_rates(sys, t, q, v);
+                for j in 0..m {
+                    self.lambda[j] -= 2.0 * alpha * self.phi_t[j] + beta * beta * self.phi[j];
+                }
+            }
+            self.rhs.rows_mut(n, m).copy_from(&self.lambda);
+        }
+        self.work.solve_in_place(&mut self.rhs);
+        stats.iterations += 1;
+        stats.add_linear(before, self.work.stats());
+        if !self.rhs.iter().all(|x| x.is_finite()) {
+            return Err(FormulationError::NonFinite);
+        }
+        self.a.copy_from(&self.rhs.rows(0, n));
+        self.lambda.copy_from(&self.rhs.rows(n, m));
+        sys.forces(t, q, v, &mut self.force_terms);
+        self.force_terms.neg_mut();
+        if m > 0 {
+            sys.add_constraint_force(t, q, &self.lambda, &mut self.force_terms);
+        }
+        Ok(())
+    }
+
+    /// Writes Φ(q, t) into `self.phi` and the velocity violation Φ̇ = Φ_q v + Φ_t into
+    /// `self.phi_t`.
+    fn constraint_rates<S: System>(&mut self, sys: &S, t: f64, q: &Vector, v: &Vector) {
+        sys.constraints(t, q, &mut self.phi);
+        sys.constraint_time_derivative(t, q, &mut self.scratch_m);
+        sys.constraint_jacobian_times(t, q, v, &mut self.phi_t);
+        self.phi_t += &self.scratch_m;
+    }
+
+    /// Solves an explicit integration point (c_q = c_v = 0: q_e and v_e are known) for u (n) and
+    /// λ (m): a from eq. 7.2.1 (with the Baumgarte terms when given), u = (a − â)/c_a.
+    ///
+    /// # Errors
+    /// [`FormulationError::NonFinite`] when the solution is not finite.
+    ///
+    /// # Panics
+    /// In debug builds, when the point is not explicit (the scheme declared a formulation it
+    /// cannot use).
+    pub fn solve_point<S: System>(
+        &mut self,
+        sys: &S,
+        pt: &IntegrationPoint,
+        u: &mut Vector,
+        lambda: &mut Vector,
+        baumgarte: Option<(f64, f64)>,
+        stats: &mut NewtonStats,
+    ) -> Result<(), FormulationError> {
+        debug_assert!(
+            pt.c_q == 0.0 && pt.c_v == 0.0 && pt.c_a != 0.0,
+            "acceleration-level formulations need explicit points"
+        );
+        self.accelerations(sys, pt.t_e, &pt.q_hat, &pt.v_hat, baumgarte, stats)?;
+        for i in 0..self.n {
+            u[i] = (self.a[i] - pt.a_hat[i]) / pt.c_a;
+        }
+        lambda.copy_from(&self.lambda);
+        Ok(())
+    }
+
+    /// Projects `q` (n) onto Φ(q, t) = 0 in the metric of `self.constraints.projection` by Newton's
+    /// method (see the module documentation); returns the number of iterations (0 when q already
+    /// satisfies the tolerance ‖Φ‖∞ ≤ position_tol · (1 + ‖q‖∞)).
+    ///
+    /// # Errors
+    /// [`FormulationError::NotConverged`] after `max_iterations`; [`FormulationError::NonFinite`].
+    pub fn project_positions<S: System>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        q: &mut Vector,
+        stats: &mut NewtonStats,
+    ) -> Result<usize, FormulationError> {
+        let (n, m) = (self.n, self.m);
+        let tol = self.newton.position_tol * (1.0 + norm_inf(q));
+        let mut correction = f64::INFINITY;
+        for iter in 0..=self.newton.max_iterations {
+            sys.constraints(t, q, &mut self.phi);
+            let violation = norm_inf(&self.phi);
+            if !violation.is_finite() {
+                return Err(FormulationError::NonFinite);
+            }
+            if violation <= tol || correction <= tol {
+                return Ok(iter);
+            }
+            if iter == self.newton.max_iterations {
+                return Err(FormulationError::NotConverged {
+                    iterations: iter,
+                    correction,
+                    residual: violation,
+                });
+            }
+            let before = self.work.stats();
+            self.factor(sys, t, q, self.constraints.projection);
+            self.rhs.fill(0.0);
+            for j in 0..m {
+                self.rhs[n + j] = -self.phi[j];
+            }
+            self.work.solve_in_place(&mut self.rhs);
+            stats.iterations += 1;
+            stats.add_linear(before, self.work.stats());
+            correction = 0.0;
+            for i in 0..n {
+                q[i] += self.rhs[i];
+                correction = correction.max(self.rhs[i].abs());
+            }
+        }
+        unreachable!("the loop returns at its last iteration")
+    }
+
+    /// Projects `v` (n) onto Φ_q v + Φ_t = 0 at (t, q) in the metric of
+    /// `self.constraints.projection` (one solve).
+    ///
+    /// # Errors
+    /// [`FormulationError::NonFinite`] when the solution is not finite.
+    pub fn project_velocities<S: System>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        q: &Vector,
+        v: &mut Vector,
+        stats: &mut NewtonStats,
+    ) -> Result<(), FormulationError> {
+        let (n, m) = (self.n, self.m);
+        let before = self.work.stats();
+        self.factor(sys, t, q, self.constraints.projection);
+        match self.constraints.projection {
+            ProjectionMetric::Mass => sys.mass_times(q, v, &mut self.scratch_n),
+            ProjectionMetric::Identity => self.scratch_n.copy_from(v),
+        }
+        self.rhs.rows_mut(0, n).copy_from(&self.scratch_n);
+        sys.constraint_time_derivative(t, q, &mut self.phi_t);
+        for j in 0..m {
+            self.rhs[n + j] = -self.phi_t[j];
+        }
+        self.work.solve_in_place(&mut self.rhs);
+        stats.iterations += 1;
+        stats.add_linear(before, self.work.stats());
+        if !self.rhs.iter().all(|x| x.is_finite()) {
+            return Err(FormulationError::NonFinite);
+        }
+        v.copy_from(&self.rhs.rows(0, n));
+        Ok(())
+    }
+}

@@ -1,0 +1,155 @@
+//! The hybrid algorithm of DADS (Park & Haug 1986; Haug 1989, *Computer-Aided Kinematics and
+//! Dynamics of Mechanical Systems*, §7.3.5, steps 1–7): coordinate partitioning whose correction is
+//! applied only when needed, with Baumgarte terms damping small violations in between.
+//!
+//! 1–2. From the assembled state, a partition is chosen ([`super::coordinate_partition`]).
+//! 3. The first accelerations are solved without stabilization terms.
+//! 4. The scheme integrates all coordinates; error control judges the independent ones only.
+//! 5a. When ‖Φ(q, t)‖∞ at the new time is within the constraint tolerance (`[solver.constraints]
+//!     tolerance`), the integrated state is kept, and the next accelerations use γ̂ with the
+//!     Baumgarte terms 2α(Φ_q q̇ + Φ_t) + β²Φ (eq. 7.3.8).
+//! 5b. Otherwise the dependent positions and velocities are solved from the constraints, a and λ
+//!     from eq. 7.2.1 without stabilization, and the partition is checked; a new partition restarts
+//!     the scheme.
+//! 6–7. The scheme's error estimate of the independent coordinates chooses the step (and order).
+//!
+//! Near a singular configuration the Baumgarte terms can make the solve diverge (Haug, §7.3.4), so
+//! the algorithm reverts to pure partitioning (no stabilization terms, correction when out of
+//! tolerance) while the smallest pivot of a full-pivoting factorization of Φ_q is below
+//! [`NEAR_SINGULAR`] times its largest.
+
+use crate::linalg::Vector;
+use crate::scheme::{History, IntegrationPoint, LocalError, State};
+use crate::system::System;
+
+use super::acceleration::AccelerationLevel;
+use super::coordinate_partition::CoordinatePartition;
+use super::partitioning::{correct_dependent, filter_dependent};
+use super::{
+    Correction, Formulation, FormulationError, FormulationInfo, FormulationSettings,
+    LinearizedSystem, NewtonSettings, NewtonStats, Registered, SchemeRequirement, VelocityError,
+};
+
+/// Φ_q counts as ill-conditioned, and stabilization is switched off, when its smallest pivot is
+/// below this fraction of its largest.
+pub const NEAR_SINGULAR: f64 = 1e-2;
+
+/// Registry entry of the hybrid algorithm.
+pub const INFO: FormulationInfo = FormulationInfo {
+    name: "hybrid",
+    aliases: &["dads-hybrid"],
+    summary: "DADS hybrid algorithm: Baumgarte-stabilized acceleration-level equations, partitioning correction only when |Phi| exceeds [solver.constraints] tolerance, pure partitioning near singular configurations, error control on the independent coordinates",
+    source: "Park & Haug (1986) J Mech Transm Autom Des 108:176; Haug (1989) Computer-Aided Kinematics and Dynamics of Mechanical Systems, §7.3.5",
+    constraint_level: "positions within [solver.constraints] tolerance (corrected when outside), velocities and accelerations stabilized",
+    schemes: SchemeRequirement::ExplicitInPositions,
+    linearized: LinearizedSystem::Constrained,
+    velocity_error: VelocityError::Differential,
+};
+
+/// The hybrid algorithm (see the module documentation).
+#[derive(Debug)]
+pub struct Hybrid {
+    acc: AccelerationLevel,
+    part: CoordinatePartition,
+    /// Whether the next accelerations use the Baumgarte terms (step 5a).
+    stabilize: bool,
+}
+
+impl Registered for Hybrid {
+    const INFO: FormulationInfo = INFO;
+
+    fn new(n: usize, m: usize, settings: &FormulationSettings) -> Self {
+        Hybrid {
+            acc: AccelerationLevel::new(n, m, settings),
+            part: CoordinatePartition::new(n, m),
+            stabilize: false,
+        }
+    }
+}
+
+impl Hybrid {
+    /// The constraint tolerance of step 5 \[m, rad\]: the given one, or 100 × the Newton position
+    /// tolerance.
+    pub fn tolerance(&self) -> f64 {
+        self.acc
+            .constraints
+            .tolerance
+            .unwrap_or(100.0 * self.acc.newton.position_tol)
+    }
+}
+
+impl<S: System> Formulation<S> for Hybrid {
+    fn name(&self) -> &'static str {
+        INFO.name
+    }
+
+    fn solve(
+        &mut self,
+        sys: &S,
+        pt: &IntegrationPoint,
+        u: &mut Vector,
+        lambda: &mut Vector,
+        stats: &mut NewtonStats,
+    ) -> Result<(), FormulationError> {
+        let c = self.acc.constraints;
+        let baumgarte = self.stabilize.then_some((c.alpha, c.beta));
+        self.acc.solve_point(sys, pt, u, lambda, baumgarte, stats)
+    }
+
+    fn force_terms(&self) -> &Vector {
+        &self.acc.force_terms
+    }
+
+    fn settings(&self) -> &NewtonSettings {
+        &self.acc.newton
+    }
+
+    /// Steps 2–3: the first partition, no stabilization on the first step.
+    fn before_step(
+        &mut self,
+        sys: &S,
+        history: &mut History,
+        _t_n: f64,
+        _h: f64,
+    ) -> Result<(), FormulationError> {
+        if sys.m() > 0 && self.part.rank == 0 {
+            let x = history.newest();
+            self.part.choose(sys, x.t, &x.q);
+            self.stabilize = false;
+        }
+        Ok(())
+    }
+
+    /// Step 5: keep the integrated state within tolerance (stabilizing the next steps), or correct
+    /// it and check the partition.
+    fn after_step(
+        &mut self,
+        sys: &S,
+        history: &mut History,
+        state: &mut State,
+        _h: f64,
+    ) -> Result<Correction, FormulationError> {
+        if sys.m() == 0 {
+            return Ok(Correction::None);
+        }
+        let ratio = self.acc.constraints.repartition_ratio;
+        let repartitioned = self.part.check(sys, state.t, &state.q, ratio);
+        let well_conditioned = self.part.fresh_conditioning >= NEAR_SINGULAR;
+        let within = self.part.violation(sys, state.t, &state.q) <= self.tolerance();
+        if within && !repartitioned {
+            self.stabilize = well_conditioned;
+            return Ok(Correction::None);
+        }
+        correct_dependent(&mut self.acc, &mut self.part, sys, history, state)?;
+        self.stabilize = false;
+        Ok(if repartitioned {
+            Correction::Restart
+        } else {
+            Correction::Corrected
+        })
+    }
+
+    fn filter_local_error(&self, err: &mut LocalError) -> usize {
+        filter_dependent(&self.part, err)
+    }
+}

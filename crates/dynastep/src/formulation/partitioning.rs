@@ -1,0 +1,162 @@
+//! Generalized coordinate partitioning (Wehage & Haug 1982, *J. Mech. Des.* 104:247–255; Haug 1989,
+//! *Computer-Aided Kinematics and Dynamics of Mechanical Systems*, §7.3.2, steps 1–7): the
+//! accelerations of eq. 7.2.1 integrated for all coordinates, error control on the independent
+//! ones only, and after every committed step the dependent positions solved from Φ = 0 by Newton's
+//! method and the dependent velocities from the velocity constraints, with a and λ recomputed at the
+//! corrected state. The partition ([`super::coordinate_partition`]) is chosen at the start and again
+//! whenever its dependent block becomes ill-conditioned; the scheme is then restarted (step 7),
+//! which the run report counts.
+
+use crate::linalg::Vector;
+use crate::scheme::{History, IntegrationPoint, LocalError, State};
+use crate::system::System;
+
+use super::acceleration::AccelerationLevel;
+use super::coordinate_partition::CoordinatePartition;
+use super::{
+    Correction, Formulation, FormulationError, FormulationInfo, FormulationSettings,
+    LinearizedSystem, NewtonSettings, NewtonStats, Registered, SchemeRequirement, VelocityError,
+};
+
+/// Registry entry of coordinate partitioning.
+pub const INFO: FormulationInfo = FormulationInfo {
+    name: "partitioning",
+    aliases: &["coordinate-partitioning", "gcp"],
+    summary: "generalized coordinate partitioning: acceleration-level equations, error control on the independent coordinates, dependent ones solved from the constraints after every step, repartitioning (and a restart) when Phi_u becomes ill-conditioned",
+    source: "Wehage & Haug (1982) J Mech Des 104:247; Haug (1989) Computer-Aided Kinematics and Dynamics of Mechanical Systems, §7.3.2",
+    constraint_level: "positions and velocities at every committed step (to the Newton position tolerance)",
+    schemes: SchemeRequirement::ExplicitInPositions,
+    linearized: LinearizedSystem::Constrained,
+    velocity_error: VelocityError::Differential,
+};
+
+/// Coordinate partitioning (see the module documentation).
+#[derive(Debug)]
+pub struct Partitioning {
+    acc: AccelerationLevel,
+    part: CoordinatePartition,
+}
+
+impl Registered for Partitioning {
+    const INFO: FormulationInfo = INFO;
+
+    fn new(n: usize, m: usize, settings: &FormulationSettings) -> Self {
+        Partitioning {
+            acc: AccelerationLevel::new(n, m, settings),
+            part: CoordinatePartition::new(n, m),
+        }
+    }
+}
+
+impl<S: System> Formulation<S> for Partitioning {
+    fn name(&self) -> &'static str {
+        INFO.name
+    }
+
+    fn solve(
+        &mut self,
+        sys: &S,
+        pt: &IntegrationPoint,
+        u: &mut Vector,
+        lambda: &mut Vector,
+        stats: &mut NewtonStats,
+    ) -> Result<(), FormulationError> {
+        self.acc.solve_point(sys, pt, u, lambda, None, stats)
+    }
+
+    fn force_terms(&self) -> &Vector {
+        &self.acc.force_terms
+    }
+
+    fn settings(&self) -> &NewtonSettings {
+        &self.acc.newton
+    }
+
+    /// Chooses the first partition at the start of the run (step 2).
+    fn before_step(
+        &mut self,
+        sys: &S,
+        history: &mut History,
+        _t_n: f64,
+        _h: f64,
+    ) -> Result<(), FormulationError> {
+        if sys.m() > 0 && self.part.rank == 0 {
+            let x = history.newest();
+            self.part.choose(sys, x.t, &x.q);
+        }
+        Ok(())
+    }
+
+    /// Steps 5 and 7: corrects the dependent coordinates and velocities, recomputes a and λ, and
+    /// repartitions (asking for a restart) when Φ_u has become ill-conditioned.
+    fn after_step(
+        &mut self,
+        sys: &S,
+        history: &mut History,
+        state: &mut State,
+        _h: f64,
+    ) -> Result<Correction, FormulationError> {
+        if sys.m() == 0 {
+            return Ok(Correction::None);
+        }
+        correct_dependent(&mut self.acc, &mut self.part, sys, history, state)?;
+        let ratio = self.acc.constraints.repartition_ratio;
+        Ok(if self.part.check(sys, state.t, &state.q, ratio) {
+            Correction::Restart
+        } else {
+            Correction::Corrected
+        })
+    }
+
+    fn filter_local_error(&self, err: &mut LocalError) -> usize {
+        filter_dependent(&self.part, err)
+    }
+}
+
+/// Haug's step 5: the dependent positions and velocities of `state` solved from the constraints,
+/// a and λ recomputed from eq. 7.2.1 there, and the history's newest level (the same state)
+/// overwritten.
+///
+/// # Errors
+/// When Newton on the dependent coordinates or the acceleration solve fails.
+pub(crate) fn correct_dependent<S: System>(
+    acc: &mut AccelerationLevel,
+    part: &mut CoordinatePartition,
+    sys: &S,
+    history: &mut History,
+    state: &mut State,
+) -> Result<(), FormulationError> {
+    let t = state.t;
+    part.correct(sys, t, &mut state.q, &mut state.v, &acc.newton)?;
+    acc.accelerations(
+        sys,
+        t,
+        &state.q,
+        &state.v,
+        None,
+        &mut NewtonStats::default(),
+    )?;
+    state.a.copy_from(&acc.a);
+    state.lambda.copy_from(&acc.lambda);
+    let level = &mut history.levels[0];
+    if level.t == t {
+        level.copy_from(state);
+    }
+    Ok(())
+}
+
+/// Zeroes the dependent entries of `err` (they are solved from the constraints, not integrated
+/// under error control) and returns the number of independent coordinates; all n before the
+/// first partition.
+pub(crate) fn filter_dependent(part: &CoordinatePartition, err: &mut LocalError) -> usize {
+    if part.rank == 0 {
+        return err.q.len();
+    }
+    for (i, &dep) in part.dependent.iter().enumerate() {
+        if dep {
+            err.q[i] = 0.0;
+            err.v[i] = 0.0;
+        }
+    }
+    part.independent_count()
+}

@@ -1,0 +1,103 @@
+//! Coordinate projection: direct integration, and after every committed step the positions projected
+//! onto Φ(q, t) = 0 and the velocities onto Φ_q v + Φ_t = 0, each the closest admissible value in
+//! the metric W of `[solver.constraints] projection` (the mass matrix by default, or the identity),
+//! then the accelerations and multipliers recomputed at the projected state (Eich 1993, *SIAM J.
+//! Numer. Anal.* 30:1467; Hairer & Wanner 1996, *Solving Ordinary Differential Equations II*, §VII.2;
+//! used with explicit Runge–Kutta methods by Fernández de Bustos et al. 2024, *Mathematics*
+//! 12:2862, Table 10).
+//!
+//! The projection rewrites the newest level of the scheme's history in place; a multistep scheme
+//! goes on from the projected level (its differences are rebuilt from the levels at every step) and
+//! is not restarted.
+
+use crate::linalg::Vector;
+use crate::scheme::{History, IntegrationPoint, State};
+use crate::system::System;
+
+use super::acceleration::AccelerationLevel;
+use super::{
+    Correction, Formulation, FormulationError, FormulationInfo, FormulationSettings,
+    LinearizedSystem, NewtonSettings, NewtonStats, Registered, SchemeRequirement, VelocityError,
+};
+
+/// Registry entry of coordinate projection.
+pub const INFO: FormulationInfo = FormulationInfo {
+    name: "projection",
+    aliases: &["coordinate-projection"],
+    summary: "acceleration-level equations, then after every step q projected onto Phi = 0 and v onto Phi_q v + Phi_t = 0 (least squares in the mass or identity metric) and a, lambda recomputed",
+    source: "Eich (1993) SIAM J Numer Anal 30:1467; Hairer & Wanner (1996) Solving ODEs II, §VII.2; Fernández de Bustos et al. (2024) Mathematics 12:2862, Table 10",
+    constraint_level: "positions, velocities and accelerations at every committed step (to the Newton position tolerance)",
+    schemes: SchemeRequirement::ExplicitInPositions,
+    linearized: LinearizedSystem::Constrained,
+    velocity_error: VelocityError::Differential,
+};
+
+/// Coordinate projection (see the module documentation).
+#[derive(Debug)]
+pub struct Projection {
+    acc: AccelerationLevel,
+}
+
+impl Registered for Projection {
+    const INFO: FormulationInfo = INFO;
+
+    fn new(n: usize, m: usize, settings: &FormulationSettings) -> Self {
+        Projection {
+            acc: AccelerationLevel::new(n, m, settings),
+        }
+    }
+}
+
+impl<S: System> Formulation<S> for Projection {
+    fn name(&self) -> &'static str {
+        INFO.name
+    }
+
+    fn solve(
+        &mut self,
+        sys: &S,
+        pt: &IntegrationPoint,
+        u: &mut Vector,
+        lambda: &mut Vector,
+        stats: &mut NewtonStats,
+    ) -> Result<(), FormulationError> {
+        self.acc.solve_point(sys, pt, u, lambda, None, stats)
+    }
+
+    fn force_terms(&self) -> &Vector {
+        &self.acc.force_terms
+    }
+
+    fn settings(&self) -> &NewtonSettings {
+        &self.acc.newton
+    }
+
+    /// Projects the committed state (and the history's newest level, which is the same state)
+    /// onto the position and velocity constraints and recomputes a and λ there.
+    fn after_step(
+        &mut self,
+        sys: &S,
+        history: &mut History,
+        state: &mut State,
+        _h: f64,
+    ) -> Result<Correction, FormulationError> {
+        if sys.m() == 0 {
+            return Ok(Correction::None);
+        }
+        let mut stats = NewtonStats::default();
+        let t = state.t;
+        self.acc
+            .project_positions(sys, t, &mut state.q, &mut stats)?;
+        self.acc
+            .project_velocities(sys, t, &state.q, &mut state.v, &mut stats)?;
+        self.acc
+            .accelerations(sys, t, &state.q, &state.v, None, &mut stats)?;
+        state.a.copy_from(&self.acc.a);
+        state.lambda.copy_from(&self.acc.lambda);
+        let level = &mut history.levels[0];
+        if level.t == t {
+            level.copy_from(state);
+        }
+        Ok(Correction::Corrected)
+    }
+}
