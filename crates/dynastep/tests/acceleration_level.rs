@@ -8,10 +8,10 @@ mod common;
 #[path = "common/pendulum.rs"]
 mod pendulum;
 
-use common::{andrews_angles, model, Run, ANDREWS_Q_REF};
+use common::{andrews_angles, model, run_with, Run, ANDREWS_Q_REF};
 use dynastep::analysis::assembly::consistent_accelerations;
-use dynastep::analysis::dynamic::{run, DynamicSettings, Recorder, RunStatus};
-use dynastep::analysis::simulation::{RunOptions, Simulation};
+use dynastep::analysis::dynamic::{run, DynamicSettings, RunStatus};
+use dynastep::analysis::simulation::RunOptions;
 use dynastep::analysis::step_control::StepSettings;
 use dynastep::scheme::{build, SchemeParams, State};
 use dynastep::system::test_problems::AnglePendulum;
@@ -25,7 +25,6 @@ fn simulate(
     rtol: Option<f64>,
     t_end: Option<f64>,
 ) -> Run {
-    let m = model(example);
     let opts = RunOptions {
         scheme: Some(scheme.to_string()),
         formulation: Some(formulation.to_string()),
@@ -37,14 +36,7 @@ fn simulate(
         },
         ..RunOptions::default()
     };
-    let mut sim = Simulation::new(&m, &opts).unwrap_or_else(|e| panic!("{example}: {e}"));
-    let mut rec = Recorder::default();
-    let report = sim.run(&mut [&mut rec]);
-    Run {
-        system: sim.system,
-        report,
-        rec,
-    }
+    run_with(&model(example), &opts)
 }
 
 /// Error at t = 1 s of the pendulum angle ODE (θ₀ = 1 rad, at rest) with `scheme` and step h.

@@ -191,7 +191,7 @@ fn sparse_step_loop_does_not_allocate() {
 
 /// Allocations of a whole planar run (assembled model, no observers) of `steps` steps.
 fn planar_allocations(example: &str, scheme: &str, dt: f64, steps: usize) -> usize {
-    planar_allocations_with(example, scheme, None, dt, steps)
+    planar_allocations_with(example, scheme, None, None, dt, steps)
 }
 
 /// [`planar_allocations`] with a formulation.
@@ -199,6 +199,7 @@ fn planar_allocations_with(
     example: &str,
     scheme: &str,
     formulation: Option<&str>,
+    rtol: Option<f64>,
     dt: f64,
     steps: usize,
 ) -> usize {
@@ -208,6 +209,10 @@ fn planar_allocations_with(
     let opts = RunOptions {
         scheme: Some(scheme.into()),
         formulation: formulation.map(String::from),
+        step: dynastep::analysis::step_control::StepSettings {
+            rtol,
+            ..Default::default()
+        },
         dt: Some(dt),
         t_end: Some(steps as f64 * dt),
         output_interval: Some(0.0),
@@ -253,11 +258,21 @@ fn acceleration_level_step_loop_does_not_allocate() {
     ] {
         for scheme in ["rk4", "abm"] {
             let f = Some(formulation);
-            let short = planar_allocations_with("andrews", scheme, f, 1e-5, 50);
-            let long = planar_allocations_with("andrews", scheme, f, 1e-5, 500);
+            let short = planar_allocations_with("andrews", scheme, f, None, 1e-5, 50);
+            let long = planar_allocations_with("andrews", scheme, f, None, 1e-5, 500);
             assert_eq!(
                 short, long,
                 "andrews/{scheme}/{formulation}: {short} allocations for 50 steps, {long} for 500"
+            );
+        }
+        // Error control: the order choice of Adams PECE, the filtered norm, restarts.
+        for scheme in ["dopri5", "abm"] {
+            let f = Some(formulation);
+            let short = planar_allocations_with("andrews", scheme, f, Some(1e-8), 1e-5, 50);
+            let long = planar_allocations_with("andrews", scheme, f, Some(1e-8), 1e-5, 500);
+            assert_eq!(
+                short, long,
+                "andrews/{scheme}/{formulation}/rtol: {short} allocations over 5e-4 s, {long} over 5e-3 s"
             );
         }
     }

@@ -25,14 +25,107 @@
 //! matrix ([`super::linear`]).
 
 use crate::linalg::{norm_inf, Block, Sink, Vector};
-use crate::scheme::IntegrationPoint;
+use crate::scheme::{History, IntegrationPoint, LocalError, State};
 use crate::system::System;
 
 use super::workspace::{MatrixTerms, Workspace};
 use super::{
-    ConstraintSettings, FormulationError, FormulationSettings, NewtonSettings, NewtonStats,
-    ProjectionMetric,
+    ConstraintSettings, Correction, Formulation, FormulationError, FormulationSettings,
+    NewtonSettings, NewtonStats, ProjectionMetric, Registered,
 };
+
+/// An acceleration-level formulation: what it adds to the shared [`AccelerationLevel`]. Every
+/// registered type implementing it is a [`Formulation`] through the implementation below, which
+/// solves each (explicit) integration point from eq. 7.2.1 and calls these hooks.
+pub trait AccelerationFormulation: Registered {
+    /// The shared work space.
+    fn level(&self) -> &AccelerationLevel;
+
+    /// The shared work space, mutably.
+    fn level_mut(&mut self) -> &mut AccelerationLevel;
+
+    /// Baumgarte (α, β) \[1/s\] of the next solves; `None` (the default): γ̂ = γ.
+    fn baumgarte(&self) -> Option<(f64, f64)> {
+        None
+    }
+
+    /// Before each step, with the history (whose newest level is the start of the step).
+    fn before<S: System>(&mut self, _sys: &S, _history: &History) {}
+
+    /// After each committed step of a constrained system (m > 0): see
+    /// [`Formulation::after_step`].
+    ///
+    /// # Errors
+    /// When the correction fails.
+    fn after<S: System>(
+        &mut self,
+        _sys: &S,
+        _history: &mut History,
+        _state: &mut State,
+    ) -> Result<Correction, FormulationError> {
+        Ok(Correction::None)
+    }
+
+    /// See [`Formulation::filter_local_error`].
+    fn judged(&self, err: &mut LocalError) -> usize {
+        err.q.len()
+    }
+}
+
+impl<S: System, F: AccelerationFormulation> Formulation<S> for F {
+    fn name(&self) -> &'static str {
+        F::INFO.name
+    }
+
+    fn solve(
+        &mut self,
+        sys: &S,
+        pt: &IntegrationPoint,
+        u: &mut Vector,
+        lambda: &mut Vector,
+        stats: &mut NewtonStats,
+    ) -> Result<(), FormulationError> {
+        let baumgarte = self.baumgarte();
+        self.level_mut()
+            .solve_point(sys, pt, u, lambda, baumgarte, stats)
+    }
+
+    fn force_terms(&self) -> &Vector {
+        &self.level().force_terms
+    }
+
+    fn settings(&self) -> &NewtonSettings {
+        &self.level().newton
+    }
+
+    fn before_step(
+        &mut self,
+        sys: &S,
+        history: &mut History,
+        _t_n: f64,
+        _h: f64,
+    ) -> Result<(), FormulationError> {
+        self.before(sys, history);
+        Ok(())
+    }
+
+    fn after_step(
+        &mut self,
+        sys: &S,
+        history: &mut History,
+        state: &mut State,
+        _h: f64,
+    ) -> Result<Correction, FormulationError> {
+        if sys.m() == 0 {
+            return Ok(Correction::None);
+        }
+        self.after(sys, history, state)
+    }
+
+    fn filter_local_error(&self, err: &mut LocalError) -> usize {
+        self.judged(err)
+    }
+}
 
 /// The saddle-point matrix [W Φ_qᵀ; Φ_q 0] at (t, q), W = mass_scale·M(q) + identity_scale·I.
 struct SaddlePoint<'a, S> {
@@ -138,7 +231,8 @@ impl AccelerationLevel {
     }
 
     /// Solves eq. 7.2.1 at (t, q, v) for `self.a` and `self.lambda`, with the Baumgarte terms of
-    /// eq. 7.3.8 when `baumgarte` = (α, β) \[1/s\] is given; `self.force_terms` becomes Φ_qᵀλ − Q.
+    /// eq. 7.3.8 when `baumgarte` = (α, β) \[1/s\] is given; `self.force_terms` becomes Φ_qᵀλ − Q
+    /// (on failure it holds −Q).
     ///
     /// # Errors
     /// [`FormulationError::NonFinite`] when the solution is not finite.
@@ -154,8 +248,8 @@ impl AccelerationLevel {
         let (n, m) = (self.n, self.m);
         let before = self.work.stats();
         self.factor(sys, t, q, ProjectionMetric::Mass);
-        sys.forces(t, q, v, &mut self.scratch_n);
-        self.rhs.rows_mut(0, n).copy_from(&self.scratch_n);
+        sys.forces(t, q, v, &mut self.force_terms);
+        self.rhs.rows_mut(0, n).copy_from(&self.force_terms);
         if m > 0 {
             sys.gamma(t, q, v, &mut self.lambda);
             if let Some((alpha, beta)) = baumgarte {
@@ -174,10 +268,32 @@ impl AccelerationLevel {
         }
         self.a.copy_from(&self.rhs.rows(0, n));
         self.lambda.copy_from(&self.rhs.rows(n, m));
-        sys.forces(t, q, v, &mut self.force_terms);
         self.force_terms.neg_mut();
         if m > 0 {
             sys.add_constraint_force(t, q, &self.lambda, &mut self.force_terms);
+        }
+        Ok(())
+    }
+
+    /// Recomputes a and λ from eq. 7.2.1 (no stabilization) at the corrected `state` and writes
+    /// them into it and into the history's newest level, which is the same state (overwritten
+    /// whole).
+    ///
+    /// # Errors
+    /// [`FormulationError::NonFinite`] when the solution is not finite.
+    pub fn refresh<S: System>(
+        &mut self,
+        sys: &S,
+        history: &mut History,
+        state: &mut State,
+    ) -> Result<(), FormulationError> {
+        let mut stats = NewtonStats::default();
+        self.accelerations(sys, state.t, &state.q, &state.v, None, &mut stats)?;
+        state.a.copy_from(&self.a);
+        state.lambda.copy_from(&self.lambda);
+        let level = &mut history.levels[0];
+        if level.t == state.t {
+            level.copy_from(state);
         }
         Ok(())
     }

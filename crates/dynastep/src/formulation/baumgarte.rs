@@ -6,16 +6,11 @@
 //! (no choice is right for every model, as Haug notes; near a singular configuration the extra terms
 //! can make the solve diverge).
 
-use crate::linalg::Vector;
-use crate::scheme::IntegrationPoint;
-use crate::system::System;
-
-use super::acceleration::AccelerationLevel;
+use super::acceleration::{AccelerationFormulation, AccelerationLevel};
 use super::{
-    Formulation, FormulationError, FormulationInfo, FormulationSettings, LinearizedSystem,
-    NewtonSettings, NewtonStats, Registered, SchemeRequirement, VelocityError,
+    FormulationInfo, FormulationSettings, LinearizedSystem, Registered, SchemeRequirement,
+    VelocityError,
 };
-
 /// Registry entry of Baumgarte stabilization.
 pub const INFO: FormulationInfo = FormulationInfo {
     name: "baumgarte",
@@ -44,29 +39,17 @@ impl Registered for Baumgarte {
     }
 }
 
-impl<S: System> Formulation<S> for Baumgarte {
-    fn name(&self) -> &'static str {
-        INFO.name
+impl AccelerationFormulation for Baumgarte {
+    fn level(&self) -> &AccelerationLevel {
+        &self.acc
     }
 
-    fn solve(
-        &mut self,
-        sys: &S,
-        pt: &IntegrationPoint,
-        u: &mut Vector,
-        lambda: &mut Vector,
-        stats: &mut NewtonStats,
-    ) -> Result<(), FormulationError> {
+    fn level_mut(&mut self) -> &mut AccelerationLevel {
+        &mut self.acc
+    }
+
+    fn baumgarte(&self) -> Option<(f64, f64)> {
         let c = self.acc.constraints;
-        self.acc
-            .solve_point(sys, pt, u, lambda, Some((c.alpha, c.beta)), stats)
-    }
-
-    fn force_terms(&self) -> &Vector {
-        &self.acc.force_terms
-    }
-
-    fn settings(&self) -> &NewtonSettings {
-        &self.acc.newton
+        Some((c.alpha, c.beta))
     }
 }

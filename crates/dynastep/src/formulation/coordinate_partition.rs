@@ -22,6 +22,7 @@
 use faer::dyn_stack::{MemBuffer, MemStack};
 
 use crate::linalg::{norm_inf, Matrix, Vector};
+use crate::scheme::{History, LocalError};
 use crate::system::System;
 
 use super::linear::DenseSolver;
@@ -156,6 +157,31 @@ impl CoordinatePartition {
             self.block_solver = DenseSolver::new(r);
             self.rhs = Vector::zeros(r);
         }
+    }
+
+    /// Chooses the first partition at the history's newest level, unless there is one (Haug's
+    /// step 2); nothing for an unconstrained system.
+    pub fn choose_once<S: System>(&mut self, sys: &S, history: &History) {
+        if self.m > 0 && self.rank == 0 {
+            let x = history.newest();
+            self.choose(sys, x.t, &x.q);
+        }
+    }
+
+    /// Zeroes the dependent entries of `err` (they are solved from the constraints, not integrated
+    /// under error control) and returns the number of independent coordinates; all n before the
+    /// first partition.
+    pub fn filter(&self, err: &mut LocalError) -> usize {
+        if self.rank == 0 {
+            return err.q.len();
+        }
+        for (i, &dep) in self.dependent.iter().enumerate() {
+            if dep {
+                err.q[i] = 0.0;
+                err.v[i] = 0.0;
+            }
+        }
+        self.independent_count()
     }
 
     /// Chooses the partition at (t, q) (the first time, or unconditionally).

@@ -3,16 +3,11 @@
 //! correction. The constraints hold only at the acceleration level; position and velocity
 //! violations accumulate and are reported, never corrected.
 
-use crate::linalg::Vector;
-use crate::scheme::IntegrationPoint;
-use crate::system::System;
-
-use super::acceleration::AccelerationLevel;
+use super::acceleration::{AccelerationFormulation, AccelerationLevel};
 use super::{
-    Formulation, FormulationError, FormulationInfo, FormulationSettings, LinearizedSystem,
-    NewtonSettings, NewtonStats, Registered, SchemeRequirement, VelocityError,
+    FormulationInfo, FormulationSettings, LinearizedSystem, Registered, SchemeRequirement,
+    VelocityError,
 };
-
 /// Registry entry of direct integration.
 pub const INFO: FormulationInfo = FormulationInfo {
     name: "direct",
@@ -41,27 +36,12 @@ impl Registered for DirectIntegration {
     }
 }
 
-impl<S: System> Formulation<S> for DirectIntegration {
-    fn name(&self) -> &'static str {
-        INFO.name
+impl AccelerationFormulation for DirectIntegration {
+    fn level(&self) -> &AccelerationLevel {
+        &self.acc
     }
 
-    fn solve(
-        &mut self,
-        sys: &S,
-        pt: &IntegrationPoint,
-        u: &mut Vector,
-        lambda: &mut Vector,
-        stats: &mut NewtonStats,
-    ) -> Result<(), FormulationError> {
-        self.acc.solve_point(sys, pt, u, lambda, None, stats)
-    }
-
-    fn force_terms(&self) -> &Vector {
-        &self.acc.force_terms
-    }
-
-    fn settings(&self) -> &NewtonSettings {
-        &self.acc.newton
+    fn level_mut(&mut self) -> &mut AccelerationLevel {
+        &mut self.acc
     }
 }

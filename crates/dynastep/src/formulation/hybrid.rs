@@ -18,16 +18,15 @@
 //! tolerance) while the smallest pivot of a full-pivoting factorization of Φ_q is below
 //! [`NEAR_SINGULAR`] times its largest.
 
-use crate::linalg::Vector;
-use crate::scheme::{History, IntegrationPoint, LocalError, State};
+use crate::scheme::{History, LocalError, State};
 use crate::system::System;
 
-use super::acceleration::AccelerationLevel;
+use super::acceleration::{AccelerationFormulation, AccelerationLevel};
 use super::coordinate_partition::CoordinatePartition;
-use super::partitioning::{correct_dependent, filter_dependent};
+use super::partitioning::correct_dependent;
 use super::{
-    Correction, Formulation, FormulationError, FormulationInfo, FormulationSettings,
-    LinearizedSystem, NewtonSettings, NewtonStats, Registered, SchemeRequirement, VelocityError,
+    Correction, FormulationError, FormulationInfo, FormulationSettings, LinearizedSystem,
+    Registered, SchemeRequirement, VelocityError,
 };
 
 /// Φ_q counts as ill-conditioned, and stabilization is switched off, when its smallest pivot is
@@ -78,60 +77,35 @@ impl Hybrid {
     }
 }
 
-impl<S: System> Formulation<S> for Hybrid {
-    fn name(&self) -> &'static str {
-        INFO.name
+impl AccelerationFormulation for Hybrid {
+    fn level(&self) -> &AccelerationLevel {
+        &self.acc
     }
 
-    fn solve(
-        &mut self,
-        sys: &S,
-        pt: &IntegrationPoint,
-        u: &mut Vector,
-        lambda: &mut Vector,
-        stats: &mut NewtonStats,
-    ) -> Result<(), FormulationError> {
+    fn level_mut(&mut self) -> &mut AccelerationLevel {
+        &mut self.acc
+    }
+
+    /// Step 5a: the Baumgarte terms while the state stays within tolerance.
+    fn baumgarte(&self) -> Option<(f64, f64)> {
         let c = self.acc.constraints;
-        let baumgarte = self.stabilize.then_some((c.alpha, c.beta));
-        self.acc.solve_point(sys, pt, u, lambda, baumgarte, stats)
+        self.stabilize.then_some((c.alpha, c.beta))
     }
 
-    fn force_terms(&self) -> &Vector {
-        &self.acc.force_terms
-    }
-
-    fn settings(&self) -> &NewtonSettings {
-        &self.acc.newton
-    }
-
-    /// Steps 2–3: the first partition, no stabilization on the first step.
-    fn before_step(
-        &mut self,
-        sys: &S,
-        history: &mut History,
-        _t_n: f64,
-        _h: f64,
-    ) -> Result<(), FormulationError> {
-        if sys.m() > 0 && self.part.rank == 0 {
-            let x = history.newest();
-            self.part.choose(sys, x.t, &x.q);
-            self.stabilize = false;
-        }
-        Ok(())
+    /// Steps 2–3: the first partition; the first step is not stabilized (`stabilize` starts
+    /// false).
+    fn before<S: System>(&mut self, sys: &S, history: &History) {
+        self.part.choose_once(sys, history);
     }
 
     /// Step 5: keep the integrated state within tolerance (stabilizing the next steps), or correct
     /// it and check the partition.
-    fn after_step(
+    fn after<S: System>(
         &mut self,
         sys: &S,
         history: &mut History,
         state: &mut State,
-        _h: f64,
     ) -> Result<Correction, FormulationError> {
-        if sys.m() == 0 {
-            return Ok(Correction::None);
-        }
         let ratio = self.acc.constraints.repartition_ratio;
         let repartitioned = self.part.check(sys, state.t, &state.q, ratio);
         let well_conditioned = self.part.fresh_conditioning >= NEAR_SINGULAR;
@@ -149,7 +123,7 @@ impl<S: System> Formulation<S> for Hybrid {
         })
     }
 
-    fn filter_local_error(&self, err: &mut LocalError) -> usize {
-        filter_dependent(&self.part, err)
+    fn judged(&self, err: &mut LocalError) -> usize {
+        self.part.filter(err)
     }
 }

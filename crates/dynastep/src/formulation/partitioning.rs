@@ -7,15 +7,14 @@
 //! whenever its dependent block becomes ill-conditioned; the scheme is then restarted (step 7),
 //! which the run report counts.
 
-use crate::linalg::Vector;
-use crate::scheme::{History, IntegrationPoint, LocalError, State};
+use crate::scheme::{History, LocalError, State};
 use crate::system::System;
 
-use super::acceleration::AccelerationLevel;
+use super::acceleration::{AccelerationFormulation, AccelerationLevel};
 use super::coordinate_partition::CoordinatePartition;
 use super::{
-    Correction, Formulation, FormulationError, FormulationInfo, FormulationSettings,
-    LinearizedSystem, NewtonSettings, NewtonStats, Registered, SchemeRequirement, VelocityError,
+    Correction, FormulationError, FormulationInfo, FormulationSettings, LinearizedSystem,
+    Registered, SchemeRequirement, VelocityError,
 };
 
 /// Registry entry of coordinate partitioning.
@@ -48,57 +47,28 @@ impl Registered for Partitioning {
     }
 }
 
-impl<S: System> Formulation<S> for Partitioning {
-    fn name(&self) -> &'static str {
-        INFO.name
+impl AccelerationFormulation for Partitioning {
+    fn level(&self) -> &AccelerationLevel {
+        &self.acc
     }
 
-    fn solve(
-        &mut self,
-        sys: &S,
-        pt: &IntegrationPoint,
-        u: &mut Vector,
-        lambda: &mut Vector,
-        stats: &mut NewtonStats,
-    ) -> Result<(), FormulationError> {
-        self.acc.solve_point(sys, pt, u, lambda, None, stats)
-    }
-
-    fn force_terms(&self) -> &Vector {
-        &self.acc.force_terms
-    }
-
-    fn settings(&self) -> &NewtonSettings {
-        &self.acc.newton
+    fn level_mut(&mut self) -> &mut AccelerationLevel {
+        &mut self.acc
     }
 
     /// Chooses the first partition at the start of the run (step 2).
-    fn before_step(
-        &mut self,
-        sys: &S,
-        history: &mut History,
-        _t_n: f64,
-        _h: f64,
-    ) -> Result<(), FormulationError> {
-        if sys.m() > 0 && self.part.rank == 0 {
-            let x = history.newest();
-            self.part.choose(sys, x.t, &x.q);
-        }
-        Ok(())
+    fn before<S: System>(&mut self, sys: &S, history: &History) {
+        self.part.choose_once(sys, history);
     }
 
     /// Steps 5 and 7: corrects the dependent coordinates and velocities, recomputes a and λ, and
     /// repartitions (asking for a restart) when Φ_u has become ill-conditioned.
-    fn after_step(
+    fn after<S: System>(
         &mut self,
         sys: &S,
         history: &mut History,
         state: &mut State,
-        _h: f64,
     ) -> Result<Correction, FormulationError> {
-        if sys.m() == 0 {
-            return Ok(Correction::None);
-        }
         correct_dependent(&mut self.acc, &mut self.part, sys, history, state)?;
         let ratio = self.acc.constraints.repartition_ratio;
         Ok(if self.part.check(sys, state.t, &state.q, ratio) {
@@ -108,8 +78,8 @@ impl<S: System> Formulation<S> for Partitioning {
         })
     }
 
-    fn filter_local_error(&self, err: &mut LocalError) -> usize {
-        filter_dependent(&self.part, err)
+    fn judged(&self, err: &mut LocalError) -> usize {
+        self.part.filter(err)
     }
 }
 
@@ -126,37 +96,6 @@ pub(crate) fn correct_dependent<S: System>(
     history: &mut History,
     state: &mut State,
 ) -> Result<(), FormulationError> {
-    let t = state.t;
-    part.correct(sys, t, &mut state.q, &mut state.v, &acc.newton)?;
-    acc.accelerations(
-        sys,
-        t,
-        &state.q,
-        &state.v,
-        None,
-        &mut NewtonStats::default(),
-    )?;
-    state.a.copy_from(&acc.a);
-    state.lambda.copy_from(&acc.lambda);
-    let level = &mut history.levels[0];
-    if level.t == t {
-        level.copy_from(state);
-    }
-    Ok(())
-}
-
-/// Zeroes the dependent entries of `err` (they are solved from the constraints, not integrated
-/// under error control) and returns the number of independent coordinates; all n before the
-/// first partition.
-pub(crate) fn filter_dependent(part: &CoordinatePartition, err: &mut LocalError) -> usize {
-    if part.rank == 0 {
-        return err.q.len();
-    }
-    for (i, &dep) in part.dependent.iter().enumerate() {
-        if dep {
-            err.q[i] = 0.0;
-            err.v[i] = 0.0;
-        }
-    }
-    part.independent_count()
+    part.correct(sys, state.t, &mut state.q, &mut state.v, &acc.newton)?;
+    acc.refresh(sys, history, state)
 }

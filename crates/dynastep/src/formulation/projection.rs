@@ -10,16 +10,14 @@
 //! goes on from the projected level (its differences are rebuilt from the levels at every step) and
 //! is not restarted.
 
-use crate::linalg::Vector;
-use crate::scheme::{History, IntegrationPoint, State};
+use crate::scheme::{History, State};
 use crate::system::System;
 
-use super::acceleration::AccelerationLevel;
+use super::acceleration::{AccelerationFormulation, AccelerationLevel};
 use super::{
-    Correction, Formulation, FormulationError, FormulationInfo, FormulationSettings,
-    LinearizedSystem, NewtonSettings, NewtonStats, Registered, SchemeRequirement, VelocityError,
+    Correction, FormulationError, FormulationInfo, FormulationSettings, LinearizedSystem,
+    NewtonStats, Registered, SchemeRequirement, VelocityError,
 };
-
 /// Registry entry of coordinate projection.
 pub const INFO: FormulationInfo = FormulationInfo {
     name: "projection",
@@ -48,56 +46,30 @@ impl Registered for Projection {
     }
 }
 
-impl<S: System> Formulation<S> for Projection {
-    fn name(&self) -> &'static str {
-        INFO.name
+impl AccelerationFormulation for Projection {
+    fn level(&self) -> &AccelerationLevel {
+        &self.acc
     }
 
-    fn solve(
-        &mut self,
-        sys: &S,
-        pt: &IntegrationPoint,
-        u: &mut Vector,
-        lambda: &mut Vector,
-        stats: &mut NewtonStats,
-    ) -> Result<(), FormulationError> {
-        self.acc.solve_point(sys, pt, u, lambda, None, stats)
-    }
-
-    fn force_terms(&self) -> &Vector {
-        &self.acc.force_terms
-    }
-
-    fn settings(&self) -> &NewtonSettings {
-        &self.acc.newton
+    fn level_mut(&mut self) -> &mut AccelerationLevel {
+        &mut self.acc
     }
 
     /// Projects the committed state (and the history's newest level, which is the same state)
     /// onto the position and velocity constraints and recomputes a and λ there.
-    fn after_step(
+    fn after<S: System>(
         &mut self,
         sys: &S,
         history: &mut History,
         state: &mut State,
-        _h: f64,
     ) -> Result<Correction, FormulationError> {
-        if sys.m() == 0 {
-            return Ok(Correction::None);
-        }
         let mut stats = NewtonStats::default();
         let t = state.t;
         self.acc
             .project_positions(sys, t, &mut state.q, &mut stats)?;
         self.acc
             .project_velocities(sys, t, &state.q, &mut state.v, &mut stats)?;
-        self.acc
-            .accelerations(sys, t, &state.q, &state.v, None, &mut stats)?;
-        state.a.copy_from(&self.acc.a);
-        state.lambda.copy_from(&self.acc.lambda);
-        let level = &mut history.levels[0];
-        if level.t == t {
-            level.copy_from(state);
-        }
+        self.acc.refresh(sys, history, state)?;
         Ok(Correction::Corrected)
     }
 }

@@ -90,6 +90,8 @@ pub struct AdamsPece {
     /// The tentative new state; `pred` the predicted one.
     new: State,
     pred: State,
+    /// Work space of the estimates compared in `select_order`.
+    scratch: LocalError,
 }
 
 impl AdamsPece {
@@ -115,6 +117,7 @@ impl AdamsPece {
             ev: z(),
             new: State::zeros(0.0, 0, 0),
             pred: State::zeros(0.0, 0, 0),
+            scratch: LocalError::zeros(0),
         }
     }
 
@@ -225,6 +228,7 @@ impl Scheme for AdamsPece {
             }
             self.new = State::zeros(initial.t, n, m);
             self.pred = State::zeros(initial.t, n, m);
+            self.scratch = LocalError::zeros(n);
         }
         self.order = 1;
         self.rejections = 0;
@@ -255,20 +259,9 @@ impl Scheme for AdamsPece {
         } else {
             (&self.new, &self.pred)
         };
-        pt.t_e = self.t_n + self.h;
-        pt.t_c = pt.t_e;
         pt.q_hat.copy_from(&x.q);
         pt.v_hat.copy_from(&x.v);
-        pt.qc_hat.copy_from(&x.q);
-        pt.a_hat.fill(0.0);
-        pt.c_q = 0.0;
-        pt.c_v = 0.0;
-        pt.c_a = 1.0;
-        pt.c_c = 1.0;
-        pt.force_weight = 1.0;
-        pt.has_history_residual = false;
-        pt.u_guess.copy_from(&guess.a);
-        pt.lambda_guess.copy_from(&guess.lambda);
+        pt.set_explicit(self.t_n + self.h, &guess.a, &guess.lambda);
     }
 
     fn accept_point(&mut self, k: usize, solution: &PointSolution<'_>) {
@@ -297,8 +290,8 @@ impl Scheme for AdamsPece {
     }
 
     fn select_order(&mut self, norm: &mut dyn FnMut(&mut LocalError) -> f64) -> Option<(f64, u32)> {
-        let n = self.new.q.len();
-        let mut err = LocalError::zeros(n);
+        // The scratch estimate is moved out and back (an empty vector does not allocate).
+        let mut err = std::mem::replace(&mut self.scratch, LocalError::zeros(0));
         self.estimate(self.k, &mut err);
         let at_k = norm(&mut err);
         let mut best = (at_k, self.k);
@@ -316,13 +309,10 @@ impl Scheme for AdamsPece {
                 best = (higher, self.k + 1);
             }
         }
+        self.scratch = err;
         self.order = best.1;
         self.adaptive = true;
         Some((best.0, best.1 as u32 + 1))
-    }
-
-    fn current_error_order(&self) -> Option<u32> {
-        Some(self.k as u32 + 1)
     }
 
     fn end_step(&mut self, state: &mut State) {

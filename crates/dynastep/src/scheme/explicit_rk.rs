@@ -157,38 +157,22 @@ impl Scheme for ExplicitRk {
     fn point(&mut self, k: usize, pt: &mut IntegrationPoint) {
         let i = self.stage_of(k);
         let s = self.tableau.stages();
-        if i < s {
-            let row = self.tableau.row(i);
-            let mut q = std::mem::take(&mut pt.q_hat);
-            let mut v = std::mem::take(&mut self.vel[i]);
-            self.combine(row, &mut q, &mut v);
-            pt.q_hat = q;
-            pt.v_hat.copy_from(&v);
-            self.vel[i] = v;
-            pt.t_e = self.t_n + self.tableau.c[i] * self.h;
+        let (t, weights) = if i < s {
+            (self.tableau.c[i], self.tableau.row(i))
         } else {
-            let (mut q, mut v) = (
-                std::mem::take(&mut self.new.q),
-                std::mem::take(&mut self.new.v),
-            );
-            self.combine(self.tableau.b, &mut q, &mut v);
-            self.new.q = q;
-            self.new.v = v;
-            pt.q_hat.copy_from(&self.new.q);
-            pt.v_hat.copy_from(&self.new.v);
-            pt.t_e = self.t_n + self.h;
+            (1.0, self.tableau.b)
+        };
+        // The stage state Y_i = y_n + h Σ w_j K_j into the point (its velocity is V_i).
+        self.combine(weights, &mut pt.q_hat, &mut pt.v_hat);
+        pt.set_explicit(self.t_n + t * self.h, &self.acc[i - 1], &self.lam[i - 1]);
+        if i < s {
+            self.vel[i].copy_from(&pt.v_hat);
         }
-        pt.t_c = pt.t_e;
-        pt.qc_hat.copy_from(&pt.q_hat);
-        pt.a_hat.fill(0.0);
-        pt.c_q = 0.0;
-        pt.c_v = 0.0;
-        pt.c_a = 1.0;
-        pt.c_c = 1.0;
-        pt.force_weight = 1.0;
-        pt.has_history_residual = false;
-        pt.u_guess.copy_from(&self.acc[i - 1]);
-        pt.lambda_guess.copy_from(&self.lam[i - 1]);
+        if i == s || (i == s - 1 && self.tableau.fsal()) {
+            // The new state (FSAL: the last stage is it).
+            self.new.q.copy_from(&pt.q_hat);
+            self.new.v.copy_from(&pt.v_hat);
+        }
     }
 
     fn accept_point(&mut self, k: usize, solution: &PointSolution<'_>) {
@@ -199,16 +183,6 @@ impl Scheme for ExplicitRk {
             self.lam[i].copy_from(solution.lambda);
         }
         if i == s || (i == s - 1 && self.tableau.fsal()) {
-            if i == s - 1 {
-                // FSAL: the last stage is the new state.
-                let (mut q, mut v) = (
-                    std::mem::take(&mut self.new.q),
-                    std::mem::take(&mut self.new.v),
-                );
-                self.combine(self.tableau.b, &mut q, &mut v);
-                self.new.q = q;
-                self.new.v = v;
-            }
             self.new.a.copy_from(solution.u);
             self.new.lambda.copy_from(solution.lambda);
         }

@@ -154,6 +154,25 @@ impl IntegrationPoint {
         }
     }
 
+    /// Makes this an explicit point of a first-order method on y = (q, v) whose `q_hat` and `v_hat`
+    /// (n each) the caller has filled: the equations of motion at (t, q̂, v̂), all known, with
+    /// u = a (c_q = c_v = 0, c_a = 1, â = 0, q̂_c = q̂), and the Newton starting values `u_guess` (n)
+    /// and `lambda_guess` (m).
+    pub fn set_explicit(&mut self, t: f64, u_guess: &Vector, lambda_guess: &Vector) {
+        self.t_e = t;
+        self.t_c = t;
+        self.qc_hat.copy_from(&self.q_hat);
+        self.a_hat.fill(0.0);
+        self.c_q = 0.0;
+        self.c_v = 0.0;
+        self.c_a = 1.0;
+        self.c_c = 1.0;
+        self.force_weight = 1.0;
+        self.has_history_residual = false;
+        self.u_guess.copy_from(u_guess);
+        self.lambda_guess.copy_from(lambda_guess);
+    }
+
     /// True when positions at the evaluation point do not depend on u and the constraint point is
     /// distinct from it (the conditionally explicit family).
     pub fn is_explicit_in_positions(&self) -> bool {
@@ -266,12 +285,6 @@ pub trait Scheme: Send {
         &mut self,
         _norm: &mut dyn FnMut(&mut LocalError) -> f64,
     ) -> Option<(f64, u32)> {
-        None
-    }
-
-    /// The power of h of the local error estimate of the current order, for variable-order schemes
-    /// (see [`Capabilities::error_order`]); `None` when it is the declared one.
-    fn current_error_order(&self) -> Option<u32> {
         None
     }
 

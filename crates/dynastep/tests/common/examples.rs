@@ -71,7 +71,12 @@ pub fn run(
         output_interval,
         ..RunOptions::default()
     };
-    let mut sim = Simulation::new(model, &opts).unwrap_or_else(|e| panic!("{}: {e}", model.name));
+    run_with(model, &opts)
+}
+
+/// Runs `model` through [`Simulation`] with the given options, recording every sample.
+pub fn run_with(model: &Model, opts: &RunOptions) -> Run {
+    let mut sim = Simulation::new(model, opts).unwrap_or_else(|e| panic!("{}: {e}", model.name));
     let mut rec = Recorder::default();
     let report = sim.run(&mut [&mut rec]);
     Run {
