@@ -17,7 +17,8 @@
 //! ```
 //!
 //! With a constant step these are exactly Haug's backward-difference formulas (W_j d_j = h γ_j ∇^j f;
-//! tests/adams_textbook.rs reproduces his Tables 7.4.3–7.4.12 with them).
+//! tests/adams_textbook.rs reproduces his Tables 7.4.3 and 7.4.6–7.4.9 and Examples 7.4.4–7.4.5
+//! with them, and shows where Tables 7.4.11–7.4.12 differ).
 //!
 //! **Error estimate** of order k: the difference between the correctors of orders k and k + 1,
 //! V_k e_k with V_j = ∫ (t − t_{n+1}) Π_{i<j−1} (t − τ_i) dt, O(h^{k+1}); with a constant step it
