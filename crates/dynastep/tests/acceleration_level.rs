@@ -186,3 +186,101 @@ fn double_fourbar_hybrid_adams_pece_passes_the_singular_configurations() {
     assert!(e < 1e-3 && r.report.max_energy_error < 1e-3);
     assert!(r.report.corrections > 0);
 }
+
+/// Coordinate partitioning with Adams PECE passes the double four-bar's singular configurations
+/// over 10 s at rtol = 1e-9. No repartitioning happens, and none should: the independent coordinate
+/// chosen at the start (coupler0's x) loses its pivot only where Φ_q itself loses rank (all cranks
+/// horizontal), where every choice of dependent coordinates is singular alike, so the relative
+/// test never finds a better partition (docs/acceleration_level.md).
+#[test]
+fn double_fourbar_partitioning_adams_pece_passes_the_singular_configurations() {
+    let r = simulate(
+        "double-fourbar",
+        "abm",
+        "partitioning",
+        None,
+        Some(1e-9),
+        None,
+    );
+    r.assert_completed();
+    let k = r.marker("B0");
+    let got = r.marker_at(k, r.rec.states.len() - 1);
+    let want = [0.3284581115, 0.9445185382];
+    let e = ((got[0] - want[0]).powi(2) + (got[1] - want[1]).powi(2)).sqrt();
+    println!(
+        "B0 error {e:.2e} m, max |E - E0| = {:.2e} J, {} corrections, {} repartitions",
+        r.report.max_energy_error, r.report.corrections, r.report.restarts
+    );
+    assert!(e < 1e-3 && r.report.max_energy_error < 1e-2);
+    assert_eq!(r.report.restarts, 0);
+}
+
+/// Repartitioning where it is needed: the IFToMM pendulum in Cartesian coordinates (x, y) of the
+/// bob, Φ = x² + y² − L². Released horizontally, the bob's x is dependent until Φ_x = 2x falls
+/// below `repartition_ratio` = 0.1 of Φ_y = 2y, i.e. 5.7° before the bottom; y is dependent until
+/// the same happens 5.7° before the end of the swing. So the partition changes twice per half
+/// period T/2, T = 4 K(sin 45°) √(L/g) for a 90° amplitude, and first shortly before T/4.
+#[test]
+fn pendulum_partitioning_adams_pece_repartitions_twice_per_swing() {
+    let r = simulate("pendulum", "abm", "partitioning", None, Some(1e-8), None);
+    r.assert_completed();
+    // K(k) by the arithmetic-geometric mean: K = π / (2 agm(1, √(1 − k²))), k = sin 45°.
+    let (mut a, mut b) = (1.0_f64, 0.5_f64.sqrt());
+    for _ in 0..10 {
+        (a, b) = (0.5 * (a + b), (a * b).sqrt());
+    }
+    let period = 4.0 * std::f64::consts::PI / (2.0 * a) * (1.0 / 9.81_f64).sqrt();
+    let t_end = 10.0;
+    let bottoms = (0..)
+        .take_while(|j| (0.25 + 0.5 * *j as f64) * period < t_end)
+        .count();
+    let ends = (1..)
+        .take_while(|j| 0.5 * *j as f64 * period < t_end)
+        .count();
+    let first = r.report.first_restart;
+    println!(
+        "T = {period:.4} s: {} repartitions (expected {}), first at {first:.4} s (T/4 = {:.4} s)",
+        r.report.restarts,
+        bottoms + ends,
+        0.25 * period
+    );
+    assert_eq!(r.report.restarts as usize, bottoms + ends);
+    // 5.7° before the bottom at ω = √(2g/L) is 0.022 s; a step of up to ~0.02 s may follow.
+    assert!(
+        first < 0.25 * period && first > 0.25 * period - 0.05,
+        "{first}"
+    );
+    let p = r.marker_at(r.marker("P1"), r.rec.states.len() - 1);
+    let want = common::reference("derived_simple_pendulum_10s_dt0.01.csv");
+    let last = want.last().unwrap();
+    let e = ((p[0] - last[1]).powi(2) + (p[1] - last[2]).powi(2)).sqrt();
+    println!("P1 error at 10 s: {e:.2e} m");
+    assert!(e < 1e-4, "{e}");
+}
+
+/// A kinematically driven system has no independent coordinate. Error control then judges all
+/// coordinates, so the steps still resolve the motion: the slider pin, sampled every 0.01 s
+/// (interpolated inside the steps), follows its closed form x = r cos θ + √(l² − r² sin² θ),
+/// θ = π/4 + 2πt. An empty norm let the steps grow to 1.2 s (0.6 m errors in the samples).
+#[test]
+fn slider_crank_partitioning_adaptive_resolves_the_driven_motion() {
+    let (rc, l) = (0.1_f64, 0.3_f64);
+    let exact = |t: f64| {
+        let th = std::f64::consts::FRAC_PI_4 + 2.0 * std::f64::consts::PI * t;
+        rc * th.cos() + (l * l - (rc * th.sin()).powi(2)).sqrt()
+    };
+    for f in ["partitioning", "hybrid"] {
+        let r = simulate("slider-crank", "abm", f, None, Some(1e-8), None);
+        r.assert_completed();
+        let b = r.marker("B");
+        let worst = (0..r.rec.states.len())
+            .map(|s| (r.marker_at(b, s)[0] - exact(r.rec.states[s].t)).abs())
+            .fold(0.0, f64::max);
+        println!(
+            "{f}: {} steps, h_max = {:.3} s, max |x_B - exact| = {worst:.2e} m",
+            r.report.steps, r.report.h_max
+        );
+        assert!(r.report.h_max < 0.05, "{f}: h_max {}", r.report.h_max);
+        assert!(worst < 1e-5, "{f}: {worst}");
+    }
+}

@@ -169,10 +169,12 @@ impl CoordinatePartition {
     }
 
     /// Zeroes the dependent entries of `err` (they are solved from the constraints, not integrated
-    /// under error control) and returns the number of independent coordinates; all n before the
-    /// first partition.
+    /// under error control) and returns the number of independent coordinates. All n are judged
+    /// before the first partition, and when there is no independent coordinate (a kinematically
+    /// driven system, f = 0): an empty norm would let the steps grow without bound, and the
+    /// sampled motion and the energy balance's work integral need steps that resolve it.
     pub fn filter(&self, err: &mut LocalError) -> usize {
-        if self.rank == 0 {
+        if self.rank == 0 || self.independent_count() == 0 {
             return err.q.len();
         }
         for (i, &dep) in self.dependent.iter().enumerate() {
