@@ -21,7 +21,7 @@ pub struct CompareArgs {
     #[command(flatten)]
     source: crate::analyses::Source,
     /// Schemes to compare, comma-separated (default for an example: its comparison, see
-    /// docs/compare.md).
+    /// docs/visualization.md).
     #[arg(long, value_delimiter = ',')]
     schemes: Vec<String>,
     /// Scheme parameter applied to every scheme that has it, e.g. `--param rho_inf=0.6`.
