@@ -175,10 +175,7 @@ fn andrews_hybrid_adams_pece_meets_the_test_set() {
 fn double_fourbar_hybrid_adams_pece_passes_the_singular_configurations() {
     let r = simulate("double-fourbar", "abm", "hybrid", None, Some(1e-8), None);
     r.assert_completed();
-    let k = r.marker("B0");
-    let got = r.marker_at(k, r.rec.states.len() - 1);
-    let want = [0.3284581115, 0.9445185382];
-    let e = ((got[0] - want[0]).powi(2) + (got[1] - want[1]).powi(2)).sqrt();
+    let e = common::double_fourbar_b0_error(&r);
     println!(
         "B0 error {e:.2e} m, max |E - E0| = {:.2e} J, {} corrections, {} repartitions",
         r.report.max_energy_error, r.report.corrections, r.report.restarts
@@ -203,10 +200,7 @@ fn double_fourbar_partitioning_adams_pece_passes_the_singular_configurations() {
         None,
     );
     r.assert_completed();
-    let k = r.marker("B0");
-    let got = r.marker_at(k, r.rec.states.len() - 1);
-    let want = [0.3284581115, 0.9445185382];
-    let e = ((got[0] - want[0]).powi(2) + (got[1] - want[1]).powi(2)).sqrt();
+    let e = common::double_fourbar_b0_error(&r);
     println!(
         "B0 error {e:.2e} m, max |E - E0| = {:.2e} J, {} corrections, {} repartitions",
         r.report.max_energy_error, r.report.corrections, r.report.restarts
@@ -264,17 +258,12 @@ fn pendulum_partitioning_adams_pece_repartitions_twice_per_swing() {
 /// θ = π/4 + 2πt. An empty norm let the steps grow to 1.2 s (0.6 m errors in the samples).
 #[test]
 fn slider_crank_partitioning_adaptive_resolves_the_driven_motion() {
-    let (rc, l) = (0.1_f64, 0.3_f64);
-    let exact = |t: f64| {
-        let th = std::f64::consts::FRAC_PI_4 + 2.0 * std::f64::consts::PI * t;
-        rc * th.cos() + (l * l - (rc * th.sin()).powi(2)).sqrt()
-    };
     for f in ["partitioning", "hybrid"] {
         let r = simulate("slider-crank", "abm", f, None, Some(1e-8), None);
         r.assert_completed();
         let b = r.marker("B");
         let worst = (0..r.rec.states.len())
-            .map(|s| (r.marker_at(b, s)[0] - exact(r.rec.states[s].t)).abs())
+            .map(|s| (r.marker_at(b, s)[0] - common::slider_crank_x(r.rec.states[s].t)).abs())
             .fold(0.0, f64::max);
         println!(
             "{f}: {} steps, h_max = {:.3} s, max |x_B - exact| = {worst:.2e} m",

@@ -24,72 +24,8 @@
 mod common;
 
 use dynastep::analysis::dynamic::{run, DynamicSettings, Recorder, RunStatus};
-use dynastep::linalg::{Sink, Vector};
 use dynastep::scheme::{build, SchemeParams, State};
-use dynastep::system::System;
-
-/// q̈ = q (n = 1, m = 0, unit mass): the test equation x' = x in second-order form.
-struct Growth;
-
-impl System for Growth {
-    fn n(&self) -> usize {
-        1
-    }
-    fn m(&self) -> usize {
-        0
-    }
-    fn mass<S: Sink>(&self, _q: &Vector, scale: f64, out: &mut S) {
-        out.add(0, 0, scale);
-    }
-    fn forces(&self, _t: f64, q: &Vector, _v: &Vector, out: &mut Vector) {
-        out[0] = q[0];
-    }
-    fn forces_q<S: Sink>(&self, _t: f64, _q: &Vector, _v: &Vector, scale: f64, out: &mut S) {
-        out.add(0, 0, scale);
-    }
-    fn forces_v<S: Sink>(&self, _t: f64, _q: &Vector, _v: &Vector, _scale: f64, _out: &mut S) {}
-    fn forces_depend_on_velocity(&self) -> bool {
-        false
-    }
-    fn constraints(&self, _t: f64, _q: &Vector, _out: &mut Vector) {}
-    fn constraint_jacobian<S: Sink>(&self, _t: f64, _q: &Vector, _scale: f64, _out: &mut S) {}
-    fn constraint_time_derivative(&self, _t: f64, _q: &Vector, _out: &mut Vector) {}
-    fn gamma(&self, _t: f64, _q: &Vector, _v: &Vector, _out: &mut Vector) {}
-    fn constraint_jacobian_rate<S: Sink>(
-        &self,
-        _t: f64,
-        _q: &Vector,
-        _v: &Vector,
-        _scale: f64,
-        _out: &mut S,
-    ) {
-    }
-    fn constraint_jacobian_second_rate<S: Sink>(
-        &self,
-        _t: f64,
-        _q: &Vector,
-        _v: &Vector,
-        _a: &Vector,
-        _scale: f64,
-        _out: &mut S,
-    ) {
-    }
-    fn constraint_force_q<S: Sink>(
-        &self,
-        _t: f64,
-        _q: &Vector,
-        _l: &Vector,
-        _s: f64,
-        _out: &mut S,
-    ) {
-    }
-    fn potential_energy(&self, _t: f64, q: &Vector) -> f64 {
-        -0.5 * q[0] * q[0]
-    }
-    fn nonconservative_power(&self, _t: f64, _q: &Vector, _v: &Vector) -> f64 {
-        0.0
-    }
-}
+use dynastep::system::test_problems::Growth;
 
 /// x_0 … x_steps of `abm` with `max_order = k`, PECE (`corrector`) or the predictor alone, at the
 /// constant step `h`.

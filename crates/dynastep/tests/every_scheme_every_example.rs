@@ -148,11 +148,6 @@ fn double_fourbar_with_every_scheme() {
 /// scheme's truncation level.
 #[test]
 fn slider_crank_with_every_scheme() {
-    let (r, l) = (0.1_f64, 0.3_f64);
-    let exact = |t: f64| {
-        let th = std::f64::consts::FRAC_PI_4 + 2.0 * std::f64::consts::PI * t;
-        r * th.cos() + (l * l - (r * th.sin()).powi(2)).sqrt()
-    };
     for (info, f) in matrix().into_iter().filter(|(s, f)| runs(s, f)) {
         let t_end = horizon(info.name, 2.0);
         let mut m = model("slider-crank");
@@ -166,7 +161,7 @@ fn slider_crank_with_every_scheme() {
         );
         let b = run.marker("B");
         let worst = (0..run.rec.states.len())
-            .map(|s| (run.marker_at(b, s)[0] - exact(run.rec.states[s].t)).abs())
+            .map(|s| (run.marker_at(b, s)[0] - util::slider_crank_x(run.rec.states[s].t)).abs())
             .fold(0.0, f64::max);
         println!(
             "slider-crank {:<30} {f:<13} t = {t_end:>4}: max |x_B − exact| = {worst:.2e}",

@@ -5,6 +5,44 @@
 use super::System;
 use crate::linalg::{Sink, Vector};
 
+/// The constraint methods of an unconstrained problem (m = 0): all empty.
+macro_rules! no_constraints {
+    () => {
+        fn constraints(&self, _t: f64, _q: &Vector, _out: &mut Vector) {}
+        fn constraint_jacobian<S: Sink>(&self, _t: f64, _q: &Vector, _scale: f64, _out: &mut S) {}
+        fn constraint_time_derivative(&self, _t: f64, _q: &Vector, _out: &mut Vector) {}
+        fn gamma(&self, _t: f64, _q: &Vector, _v: &Vector, _out: &mut Vector) {}
+        fn constraint_jacobian_rate<S: Sink>(
+            &self,
+            _t: f64,
+            _q: &Vector,
+            _v: &Vector,
+            _scale: f64,
+            _out: &mut S,
+        ) {
+        }
+        fn constraint_jacobian_second_rate<S: Sink>(
+            &self,
+            _t: f64,
+            _q: &Vector,
+            _v: &Vector,
+            _a: &Vector,
+            _scale: f64,
+            _out: &mut S,
+        ) {
+        }
+        fn constraint_force_q<S: Sink>(
+            &self,
+            _t: f64,
+            _q: &Vector,
+            _l: &Vector,
+            _s: f64,
+            _out: &mut S,
+        ) {
+        }
+    };
+}
+
 /// The scalar test equation ẍ + 2ξω ẋ + ω² x = 0 (n = 1, m = 0) with unit mass.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LinearOscillator {
@@ -36,38 +74,7 @@ impl System for LinearOscillator {
     fn forces_depend_on_velocity(&self) -> bool {
         self.xi != 0.0
     }
-    fn constraints(&self, _t: f64, _q: &Vector, _out: &mut Vector) {}
-    fn constraint_jacobian<S: Sink>(&self, _t: f64, _q: &Vector, _scale: f64, _out: &mut S) {}
-    fn constraint_time_derivative(&self, _t: f64, _q: &Vector, _out: &mut Vector) {}
-    fn gamma(&self, _t: f64, _q: &Vector, _v: &Vector, _out: &mut Vector) {}
-    fn constraint_jacobian_rate<S: Sink>(
-        &self,
-        _t: f64,
-        _q: &Vector,
-        _v: &Vector,
-        _scale: f64,
-        _out: &mut S,
-    ) {
-    }
-    fn constraint_jacobian_second_rate<S: Sink>(
-        &self,
-        _t: f64,
-        _q: &Vector,
-        _v: &Vector,
-        _a: &Vector,
-        _scale: f64,
-        _out: &mut S,
-    ) {
-    }
-    fn constraint_force_q<S: Sink>(
-        &self,
-        _t: f64,
-        _q: &Vector,
-        _l: &Vector,
-        _s: f64,
-        _out: &mut S,
-    ) {
-    }
+    no_constraints!();
     fn potential_energy(&self, _t: f64, q: &Vector) -> f64 {
         0.5 * self.omega * self.omega * q[0] * q[0]
     }
@@ -206,40 +213,44 @@ impl System for AnglePendulum {
     fn forces_depend_on_velocity(&self) -> bool {
         false
     }
-    fn constraints(&self, _t: f64, _q: &Vector, _out: &mut Vector) {}
-    fn constraint_jacobian<S: Sink>(&self, _t: f64, _q: &Vector, _scale: f64, _out: &mut S) {}
-    fn constraint_time_derivative(&self, _t: f64, _q: &Vector, _out: &mut Vector) {}
-    fn gamma(&self, _t: f64, _q: &Vector, _v: &Vector, _out: &mut Vector) {}
-    fn constraint_jacobian_rate<S: Sink>(
-        &self,
-        _t: f64,
-        _q: &Vector,
-        _v: &Vector,
-        _scale: f64,
-        _out: &mut S,
-    ) {
-    }
-    fn constraint_jacobian_second_rate<S: Sink>(
-        &self,
-        _t: f64,
-        _q: &Vector,
-        _v: &Vector,
-        _a: &Vector,
-        _scale: f64,
-        _out: &mut S,
-    ) {
-    }
-    fn constraint_force_q<S: Sink>(
-        &self,
-        _t: f64,
-        _q: &Vector,
-        _l: &Vector,
-        _s: f64,
-        _out: &mut S,
-    ) {
-    }
+    no_constraints!();
     fn potential_energy(&self, _t: f64, q: &Vector) -> f64 {
         -self.mass * self.g * self.length * q[0].cos()
+    }
+    fn nonconservative_power(&self, _t: f64, _q: &Vector, _v: &Vector) -> f64 {
+        0.0
+    }
+}
+
+/// Haug's (1989, §7.4) test equation x' = x posed as q̈ = q (n = 1, m = 0, unit mass): from
+/// q(0) = q̇(0) = 1 the exact solution is q = q̇ = e^t, and the first-order form (q, q̇)' = (q̇, q)
+/// makes every Adams formula follow x' = x bit for bit in each component.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Growth;
+
+impl System for Growth {
+    fn n(&self) -> usize {
+        1
+    }
+    fn m(&self) -> usize {
+        0
+    }
+    fn mass<S: Sink>(&self, _q: &Vector, scale: f64, out: &mut S) {
+        out.add(0, 0, scale);
+    }
+    fn forces(&self, _t: f64, q: &Vector, _v: &Vector, out: &mut Vector) {
+        out[0] = q[0];
+    }
+    fn forces_q<S: Sink>(&self, _t: f64, _q: &Vector, _v: &Vector, scale: f64, out: &mut S) {
+        out.add(0, 0, scale);
+    }
+    fn forces_v<S: Sink>(&self, _t: f64, _q: &Vector, _v: &Vector, _scale: f64, _out: &mut S) {}
+    fn forces_depend_on_velocity(&self) -> bool {
+        false
+    }
+    no_constraints!();
+    fn potential_energy(&self, _t: f64, q: &Vector) -> f64 {
+        -0.5 * q[0] * q[0]
     }
     fn nonconservative_power(&self, _t: f64, _q: &Vector, _v: &Vector) -> f64 {
         0.0

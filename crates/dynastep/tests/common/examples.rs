@@ -144,3 +144,21 @@ pub fn andrews_angles(run: &Run, q: &dynastep::Vector) -> [f64; 7] {
         th("AH"),
     ]
 }
+
+/// Slider position of the driven slider-crank example in closed form \[m\]: x = r cos θ +
+/// √(l² − r² sin² θ), r = 0.1 m, l = 0.3 m, θ = π/4 + 2πt.
+pub fn slider_crank_x(t: f64) -> f64 {
+    let (r, l) = (0.1_f64, 0.3_f64);
+    let th = std::f64::consts::FRAC_PI_4 + 2.0 * std::f64::consts::PI * t;
+    r * th.cos() + (l * l - (r * th.sin()).powi(2)).sqrt()
+}
+
+/// B0 of the double four-bar at t = 10 s (DOP853 on the 1-DOF reduction, rtol 1e-13) \[m\].
+pub const DOUBLE_FOURBAR_B0_10: [f64; 2] = [0.3284581115, 0.9445185382];
+
+/// Distance of B0 in the last sample of a double four-bar run from [`DOUBLE_FOURBAR_B0_10`] \[m\].
+pub fn double_fourbar_b0_error(run: &Run) -> f64 {
+    let got = run.marker_at(run.marker("B0"), run.rec.states.len() - 1);
+    let want = DOUBLE_FOURBAR_B0_10;
+    ((got[0] - want[0]).powi(2) + (got[1] - want[1]).powi(2)).sqrt()
+}
