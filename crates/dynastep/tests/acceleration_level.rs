@@ -9,12 +9,10 @@ mod common;
 mod pendulum;
 
 use common::{andrews_angles, model, run_with, Run, ANDREWS_Q_REF};
-use dynastep::analysis::assembly::consistent_accelerations;
-use dynastep::analysis::dynamic::{run, DynamicSettings, RunStatus};
+use dynastep::analysis::dynamic::DynamicSettings;
 use dynastep::analysis::simulation::RunOptions;
 use dynastep::analysis::step_control::StepSettings;
-use dynastep::scheme::{build, SchemeParams, State};
-use dynastep::system::test_problems::AnglePendulum;
+use dynastep::scheme::SchemeParams;
 
 /// Runs an example with a scheme and formulation, fixed `dt` or adaptive with `rtol`.
 fn simulate(
@@ -39,29 +37,17 @@ fn simulate(
     run_with(&model(example), &opts)
 }
 
-/// Error at t = 1 s of the pendulum angle ODE (θ₀ = 1 rad, at rest) with `scheme` and step h.
+/// Error at t = 1 s of the pendulum angle ODE (θ₀ = 1 rad, at rest) with `scheme` and step h,
+/// direct integration.
 fn angle_error(scheme: &str, params: &[(&str, f64)], h: f64, reference: (f64, f64)) -> f64 {
-    let sys = AnglePendulum {
-        mass: 1.0,
-        length: 1.0,
-        g: 9.81,
-    };
-    let mut x0 = State::zeros(0.0, 1, 0);
-    x0.q[0] = 1.0;
-    consistent_accelerations(&sys, &mut x0);
     let p: SchemeParams = params.iter().map(|(k, v)| (k.to_string(), *v)).collect();
-    let mut s = build(scheme, &p).unwrap();
     let settings = DynamicSettings {
         h,
         t_end: 1.0,
         formulation: "direct",
         ..DynamicSettings::default()
     };
-    let r = run(&sys, s.as_mut(), &x0, &settings, &mut []);
-    assert_eq!(r.status, RunStatus::Completed, "{scheme}");
-    (r.final_state.q[0] - reference.0)
-        .abs()
-        .max((r.final_state.v[0] - reference.1).abs() / 3.0)
+    pendulum::angle_error(scheme, &p, &settings, reference)
 }
 
 /// Measured orders of the explicit Runge–Kutta methods and of Adams PECE of orders 1–4 with

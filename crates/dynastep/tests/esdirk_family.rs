@@ -21,7 +21,7 @@ use dynastep::analysis::stability::{analyse, log_grid};
 use dynastep::formulation::NewtonSettings;
 use dynastep::scheme::esdirk::EsdirkTableau;
 use dynastep::scheme::{build, kennedy_carpenter, msstc, mssth, SchemeParams, State, REGISTRY};
-use dynastep::system::test_problems::{AnglePendulum, CartesianPendulum};
+use dynastep::system::test_problems::CartesianPendulum;
 use dynastep::Vector;
 
 type Vec64 = Vec<f64>;
@@ -290,15 +290,6 @@ fn newton() -> NewtonSettings {
 }
 
 fn pendulum_error(scheme: &str, h: f64, reference: (f64, f64)) -> f64 {
-    let sys = AnglePendulum {
-        mass: 1.0,
-        length: 1.0,
-        g: 9.81,
-    };
-    let mut x0 = State::zeros(0.0, 1, 0);
-    x0.q[0] = 1.0;
-    consistent_accelerations(&sys, &mut x0);
-    let mut s = build(scheme, &SchemeParams::new()).unwrap();
     let settings = DynamicSettings {
         h,
         t_end: 1.0,
@@ -306,11 +297,7 @@ fn pendulum_error(scheme: &str, h: f64, reference: (f64, f64)) -> f64 {
         newton: newton(),
         ..DynamicSettings::default()
     };
-    let r = run(&sys, s.as_mut(), &x0, &settings, &mut []);
-    assert_eq!(r.status, RunStatus::Completed, "{scheme}");
-    (r.final_state.q[0] - reference.0)
-        .abs()
-        .max((r.final_state.v[0] - reference.1).abs() / 3.0)
+    pendulum::angle_error(scheme, &SchemeParams::new(), &settings, reference)
 }
 
 #[test]
