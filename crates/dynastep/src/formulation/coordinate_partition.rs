@@ -290,7 +290,8 @@ impl CoordinatePartition {
         self.factor_block();
     }
 
-    /// Largest position violation over the independent rows, ‖Φ_rows(q, t)‖∞.
+    /// Largest position violation over all m constraint rows (redundant ones included),
+    /// ‖Φ(q, t)‖∞ \[m or rad\].
     pub fn violation<S: System>(&mut self, sys: &S, t: f64, q: &Vector) -> f64 {
         sys.constraints(t, q, &mut self.phi);
         norm_inf(&self.phi)
