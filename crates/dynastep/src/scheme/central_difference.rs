@@ -326,7 +326,7 @@ impl Scheme for CentralDifference {
 
 /// `sum + increment` by Kahan's compensated summation: `comp` carries the rounding lost by the
 /// previous additions to this sum and receives that of this one.
-fn compensated_add(sum: f64, increment: f64, comp: &mut f64) -> f64 {
+pub(crate) fn compensated_add(sum: f64, increment: f64, comp: &mut f64) -> f64 {
     let y = increment - *comp;
     let t = sum + y;
     *comp = (t - sum) - y;

@@ -39,6 +39,7 @@ pub mod explicit_rk;
 pub mod generalized_alpha;
 pub mod hermite;
 pub mod hht;
+pub mod higher_degree;
 mod history;
 pub mod kennedy_carpenter;
 pub mod lms;

@@ -131,6 +131,8 @@ pub const REGISTRY: &[SchemeInfo] = &[
     super::central_difference::CLASSICAL,
     super::central_difference::REFORMULATED,
     super::central_difference::G3,
+    super::higher_degree::G4,
+    super::higher_degree::G5,
     super::runge_kutta::RK3_INFO,
     super::runge_kutta::RK4_INFO,
     super::runge_kutta::RKF45_INFO,
