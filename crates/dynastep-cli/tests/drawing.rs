@@ -42,11 +42,17 @@ fn run_plot_draws_the_default_panels_of_every_example() {
         assert!(o.status.success(), "{}: {}", ex.name, stderr(&o));
         nonempty(&out.join("plot.png"), 10_000);
         nonempty(&out.join("plot.svg"), 10_000);
-        // Energy balance, constraint violations and trajectories (every example has bodies).
+        // Energy balance, constraint violations and trajectories (or, for an equation-based model,
+        // its coordinates).
         let run = RunFolder::open(&out).unwrap();
         let titles: Vec<String> = default_panels(&run).into_iter().map(|p| p.title).collect();
         assert_eq!(titles.len(), 3, "{}: {titles:?}", ex.name);
-        let o = dynastep(&["plot", dir, "--columns", "*.x", "--name", "x"]);
+        // An equation-based model has coordinates instead of bodies.
+        let pattern = match &model.equations {
+            Some(e) => e.coordinates[0].clone(),
+            None => "*.x".to_string(),
+        };
+        let o = dynastep(&["plot", dir, "--columns", &pattern, "--name", "x"]);
         assert!(o.status.success(), "{}: {}", ex.name, stderr(&o));
         nonempty(&out.join("x.png"), 5_000);
     }

@@ -120,7 +120,8 @@ fn trajectory_names(run: &RunFolder) -> Vec<String> {
 }
 
 /// The default panels: energy balance (dynamic runs), constraint violations (log scale), and the
-/// trajectories y(x) of the markers with equal axes. Panels without data are left out.
+/// trajectories y(x) of the markers with equal axes, or the coordinates against t for an
+/// equation-based model. Panels without data are left out.
 pub fn default_panels(run: &RunFolder) -> Vec<Panel> {
     let table = &run.table;
     let mut panels = Vec::new();
@@ -161,6 +162,27 @@ pub fn default_panels(run: &RunFolder) -> Vec<Panel> {
     }
     if !traj.series.is_empty() {
         panels.push(traj);
+    }
+    // An equation-based model has no bodies to draw: its coordinates against time instead.
+    let coordinates: Vec<usize> = run
+        .model
+        .as_ref()
+        .and_then(|m| m.equations.as_ref())
+        .map(|e| {
+            e.coordinates
+                .iter()
+                .filter_map(|c| table.index(c))
+                .collect()
+        })
+        .unwrap_or_default();
+    if !coordinates.is_empty() {
+        panels.push(time_panel(
+            run,
+            "Generalized coordinates",
+            "[m or rad]",
+            &coordinates,
+            Scale::Linear,
+        ));
     }
     panels
 }

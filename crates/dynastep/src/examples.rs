@@ -94,6 +94,18 @@ pub const EXAMPLES: &[Example] = &[
         },
     },
     Example {
+        name: "spinning-top",
+        title: "Spinning top in Euler angles (Fernández de Bustos et al. 2024, section 6)",
+        description: "Heavy symmetric top on a fixed tip in ZXZ Euler angles, an equation-based model \
+                      (M(q) and Q as expressions), 10 s; checked against a DOP853 solution of the \
+                      same equations.",
+        text: include_str!("../../../examples/spinning-top.toml"),
+        file: "spinning-top.toml",
+        compare: DefaultComparison {
+            schemes: &["g4", "g5", "central-difference-reformulated"], dt: &[4e-3, 2e-3, 1e-3, 5e-4], rtol: &[], columns: &["theta"], measure: "max",
+        },
+    },
+    Example {
         name: "stiff-pendulum",
         title: "Stiff pendulum (Fernández de Bustos et al. 2022)",
         description: "Pendulum under a slow harmonic torque integrated with long steps in body \

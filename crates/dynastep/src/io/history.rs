@@ -3,6 +3,8 @@
 //! Columns, in order:
 //! - `t` \[s\];
 //! - `h` \[s\]: the size of the step that contains the row (0 in the first row);
+//! - for an equation-based model (`[equations]`), per coordinate `<name>` and then per coordinate
+//!   `<name>_dot` (its units, and its rate's);
 //! - per rigid body `<body>.x`, `.y`, `.theta`, `.vx`, `.vy`, `.omega` (pose and velocity of the body
 //!   frame, \[m\], \[rad\], \[m/s\], \[rad/s\]; angles continuous in time, not wrapped); per point mass only
 //!   `.x`, `.y`, `.vx`, `.vy`;
@@ -54,6 +56,8 @@ const FLUSH_EVERY: Duration = Duration::from_secs(1);
 #[derive(Debug, Clone)]
 pub struct HistoryColumns {
     names: Vec<String>,
+    /// Coordinates of an equation-based model (0 otherwise).
+    coordinates: usize,
     point_mass: Vec<bool>,
     markers: usize,
     /// Per joint: has a torque column.
@@ -68,6 +72,9 @@ impl HistoryColumns {
     /// and energies (false for a kinematic history), with `omega_max` the last column `omega_max`.
     pub fn new(system: &PlanarSystem, forces: bool, omega_max: bool) -> Self {
         let mut names = vec!["t".to_string(), "h".to_string()];
+        let coordinates = system.equations().map_or(&[][..], |e| e.coordinate_names());
+        names.extend(coordinates.iter().cloned());
+        names.extend(coordinates.iter().map(|c| format!("{c}_dot")));
         let point_mass: Vec<bool> = (0..system.n_bodies())
             .map(|b| matches!(system.body(b), Body::Point(_)))
             .collect();
@@ -102,6 +109,7 @@ impl HistoryColumns {
         }
         HistoryColumns {
             names,
+            coordinates: coordinates.len(),
             point_mass,
             markers: system.marker_names().len(),
             joint_torque,
@@ -159,6 +167,8 @@ impl HistoryColumns {
         row.clear();
         row.push(x.t);
         row.push(s.h);
+        row.extend(x.q.iter().take(self.coordinates));
+        row.extend(x.v.iter().take(self.coordinates));
         for b in 0..self.point_mass.len() {
             let p = sys.body_pose(b, &x.q);
             let v = sys.body_velocity(b, &x.q, &x.v);

@@ -2,7 +2,9 @@
 //!
 //! - [`types`]: the model file's data (bodies, joints, drivers, forces, markers, solver settings).
 //! - [`function`]: time functions for drivers and loads.
+//! - [`equations`]: equation-based models (`[equations]`: M(q) q̈ = Q(q, q̇, t), Φ(q, t) = 0 as expressions).
 
+pub mod equations;
 pub mod function;
 pub mod jet;
 pub mod parse;

@@ -52,6 +52,10 @@ pub struct Model {
     /// Points whose global position and velocity are written to the output.
     #[serde(default)]
     pub markers: Vec<MarkerSpec>,
+    /// An equation-based model: coordinates, M(q), Q(q, q̇, t), Φ(q, t) and V as expressions
+    /// (then the model has no bodies, joints, drivers, forces or markers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub equations: Option<super::equations::EquationSpec>,
     /// Solver settings; the command line overrides them.
     #[serde(default)]
     pub solver: SolverSpec,

@@ -796,8 +796,43 @@ pub fn check(model: &Model) -> Vec<Issue> {
         }
     }
 
+    if let Some(spec) = &model.equations {
+        check_equations(&mut c, model, spec);
+    }
     check_solver(&mut c, &model.solver);
     c.issues
+}
+
+/// The `[equations]` table's own checks ([`super::equations::EquationSpec::check`]), located below
+/// `equations`, and the planar elements it may not be mixed with.
+fn check_equations(c: &mut Checker<'_>, model: &Model, spec: &super::equations::EquationSpec) {
+    use super::equations::PathItem;
+    for issue in spec.check() {
+        let mut path = vec![PathSeg::Key("equations".into())];
+        path.extend(issue.path.into_iter().map(|s| match s {
+            PathItem::Key(k) => PathSeg::Key(k),
+            PathItem::Index(i) => PathSeg::Index(i),
+        }));
+        c.push(path, "[equations]", issue.message, issue.hint);
+    }
+    let planar = [
+        ("bodies", model.bodies.len()),
+        ("joints", model.joints.len()),
+        ("drivers", model.drivers.len()),
+        ("forces", model.forces.len()),
+        ("markers", model.markers.len()),
+    ];
+    for (what, count) in planar {
+        if count > 0 {
+            c.push(
+                p(&[&what]),
+                "[equations]",
+                format!("an equation-based model cannot also have {what}"),
+                "write everything as equations, or model the mechanism with bodies and joints"
+                    .into(),
+            );
+        }
+    }
 }
 
 fn check_solver(c: &mut Checker<'_>, s: &SolverSpec) {

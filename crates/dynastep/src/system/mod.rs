@@ -6,8 +6,8 @@
 //! Φ_q v + Φ_t = 0,   Φ_q a = γ(q, v, t)        velocity and acceleration constraints
 //! ```
 //!
-//! [`System`] is implemented by hand-written problems ([`test_problems`]) and by the planar multibody
-//! assembler ([`planar`]). Every matrix is written through a [`Sink`], so that one
+//! [`System`] is implemented by hand-written problems ([`test_problems`]), by equation-based models
+//! ([`equations`]) and by the planar multibody assembler ([`planar`]). Every matrix is written through a [`Sink`], so that one
 //! implementation serves dense assembly, sparse assembly and matrix-free products.
 //!
 //! Conventions: q, v, a have n entries; λ, Φ, γ have m entries. SI units; angles in radians.
@@ -22,6 +22,7 @@ pub fn sane(x: f64) -> bool {
 }
 
 pub mod damped;
+pub mod equations;
 pub mod planar;
 pub mod test_problems;
 

@@ -52,9 +52,11 @@ use self::drivers::{Driver, DriverType};
 use self::forces::{ForceElement, ForceType};
 use self::joints::{kind_name, Joint, JointType};
 use self::kinematics::{cross, lmul, perp, quad, BodyRef, LVec, Row, Slots, NS};
+use super::equations::EquationSystem;
 use super::System;
 use crate::analysis::assembly::GivenValues;
 use crate::linalg::{Sink, Vector};
+use crate::model::equations::EquationSpec;
 use crate::model::function::{FunctionError, FunctionSpec, TimeFunction};
 use crate::model::{
     Coordinate, DriverKind, ForceSpec, Frame as LoadFrame, JointKind, Model, GROUND,
@@ -154,6 +156,9 @@ pub struct PlanarSystem {
     n: usize,
     m: usize,
     damped: bool,
+    /// An equation-based model (`[equations]`), which then is the whole system: its coordinates
+    /// and constraint rows are the system's, and every [`System`] method delegates to it.
+    equations: Option<EquationSystem>,
 }
 
 /// Name lookup during construction.
@@ -278,6 +283,9 @@ impl PlanarSystem {
     ///
     /// Never panics.
     pub fn new(model: &Model) -> Result<PlanarSystem, PlanarError> {
+        if let Some(spec) = &model.equations {
+            return Self::from_equations(model, spec);
+        }
         // Bodies.
         check_unique("body", model.bodies.iter().map(|b| b.name.as_str()))?;
         check_unique("joint", model.joints.iter().map(|j| j.name.as_str()))?;
@@ -741,7 +749,44 @@ impl PlanarSystem {
             n,
             m,
             damped,
+            equations: None,
         })
+    }
+
+    /// The system of an equation-based model, which may not have bodies, joints, drivers, force
+    /// elements or markers besides its `[equations]`.
+    fn from_equations(model: &Model, spec: &EquationSpec) -> Result<PlanarSystem, PlanarError> {
+        let element = "[equations]".to_string();
+        if !(model.bodies.is_empty()
+            && model.joints.is_empty()
+            && model.drivers.is_empty()
+            && model.forces.is_empty()
+            && model.markers.is_empty())
+        {
+            return Err(PlanarError::InvalidElement {
+                element,
+                reason: "an equation-based model cannot also have bodies, joints, drivers, forces or markers; write them as equations or use two models".into(),
+            });
+        }
+        let e = EquationSystem::new(spec)
+            .map_err(|reason| PlanarError::InvalidElement { element, reason })?;
+        Ok(PlanarSystem {
+            bodies: Vec::new(),
+            joints: Vec::new(),
+            drivers: Vec::new(),
+            given_joints: Vec::new(),
+            forces: Vec::new(),
+            markers: Vec::new(),
+            n: e.n(),
+            m: e.m(),
+            damped: e.forces_depend_on_velocity(),
+            equations: Some(e),
+        })
+    }
+
+    /// The equation-based part, when the model is one (`[equations]`).
+    pub fn equations(&self) -> Option<&EquationSystem> {
+        self.equations.as_ref()
     }
 
     /// Number of moving bodies (the ground excluded).
@@ -949,6 +994,9 @@ impl PlanarSystem {
     /// velocities converted to the centres of mass (`v_cm = v_o + ω R A com`); a (n) and λ (m) zero.
     /// The state is generally not consistent: pass it to [`crate::analysis::assembly::assemble`].
     pub fn initial_state(&self, t0: f64) -> State {
+        if let Some(e) = &self.equations {
+            return e.initial_state(t0);
+        }
         let mut x = State::zeros(t0, self.n, self.m);
         for b in &self.bodies {
             b.write_initial(&mut x.q, &mut x.v);
@@ -992,20 +1040,39 @@ impl System for PlanarSystem {
     }
 
     fn n(&self) -> usize {
+        if let Some(e) = &self.equations {
+            return e.n();
+        }
         self.n
     }
 
     fn m(&self) -> usize {
+        if let Some(e) = &self.equations {
+            return e.m();
+        }
         self.m
     }
 
-    fn mass<S: Sink>(&self, _q: &Vector, scale: f64, out: &mut S) {
+    fn mass<S: Sink>(&self, q: &Vector, scale: f64, out: &mut S) {
+        if let Some(e) = &self.equations {
+            return e.mass(q, scale, out);
+        }
         for b in &self.bodies {
             b.add_mass(scale, out);
         }
     }
 
+    fn mass_acceleration_q<S: Sink>(&self, q: &Vector, a: &Vector, scale: f64, out: &mut S) {
+        // Planar body coordinates have a constant mass matrix.
+        if let Some(e) = &self.equations {
+            e.mass_acceleration_q(q, a, scale, out);
+        }
+    }
+
     fn forces(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
+        if let Some(e) = &self.equations {
+            return e.forces(t, q, v, out);
+        }
         out.fill(0.0);
         for f in &self.forces {
             let e = f.eval(t, q, v);
@@ -1014,6 +1081,9 @@ impl System for PlanarSystem {
     }
 
     fn forces_q<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+        if let Some(e) = &self.equations {
+            return e.forces_q(t, q, v, scale, out);
+        }
         for f in self.forces.iter().filter(|f| f.has_q_jacobian()) {
             let e = f.eval(t, q, v);
             f.slots.add_block(out, scale, &e.dq);
@@ -1021,6 +1091,9 @@ impl System for PlanarSystem {
     }
 
     fn forces_v<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+        if let Some(e) = &self.equations {
+            return e.forces_v(t, q, v, scale, out);
+        }
         for f in self.forces.iter().filter(|f| f.has_v_jacobian()) {
             let e = f.eval(t, q, v);
             f.slots.add_block(out, scale, &e.dv);
@@ -1028,10 +1101,16 @@ impl System for PlanarSystem {
     }
 
     fn forces_depend_on_velocity(&self) -> bool {
+        if let Some(e) = &self.equations {
+            return e.forces_depend_on_velocity();
+        }
         self.damped
     }
 
     fn constraints(&self, t: f64, q: &Vector, out: &mut Vector) {
+        if let Some(e) = &self.equations {
+            return e.constraints(t, q, out);
+        }
         let mut rows = [Row::ZERO; 3];
         for j in &self.joints {
             let nr = j.eval(q, &mut rows);
@@ -1044,7 +1123,10 @@ impl System for PlanarSystem {
         }
     }
 
-    fn constraint_jacobian<S: Sink>(&self, _t: f64, q: &Vector, scale: f64, out: &mut S) {
+    fn constraint_jacobian<S: Sink>(&self, t: f64, q: &Vector, scale: f64, out: &mut S) {
+        if let Some(e) = &self.equations {
+            return e.constraint_jacobian(t, q, scale, out);
+        }
         let mut rows = [Row::ZERO; 3];
         for j in &self.joints {
             let nr = j.eval(q, &mut rows);
@@ -1059,12 +1141,15 @@ impl System for PlanarSystem {
 
     fn constraint_jacobian_rate<S: Sink>(
         &self,
-        _t: f64,
+        t: f64,
         q: &Vector,
         v: &Vector,
         scale: f64,
         out: &mut S,
     ) {
+        if let Some(e) = &self.equations {
+            return e.constraint_jacobian_rate(t, q, v, scale, out);
+        }
         // Ḣ row = G v (every planar row has Φ_qt = 0, see rates.rs).
         let mut rows = [Row::ZERO; 3];
         for j in &self.joints {
@@ -1084,13 +1169,16 @@ impl System for PlanarSystem {
 
     fn constraint_jacobian_second_rate<S: Sink>(
         &self,
-        _t: f64,
+        t: f64,
         q: &Vector,
         v: &Vector,
         a: &Vector,
         scale: f64,
         out: &mut S,
     ) {
+        if let Some(e) = &self.equations {
+            return e.constraint_jacobian_second_rate(t, q, v, a, scale, out);
+        }
         // Ḧ row = T[v, v, ·] + G a (rates.rs).
         let mut rows = [Row::ZERO; 3];
         let mut third = [[0.0; NS]; 3];
@@ -1112,22 +1200,34 @@ impl System for PlanarSystem {
     }
 
     fn assembly_constraint_count(&self) -> usize {
+        if let Some(e) = &self.equations {
+            return e.assembly_constraint_count();
+        }
         self.given_joints.len()
     }
 
     fn assembly_constraints(&self, q: &Vector, out: &mut Vector) {
+        if let Some(e) = &self.equations {
+            return e.assembly_constraints(q, out);
+        }
         for d in &self.given_joints {
             out[d.row] = d.eval(q).phi - d.function.value(0.0);
         }
     }
 
     fn assembly_constraint_jacobian<S: Sink>(&self, q: &Vector, scale: f64, out: &mut S) {
+        if let Some(e) = &self.equations {
+            return e.assembly_constraint_jacobian(q, scale, out);
+        }
         for d in &self.given_joints {
             d.slots.add_row(out, d.row, scale, &d.eval(q).grad);
         }
     }
 
-    fn constraint_time_derivative(&self, t: f64, _q: &Vector, out: &mut Vector) {
+    fn constraint_time_derivative(&self, t: f64, q: &Vector, out: &mut Vector) {
+        if let Some(e) = &self.equations {
+            return e.constraint_time_derivative(t, q, out);
+        }
         for j in &self.joints {
             for r in 0..j.rows() {
                 out[j.first_row + r] = 0.0;
@@ -1139,6 +1239,9 @@ impl System for PlanarSystem {
     }
 
     fn gamma(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
+        if let Some(e) = &self.equations {
+            return e.gamma(t, q, v, out);
+        }
         let mut rows = [Row::ZERO; 3];
         for j in &self.joints {
             let nr = j.eval(q, &mut rows);
@@ -1155,12 +1258,15 @@ impl System for PlanarSystem {
 
     fn constraint_force_q<S: Sink>(
         &self,
-        _t: f64,
+        t: f64,
         q: &Vector,
         lambda: &Vector,
         scale: f64,
         out: &mut S,
     ) {
+        if let Some(e) = &self.equations {
+            return e.constraint_force_q(t, q, lambda, scale, out);
+        }
         let mut rows = [Row::ZERO; 3];
         for j in &self.joints {
             let nr = j.eval(q, &mut rows);
@@ -1181,15 +1287,24 @@ impl System for PlanarSystem {
         }
     }
 
-    fn potential_energy(&self, _t: f64, q: &Vector) -> f64 {
+    fn potential_energy(&self, t: f64, q: &Vector) -> f64 {
+        if let Some(e) = &self.equations {
+            return e.potential_energy(t, q);
+        }
         self.forces.iter().map(|f| f.potential(q)).sum()
     }
 
     fn nonconservative_power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
+        if let Some(e) = &self.equations {
+            return e.nonconservative_power(t, q, v);
+        }
         self.forces.iter().map(|f| f.eval(t, q, v).power).sum()
     }
 
     fn explain_non_finite(&self, t: f64, q: &Vector, v: &Vector) -> Option<String> {
+        if let Some(e) = &self.equations {
+            return e.explain_non_finite(t, q, v);
+        }
         for d in &self.drivers {
             let (f, fd, fdd) = d.function.eval(t);
             if !(super::sane(f) && super::sane(fd) && super::sane(fdd)) {
@@ -1217,6 +1332,9 @@ impl System for PlanarSystem {
     }
 
     fn coordinate_label(&self, i: usize) -> String {
+        if let Some(e) = &self.equations {
+            return e.coordinate_label(i);
+        }
         for b in &self.bodies {
             let first = b.first_coordinate();
             if (first..first + b.dof()).contains(&i) {
@@ -1228,6 +1346,9 @@ impl System for PlanarSystem {
     }
 
     fn constraint_label(&self, row: usize) -> String {
+        if let Some(e) = &self.equations {
+            return e.constraint_label(row);
+        }
         for j in &self.joints {
             let r = j.first_row;
             if (r..r + j.rows()).contains(&row) {
