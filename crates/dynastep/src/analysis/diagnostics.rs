@@ -2,7 +2,9 @@
 //! position, velocity and acceleration levels.
 //!
 //! W_nc, the work of the non-conservative applied forces and of the driving constraints (power
-//! `System::nonconservative_power` + λᵀΦ_t), is integrated over the steps with the trapezoidal rule.
+//! `System::nonconservative_power` + λᵀΦ_t), is integrated over each step with the scheme's own
+//! quadrature over its stages when it has one ([`crate::scheme::Scheme::step_work`]: the multi-stage
+//! ESDIRKs), else with the trapezoidal rule on the committed states.
 
 use crate::linalg::Vector;
 use crate::scheme::State;
@@ -74,19 +76,38 @@ impl Diagnostics {
     /// Power of the non-conservative forces and drivers at `x`, λᵀΦ_t for the driving constraints
     /// \[W\].
     pub fn power<S: System>(&mut self, sys: &S, x: &State) -> f64 {
-        let mut p = sys.nonconservative_power(x.t, &x.q, &x.v);
+        self.power_at(sys, x.t, &x.q, &x.v, &x.lambda)
+    }
+
+    /// Power of the non-conservative forces and drivers at time `t` \[s\], positions `q` and
+    /// velocities `v` (n each) and multipliers `lambda` (m) \[W\]: the integrand of W_nc.
+    pub fn power_at<S: System>(
+        &mut self,
+        sys: &S,
+        t: f64,
+        q: &Vector,
+        v: &Vector,
+        lambda: &Vector,
+    ) -> f64 {
+        let mut p = sys.nonconservative_power(t, q, v);
         if sys.m() > 0 {
-            sys.constraint_time_derivative(x.t, &x.q, &mut self.phi_t);
-            p += x.lambda.dot(&self.phi_t);
+            sys.constraint_time_derivative(t, q, &mut self.phi_t);
+            p += lambda.dot(&self.phi_t);
         }
         p
     }
 
-    /// Advances W_nc to the new state `x` (trapezoidal rule in time) and returns
-    /// (energy, E − E_0 − W_nc).
-    pub fn advance<S: System>(&mut self, sys: &S, x: &State) -> (Energy, f64) {
+    /// Advances W_nc to the new state `x` and returns (energy, E − E_0 − W_nc). `step_work` is the
+    /// work over the step by the scheme's own quadrature \[J\] when it has one; `None` integrates the
+    /// power with the trapezoidal rule between the previous state and `x`.
+    pub fn advance<S: System>(
+        &mut self,
+        sys: &S,
+        x: &State,
+        step_work: Option<f64>,
+    ) -> (Energy, f64) {
         let p = self.power(sys, x);
-        self.work += 0.5 * (x.t - self.t) * (p + self.power);
+        self.work += step_work.unwrap_or(0.5 * (x.t - self.t) * (p + self.power));
         self.power = p;
         self.t = x.t;
         let energy = self.energy(sys, x);

@@ -415,6 +415,8 @@ struct TimeLoop<'a, S: System, F: Formulation<S> + ?Sized> {
     /// The last two reported complete states, with W_nc at `previous`.
     previous: State,
     previous_work: f64,
+    /// The work of the step just committed by the scheme's own quadrature, if it has one \[J\].
+    step_work: Option<f64>,
     state: State,
     interpolated: State,
     wall: f64,
@@ -491,6 +493,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             h_next,
             previous: x0.clone(),
             previous_work: 0.0,
+            step_work: None,
             state: x0.clone(),
             interpolated: x0.clone(),
             wall: 0.0,
@@ -698,6 +701,10 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
     fn commit(&mut self, t_next: f64, h: f64, report: &mut RunReport) -> Result<(), String> {
         self.previous.copy_from(&self.state);
         self.previous_work = self.diag.work;
+        let (sys, diag) = (self.sys, &mut self.diag);
+        self.step_work = self
+            .scheme
+            .step_work(&mut |t, q, v, lambda| diag.power_at(sys, t, q, v, lambda));
         self.scheme.end_step(&mut self.state);
         let correction = self
             .form
@@ -778,7 +785,9 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             self.previous.copy_from(&self.state);
             return true;
         }
-        let (energy, balance) = self.diag.advance(self.sys, &self.state);
+        let (energy, balance) = self
+            .diag
+            .advance(self.sys, &self.state, self.step_work.take());
         report.max_energy_error = report.max_energy_error.max(balance.abs());
         let violation = self.diag.violation(self.sys, &self.state);
         report.max_violation.max_with(&violation);

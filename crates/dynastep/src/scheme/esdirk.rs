@@ -24,6 +24,17 @@
 //! (c_{i−2} < c_{i−1} < c_i, ratio at most 4); otherwise from the previous stage (eq. 15). Λ is
 //! extrapolated linearly in time over the previous two stages under the same condition.
 //!
+//! # Multipliers
+//! On index-3 constraints the stage multipliers Λ_i of a tableau of stage order 2 converge at first
+//! order only (Hairer, Lubich & Roche 1989, LNM 1409), while their weighted sum Σ_j b_j Λ_j, which
+//! the velocity update uses (v_{n+1} − v_n = h Σ_j b_j A_j), converges at the velocities' order:
+//! h Σ_j b_j Λ_j is the scheme's integral of λ over the step, the impulse of the constraint forces.
+//! The state a step reports carries λ_{n+1} = μ′(t_{n+1}), the derivative of the quadratic in t
+//! through the impulses μ at t_{n−1}, t_n, t_{n+1} (with μ′(t_n) = λ_n on the first step after a
+//! start): with m = Σ_j b_j Λ_j of this step and m₋ of the previous one,
+//! λ_{n+1} = m + (m − m₋) h_n/(h_n + h_{n−1}), or 2m − λ_n after a start. The history keeps Λ_s.
+//! The work of the drivers over a step uses the same weights ([`Scheme::step_work`]).
+//!
 //! # Local error
 //! A tableau with embedded weights b̂ (order p − 1) estimates the error of the step by the difference
 //! of the two solutions: e_q = h Σ_j (b_j − b̂_j) V_j, e_v = h Σ_j (b_j − b̂_j) A_j (Hairer & Wanner
@@ -165,6 +176,11 @@ pub struct Esdirk {
     vs: Vec<Vector>,
     accs: Vec<Vector>,
     lambdas: Vec<Vector>,
+    // The reported multipliers (see `end_step`): the mean Σ_j b_j Λ_j of the last committed step,
+    // its step size (0 after a start: none yet) and a scratch for the current step's mean.
+    lambda_mean: Vector,
+    lambda_mean_new: Vector,
+    h_previous: f64,
     // Known parts of the current point.
     q_hat: Vector,
     v_hat: Vector,
@@ -188,6 +204,9 @@ impl Esdirk {
             vs: Vec::new(),
             accs: Vec::new(),
             lambdas: Vec::new(),
+            lambda_mean: Vector::zeros(0),
+            lambda_mean_new: Vector::zeros(0),
+            h_previous: 0.0,
             q_hat: Vector::zeros(0),
             v_hat: Vector::zeros(0),
         }
@@ -240,9 +259,12 @@ impl Scheme for Esdirk {
             self.vs = vec![x0.v.clone(); s];
             self.accs = vec![x0.a.clone(); s];
             self.lambdas = vec![x0.lambda.clone(); s];
+            self.lambda_mean = Vector::zeros(m);
+            self.lambda_mean_new = Vector::zeros(m);
             self.q_hat = Vector::zeros(n);
             self.v_hat = Vector::zeros(n);
         }
+        self.h_previous = 0.0;
     }
 
     fn begin_step(&mut self, t_n: f64, h: f64) {
@@ -340,9 +362,30 @@ impl Scheme for Esdirk {
         true
     }
 
+    /// h Σ_j b_j P(t_n + c_j h, Q_j, V_j, Λ_j): the quadrature the velocity update uses.
+    fn step_work(
+        &self,
+        power: &mut dyn FnMut(f64, &Vector, &Vector, &Vector) -> f64,
+    ) -> Option<f64> {
+        let t = &self.tableau;
+        let mut sum = 0.0;
+        for j in 0..t.stages() {
+            let tj = self.t_n + t.c[j] * self.h;
+            sum += t.b[j] * power(tj, &self.qs[j], &self.vs[j], &self.lambdas[j]);
+        }
+        Some(self.h * sum)
+    }
+
+    /// Stiffly accurate: the last stage is the new state (and the next step's explicit stage). The
+    /// reported multipliers are not Λ_s, which converges at first order only on index-3 constraints
+    /// (stage order 2), but the scheme's own integral of them (see the module documentation,
+    /// "Multipliers").
     fn end_step(&mut self, state: &mut State) {
-        // Stiffly accurate: the last stage is the new state (and the next step's explicit stage).
         let s = self.tableau.stages();
+        self.lambda_mean_new.fill(0.0);
+        for (b, lambda) in self.tableau.b.iter().zip(&self.lambdas) {
+            self.lambda_mean_new.axpy(*b, lambda, 1.0);
+        }
         let x = &mut self.history.levels[0];
         std::mem::swap(&mut x.q, &mut self.qs[s - 1]);
         std::mem::swap(&mut x.v, &mut self.vs[s - 1]);
@@ -351,6 +394,17 @@ impl Scheme for Esdirk {
         x.t = self.t_n + self.h;
         self.history.h = self.h;
         state.copy_from(&self.history.levels[0]);
+        let (h, h0) = (self.h, self.h_previous);
+        let (m1, m0, lambda_n) = (&self.lambda_mean_new, &self.lambda_mean, &self.lambdas[0]);
+        for (r, l) in state.lambda.iter_mut().enumerate() {
+            *l = if h0 > 0.0 {
+                m1[r] + (m1[r] - m0[r]) * h / (h + h0)
+            } else {
+                2.0 * m1[r] - lambda_n[r]
+            };
+        }
+        std::mem::swap(&mut self.lambda_mean, &mut self.lambda_mean_new);
+        self.h_previous = h;
     }
 
     fn history(&self) -> &History {

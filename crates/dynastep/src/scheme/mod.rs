@@ -289,6 +289,20 @@ pub trait Scheme: Send {
         None
     }
 
+    /// The work ∫ P dt \[J\] over the step just solved (all points accepted, before
+    /// [`Scheme::end_step`]) by the scheme's own quadrature over its stages, with
+    /// `power(t, q, v, λ)` \[W\] the integrand at a stage (q, v with n entries, λ with m). A
+    /// multi-stage scheme advances its velocities with these weights (v_{n+1} − v_n = h Σ b_j A_j),
+    /// so the work of the multipliers converges with the velocities even where the stage λ
+    /// themselves converge at a lower order (index 3). `None`, the default: the time loop uses the
+    /// trapezoidal rule on the committed states.
+    fn step_work(
+        &self,
+        _power: &mut dyn FnMut(f64, &Vector, &Vector, &Vector) -> f64,
+    ) -> Option<f64> {
+        None
+    }
+
     /// Commits the step: the history advances, and the newest complete state (q, v, a, λ all known)
     /// is written into `state`.
     fn end_step(&mut self, state: &mut State);
