@@ -6,7 +6,7 @@
 //! as LMS-k (same characteristic polynomial), and its positions and velocities must stay real although
 //! its auxiliaries are complex. Orders of accuracy are measured in tests/scheme_order.rs.
 
-use dynastep::analysis::stability::analyse;
+use dynastep::analysis::stability::{analyse, INSTABILITY_MARGIN};
 use dynastep::scheme::lms::lms_coefficients;
 use dynastep::scheme::{build, SchemeParams, State};
 use dynastep::{Matrix, Vector};
@@ -38,9 +38,12 @@ fn companion_radius(k: usize, rho_inf: f64, omega: f64) -> f64 {
 
 #[test]
 fn the_stability_tool_reproduces_the_lms_recurrence_for_both_forms() {
-    let omegas = [0.3, 3.0, 30.0, 300.0];
+    let omegas = [0.3, 3.0, 30.0, 300.0, 3e4];
     for k in 2..=4 {
-        for r in [0.0, 0.5, 0.9] {
+        // ρ∞ = 0.99 and 0.999: the parasitic roots crowd near −ρ∞ already at small Ω (LMS3 at
+        // ρ∞ = 0.99: four within 2e-5 of each other at Ω = 1), where the tool once reported 1.08.
+        let near_one: &[f64] = if k == 2 { &[1.0] } else { &[0.99, 0.999] };
+        for &r in [0.0, 0.5, 0.9].iter().chain(near_one) {
             for form in ["lms", "ss"] {
                 let name = format!("{form}{k}");
                 let report = analyse(&name, &rho(r), 0.0, &omegas).expect("analysed");
@@ -49,16 +52,31 @@ fn the_stability_tool_reproduces_the_lms_recurrence_for_both_forms() {
                     "{name} ρ∞ = {r}: stability limit"
                 );
                 for (p, &w) in report.points.iter().zip(&omegas) {
+                    // At Ω = 3e4 and ρ∞ ≥ 0.99 the companion matrix, this test's oracle, is itself
+                    // off by up to 3e-5 (LMS3, ρ∞ = 0.999: 0.99940 against 0.9994297 from the
+                    // polynomial's roots in 60-digit arithmetic; the tool gives 0.9994286).
+                    if w > 1e3 && r > 0.9 {
+                        continue;
+                    }
                     let expected = companion_radius(k, r, w);
                     println!(
                         "{name} ρ∞ = {r} Ω = {w}: tool {:.12} companion {expected:.12}",
                         p.spectral_radius
                     );
-                    assert!(expected <= 1.0 + 1e-12, "LMS{k} not A-stable at Ω = {w}");
-                    // With four roots close to −ρ∞ at large Ω the identified matrices of k = 4
-                    // are the worst conditioned: LMS4 is measured 8.6e-3 off at ρ∞ = 0.9, Ω = 300
-                    // and 1.5e-5 at Ω = 30, SS4 1.8e-6 at Ω = 30; k = 2, 3 match to 5e-9.
-                    let allowed = if k == 4 { 1e-2 } else { 1e-6 };
+                    // The companion matrix has the same clusters, computed to about 1e-7 (LMS2 at
+                    // ρ∞ = 1 and Ω = 3e4: 1.2e-7 above 1); the tool reports their means.
+                    assert!(expected <= 1.0 + 1e-6, "LMS{k} not A-stable at Ω = {w}");
+                    assert!(
+                        p.spectral_radius <= 1.0 + INSTABILITY_MARGIN,
+                        "{name} ρ∞ = {r} Ω = {w}: ρ = {}",
+                        p.spectral_radius
+                    );
+                    // Clusters of 2k roots near −ρ∞ at large Ω are resolved to about
+                    // (1e-13)^(1/2k) each; their means, which the tool reports, are well
+                    // conditioned, and so is the companion matrix's largest modulus here.
+                    // LMS4, ρ∞ = 0.9, Ω = 3e4: the tool 0.9140880, the companion 0.9140897, the
+                    // roots in 60-digit arithmetic 0.9140889.
+                    let allowed = if w > 1e3 { 3e-6 } else { 1e-6 };
                     assert!(
                         (p.spectral_radius - expected).abs() < allowed,
                         "{name} ρ∞ = {r} Ω = {w}: {} against {expected}",
@@ -70,20 +88,21 @@ fn the_stability_tool_reproduces_the_lms_recurrence_for_both_forms() {
     }
 }
 
-/// ρ∞ from the tool (at Ω = 1e8, from the means of clusters of coinciding eigenvalues) within 1e-3
-/// of the design value for every k (#12's criterion). For k = 4 the four-fold root of σ at −ρ∞ is an
-/// eight-fold root of the amplification matrix (in q and in v); the identified matrix splits it into
-/// a ring of radius up to 0.07, and ρ∞ is the ring's mean (`stability::multiple_root_radius`).
+/// ρ∞ from the tool (at Ω = 1e8, from the means of clusters of coinciding eigenvalues) against the
+/// design value for every k, at the paper's values and near 1 (#12's criterion is 1e-3; measured:
+/// within 4e-7). For k = 4 the four-fold root of σ at −ρ∞ is an eight-fold root of the amplification
+/// matrix (in q and in v); the identified matrix splits it into a ring, and ρ∞ is the ring's mean
+/// (`stability::multiple_root_radius`).
 #[test]
 fn rho_infinity_at_zero_half_and_point_nine() {
     for k in 2..=4 {
         for form in ["lms", "ss"] {
             let name = format!("{form}{k}");
-            for r in [0.0, 0.5, 0.9] {
+            for r in [0.0, 0.5, 0.9, 0.99] {
                 let report = analyse(&name, &rho(r), 0.0, &[1.0]).expect("analysed");
                 let err = report.rho_inf - r;
-                println!("{name} ρ∞ = {r}: measured {:.6}", report.rho_inf);
-                assert!(err.abs() < 1e-3, "{name}: ρ∞ {} for {r}", report.rho_inf);
+                println!("{name} ρ∞ = {r}: measured {:.9}", report.rho_inf);
+                assert!(err.abs() < 1e-6, "{name}: ρ∞ {} for {r}", report.rho_inf);
             }
         }
     }

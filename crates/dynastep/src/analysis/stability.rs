@@ -4,22 +4,29 @@
 //! amplification matrix.
 //!
 //! # The history and the amplification matrix
-//! A scheme's history (the state it carries from step to step) is private and differs between
-//! families: (q, v, a) for Newmark, plus the filtered acceleration for generalized-α and the force
-//! terms for HHT; two time levels for LMS2; positions of two levels for central differences. It is
-//! defined here generically, as the *minimal linear realization* of the scheme applied to the
-//! oscillator, identified from the scheme's responses (the eigensystem-realization idea of Ho &
-//! Kalman 1966, with many initial conditions instead of one impulse):
+//! A scheme's history (the state it carries from step to step) differs between families: (q, v, a)
+//! for Newmark, plus the filtered acceleration for generalized-α and the force terms for HHT; two
+//! time levels for LMS2; positions of two levels for central differences. Its stored form
+//! ([`History`]) may hold more than the scheme's dynamics needs, and a scheme may keep private
+//! state besides. The amplification matrix is therefore defined generically, as the *minimal
+//! linear realization* of the scheme applied to the oscillator, identified from the scheme's
+//! responses (the eigensystem-realization idea of Ho & Kalman 1966, with many initial conditions
+//! instead of one impulse):
 //!
-//! 1. With h = 1 s and ω = Ω/h, run E = 3 + W·P experiments (P points per step, W warm-up steps: 4, or
-//!    the bound r ≤ 3·(time levels) + (auxiliary vectors) on the scheme's history dimension when that
-//!    is larger, e.g. 12 for LMS4 and 18 for SS4, so that E ≥ r):
+//! 1. With h = 1 s and ω = Ω/h, run E = 3 + W·P + d experiments (P points per step, W warm-up steps:
+//!    4, or the bound d = 3·(time levels) + (auxiliary vectors) on the scheme's history dimension
+//!    when that is larger, e.g. 12 for LMS4 and 18 for SS4):
 //!    three start from the unit states (q, v, a) = e_1, e_2, e_3 (a is deliberately not consistent with
-//!    q and v); the others start from rest and add a unit perturbation to the accepted solution u of
+//!    q and v); W·P start from rest and add a unit perturbation to the accepted solution u of
 //!    one point k of one warm-up step s (with the force terms recomputed at the perturbed point). These
 //!    perturbations are the errors a Newton tolerance leaves, so they excite every history direction
 //!    a real run can excite, including the parasitic roots of multistep methods and the earlier time
-//!    levels.
+//!    levels. The last d set the stored history after step W to s_i e_i, one entry i at a time, with
+//!    s_i the largest size entry i reached in the experiments before (entries that stayed zero are
+//!    skipped). Perturbations of the solution alone reach a cluster of nearly coinciding roots only
+//!    to the order of its spread (LMS3 at ρ∞ = 0.99 has four within 2e-5 of each other at Ω = 1;
+//!    the fourth direction came out at 2e-11 of the data, below the rank threshold, and a spurious
+//!    root of modulus 1.08 took its place); the history perturbations reach every direction at O(1).
 //! 2. After step W every run is in the time-invariant regime (start-up steps such as LMS2's
 //!    trapezoidal step and the first central-difference step are over). The reported states
 //!    z_j = (q, v, a) after steps W … W + L (L = max(6, r/3 + 2)) of each experiment form the block-Hankel data
@@ -38,7 +45,9 @@
 //! meaningful, not its entries (the coordinates are those of the SVD).
 //!
 //! # Measures (Zhang, Zhang, Zanoni & Masarati 2022, Multibody Syst Dyn, section 4)
-//! * spectral radius ρ(Ω) = max |λ_i|;
+//! * spectral radius ρ(Ω) = max |λ_i|; above 1 + [`INSTABILITY_MARGIN`] only if the mean of each
+//!   cluster that is one multiple root at the identification's precision confirms it
+//!   ([`FINITE_ROOT_SPLITTING`]);
 //! * the principal pair λ = exp(h(−ξ̄ω̄ ± iω̄√(1 − ξ̄²))) is the eigenvalue with positive imaginary
 //!   part closest to the exact exp(h(−ξω + iω√(1 − ξ²))); from ln λ = ln|λ| + i arg λ:
 //!   ω̄h = |ln λ|, amplitude decay ratio ξ̄ = −ln|λ| / (ω̄h), period elongation (T̄ − T)/T = ω/ω̄ − 1
@@ -58,7 +67,7 @@ use nalgebra::Complex;
 use super::step::{solve_step, StepWork};
 use crate::formulation::{FormulationError, Index3, NewtonSettings, NewtonStats};
 use crate::linalg::{Matrix, Vector};
-use crate::scheme::{build, IntegrationPoint, SchemeError, SchemeParams, State};
+use crate::scheme::{build, History, IntegrationPoint, SchemeError, SchemeParams, State};
 use crate::system::test_problems::LinearOscillator;
 use crate::system::System;
 
@@ -169,20 +178,62 @@ pub fn log_grid(from: f64, to: f64, count: usize) -> Vec<f64> {
 }
 
 /// One experiment: start state and an optional perturbation (step, point) of the accepted solution.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq)]
 enum Excitation {
     Start(usize),
     Inject(usize, usize),
+    /// The history vector set to s e_i (entry i, size s) after the last warm-up step.
+    History(usize, f64),
 }
 
-/// Runs one experiment and returns the reported (q, v, a) after steps W … W + L.
+/// Length of the history vector of one coordinate (no multipliers): q, v, a of every level, then
+/// the auxiliary vectors.
+fn history_len(h: &History) -> usize {
+    3 * h.levels.len() + h.aux.len()
+}
+
+/// Writes the history of the one-coordinate oscillator as a vector (see [`history_len`]).
+fn read_history(h: &History, out: &mut Vec<f64>) {
+    out.clear();
+    for level in &h.levels {
+        out.extend([level.q[0], level.v[0], level.a[0]]);
+    }
+    out.extend(h.aux.iter().map(|x| x[0]));
+}
+
+/// Sets the history vector (see [`history_len`]) to s e_i; the level times stay.
+fn set_history_entry(h: &mut History, i: usize, s: f64) {
+    for level in &mut h.levels {
+        (level.q[0], level.v[0], level.a[0]) = (0.0, 0.0, 0.0);
+    }
+    for x in &mut h.aux {
+        x[0] = 0.0;
+    }
+    let levels = 3 * h.levels.len();
+    if i < levels {
+        let level = &mut h.levels[i / 3];
+        [&mut level.q, &mut level.v, &mut level.a][i % 3][0] = s;
+    } else {
+        h.aux[i - levels][0] = s;
+    }
+}
+
+/// The responses of one experiment.
+struct Response {
+    /// The reported (q, v, a) after steps W … W + L.
+    outputs: Vec<[f64; 3]>,
+    /// The history vector after step W, before any [`Excitation::History`] (see [`read_history`]).
+    history: Vec<f64>,
+}
+
+/// Runs one experiment.
 fn experiment(
     scheme_name: &str,
     params: &SchemeParams,
     sys: &LinearOscillator,
     excitation: Excitation,
     (warmup, window): (usize, usize),
-) -> Result<Vec<[f64; 3]>, StabilityError> {
+) -> Result<Response, StabilityError> {
     let mut scheme = build(scheme_name, params)?;
     let h = 1.0;
     let mut x0 = State::zeros(0.0, 1, 0);
@@ -209,7 +260,8 @@ fn experiment(
     let mut work = StepWork::new(1, 0);
     let mut stats = NewtonStats::default();
     let mut state = x0.clone();
-    let mut out = Vec::with_capacity(window + 1);
+    let mut outputs = Vec::with_capacity(window + 1);
+    let mut history = Vec::new();
     for step in 1..=warmup + window {
         // The perturbation of one warm-up point: u += 1, with the force terms recomputed there.
         let mut inject = |k: usize, pt: &IntegrationPoint, u: &mut Vector, f: &mut Vector| {
@@ -237,11 +289,19 @@ fn experiment(
             source: f.error,
         })?;
         scheme.end_step(&mut state);
+        if step == warmup {
+            read_history(scheme.history(), &mut history);
+            if let Excitation::History(i, s) = excitation {
+                set_history_entry(scheme.history_mut(), i, s);
+                let newest = scheme.history().newest();
+                (state.q[0], state.v[0], state.a[0]) = (newest.q[0], newest.v[0], newest.a[0]);
+            }
+        }
         if step >= warmup {
-            out.push([state.q[0], state.v[0], state.a[0]]);
+            outputs.push([state.q[0], state.v[0], state.a[0]]);
         }
     }
-    Ok(out)
+    Ok(Response { outputs, history })
 }
 
 /// The identified amplification matrix (r × r).
@@ -270,16 +330,32 @@ fn realize(
             excitations.push(Excitation::Inject(s, k));
         }
     }
-    let e = excitations.len();
-    let rows = 3 * window;
+    let mut responses = Vec::with_capacity(excitations.len() + history_len(history));
+    for ex in &excitations {
+        responses.push(experiment(scheme_name, params, &sys, *ex, lengths)?);
+    }
+    // History perturbations, each entry at the largest size it reached in the experiments above.
+    for i in 0..history_len(history) {
+        let s = responses
+            .iter()
+            .map(|r| r.history[i].abs())
+            .fold(0.0, f64::max);
+        if s > 0.0 && s.is_finite() {
+            let ex = Excitation::History(i, s);
+            responses.push(experiment(scheme_name, params, &sys, ex, lengths)?);
+        }
+    }
+    let e = responses.len();
+    let outputs = 3;
+    let rows = outputs * window;
     let mut h0 = Matrix::zeros(rows, e);
     let mut h1 = Matrix::zeros(rows, e);
-    for (col, ex) in excitations.iter().enumerate() {
-        let z = experiment(scheme_name, params, &sys, *ex, lengths)?;
+    for (col, r) in responses.iter().enumerate() {
+        let z = &r.outputs;
         for j in 0..window {
-            for c in 0..3 {
-                h0[(3 * j + c, col)] = z[j][c];
-                h1[(3 * j + c, col)] = z[j + 1][c];
+            for c in 0..outputs {
+                h0[(outputs * j + c, col)] = z[j][c];
+                h1[(outputs * j + c, col)] = z[j + 1][c];
             }
         }
     }
@@ -295,9 +371,9 @@ fn realize(
     // Blocks are never scaled up: that would lift rounding noise of decayed responses to O(1).
     let block_max = |m: &Matrix, j: usize| {
         let mut x = 0.0_f64;
-        for c in 0..3 {
+        for c in 0..outputs {
             for col in 0..e {
-                x = x.max(m[(3 * j + c, col)].abs());
+                x = x.max(m[(outputs * j + c, col)].abs());
             }
         }
         x
@@ -306,10 +382,10 @@ fn realize(
     for j in 1..window {
         let m = block_max(&h0, j);
         if m > m0 && m0 > 0.0 {
-            for c in 0..3 {
+            for c in 0..outputs {
                 for col in 0..e {
-                    h0[(3 * j + c, col)] *= m0 / m;
-                    h1[(3 * j + c, col)] *= m0 / m;
+                    h0[(outputs * j + c, col)] *= m0 / m;
+                    h1[(outputs * j + c, col)] *= m0 / m;
                 }
             }
         }
@@ -387,7 +463,7 @@ fn measure(
     omega_h: f64,
 ) -> Result<StabilityPoint, StabilityError> {
     let ev = eigenvalues(&realize(scheme, params, xi, omega_h, RANK_TOLERANCE)?.a);
-    let rho = ev.iter().map(|z| z.norm()).fold(0.0, f64::max);
+    let rho = finite_omega_radius(&ev);
     // Principal pair: the eigenvalue with positive imaginary part closest to the exact one.
     let (amplitude_decay, period_elongation) = if xi < 1.0 {
         let wd = omega_h * (1.0 - xi * xi).sqrt();
@@ -420,6 +496,14 @@ fn measure(
 /// about Ω^(−2/2k), 1e-2 for LMS4 at Ω = 10⁸, below 2 ε^(1/8) = 0.11.
 pub const ROOT_SPLITTING: f64 = 1e-10;
 
+/// Relative precision ε of the identified eigenvalues at finite Ω, used to decide whether a spectral
+/// radius above 1 is a cluster of roots on the unit circle computed to about ε^(1/k) (see
+/// `finite_omega_radius`): LMS2 at ρ∞ = 1 and Ω > 10⁴ has four roots within 1e-5 of −1, LMS4 at
+/// ρ∞ = 0.999 eight near −0.999, identified up to 7e-6 and 9e-4 outside the circle. Two distinct
+/// roots are averaged only when they are closer than 2 ε^(1/2) = 6e-8, which moves an Ω_crit where a
+/// pair splits at −1 by about 1e-15.
+pub const FINITE_ROOT_SPLITTING: f64 = 1e-15;
+
 /// Largest modulus of the means of the groups of eigenvalues that are one multiple root split by a
 /// perturbation of relative size `eps` \[-\].
 ///
@@ -432,9 +516,12 @@ pub const ROOT_SPLITTING: f64 = 1e-10;
 /// Grouping: starting from the eigenvalue of largest modulus not yet grouped, its k nearest
 /// eigenvalues (itself included) form a group for the largest k whose spread
 /// (largest distance from the group's mean) is at most 2 ε^(1/k); distinct roots farther apart than
-/// that stay apart (HHT's −ρ∞ and α/(1 + α)). Used for ρ∞ only: at finite Ω distinct roots must not
-/// be averaged.
-pub fn multiple_root_radius(values: &[Complex<f64>], eps: f64) -> f64 {
+/// that stay apart (HHT's −ρ∞ and α/(1 + α)). Used for ρ∞ with ε = [`ROOT_SPLITTING`], and at
+/// finite Ω with the much smaller ε = [`FINITE_ROOT_SPLITTING`] to confirm a radius above 1.
+///
+/// A group is formed only when its spread is also at most `max_relative_spread` times the modulus of
+/// its mean (∞: no such condition).
+pub fn multiple_root_radius(values: &[Complex<f64>], eps: f64, max_relative_spread: f64) -> f64 {
     let mut left: Vec<Complex<f64>> = values.to_vec();
     left.sort_by(|x, y| y.norm().total_cmp(&x.norm()));
     let mut radius = 0.0_f64;
@@ -448,7 +535,8 @@ pub fn multiple_root_radius(values: &[Complex<f64>], eps: f64) -> f64 {
                 .iter()
                 .map(|&i| (left[i] - m).norm())
                 .fold(0.0, f64::max);
-            if spread <= 2.0 * eps.powf(1.0 / k as f64) {
+            if spread <= 2.0 * eps.powf(1.0 / k as f64) && spread <= max_relative_spread * m.norm()
+            {
                 (size, mean) = (k, m);
             }
         }
@@ -463,12 +551,27 @@ pub fn multiple_root_radius(values: &[Complex<f64>], eps: f64) -> f64 {
     radius
 }
 
+/// The spectral radius at finite Ω: the largest modulus of the identified eigenvalues, unless it
+/// exceeds 1 + [`INSTABILITY_MARGIN`]; then [`multiple_root_radius`] with ε =
+/// [`FINITE_ROOT_SPLITTING`], grouping only clusters whose spread is below a tenth of their modulus.
+/// A cluster of nearly coinciding roots on the unit circle is resolved only to about ε^(1/k) (LMS2
+/// at ρ∞ = 1 and Ω = 5·10⁶: 7e-6 above 1), and a modulus above 1 counts only if the cluster's mean,
+/// which is well conditioned, confirms it. Below 1 the eigenvalues themselves are kept: there the
+/// grouping would average roots that are distinct and resolved (LMS3 at ρ∞ = 0.99 and Ω = 3·10⁴:
+/// six roots within 0.006, the largest of modulus 0.99189 by the exact polynomial, which the raw
+/// eigenvalues give to 1e-6 and the group mean as 0.99). Roots that crowd near 0 are never grouped.
+fn finite_omega_radius(values: &[Complex<f64>]) -> f64 {
+    let raw = values.iter().map(|z| z.norm()).fold(0.0, f64::max);
+    if raw <= 1.0 + INSTABILITY_MARGIN {
+        raw
+    } else {
+        multiple_root_radius(values, FINITE_ROOT_SPLITTING, 0.1)
+    }
+}
+
 fn spectral_radius(scheme: &str, params: &SchemeParams, xi: f64, omega_h: f64) -> f64 {
     match realize(scheme, params, xi, omega_h, RANK_TOLERANCE) {
-        Ok(r) => eigenvalues(&r.a)
-            .iter()
-            .map(|z| z.norm())
-            .fold(0.0, f64::max),
+        Ok(r) => finite_omega_radius(&eigenvalues(&r.a)),
         Err(_) => f64::INFINITY,
     }
 }
@@ -552,7 +655,7 @@ pub fn analyse(
         OMEGA_INFINITY,
         RHO_INF_RANK_TOLERANCE,
     ) {
-        Ok(r) => multiple_root_radius(&eigenvalues(&r.a), ROOT_SPLITTING),
+        Ok(r) => multiple_root_radius(&eigenvalues(&r.a), ROOT_SPLITTING, f64::INFINITY),
         Err(_) => f64::INFINITY,
     };
     Ok(StabilityReport {
