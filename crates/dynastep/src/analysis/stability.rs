@@ -88,9 +88,9 @@ const WARMUP_STEPS: usize = 4;
 const WINDOW: usize = 6;
 
 /// Warm-up steps W and window L for a scheme whose history holds `levels` time levels and `aux`
-/// auxiliary vectors: its history dimension is at most r = 3·levels + aux for one coordinate, so W ≥ r
-/// gives E = 3 + W·P ≥ r experiments (every direction can be excited) and covers the start-up steps
-/// (LMS-k: k − 1 of them), and 3L ≥ r + 3 rows make every direction observable.
+/// auxiliary vectors: its stored history has r = 3·levels + aux entries for one coordinate; W ≥ r
+/// covers the start-up steps (LMS-k: k − 1 of them) with room to spare, the r history
+/// perturbations reach every stored direction, and 3L ≥ r + 3 rows make every direction observable.
 fn identification_lengths(levels: usize, aux: usize) -> (usize, usize) {
     let r = 3 * levels + aux;
     (WARMUP_STEPS.max(r), WINDOW.max(r / 3 + 2))
