@@ -346,16 +346,15 @@ fn realize(
         }
     }
     let e = responses.len();
-    let outputs = 3;
-    let rows = outputs * window;
+    let rows = 3 * window;
     let mut h0 = Matrix::zeros(rows, e);
     let mut h1 = Matrix::zeros(rows, e);
     for (col, r) in responses.iter().enumerate() {
         let z = &r.outputs;
         for j in 0..window {
-            for c in 0..outputs {
-                h0[(outputs * j + c, col)] = z[j][c];
-                h1[(outputs * j + c, col)] = z[j + 1][c];
+            for c in 0..3 {
+                h0[(3 * j + c, col)] = z[j][c];
+                h1[(3 * j + c, col)] = z[j + 1][c];
             }
         }
     }
@@ -371,9 +370,9 @@ fn realize(
     // Blocks are never scaled up: that would lift rounding noise of decayed responses to O(1).
     let block_max = |m: &Matrix, j: usize| {
         let mut x = 0.0_f64;
-        for c in 0..outputs {
+        for c in 0..3 {
             for col in 0..e {
-                x = x.max(m[(outputs * j + c, col)].abs());
+                x = x.max(m[(3 * j + c, col)].abs());
             }
         }
         x
@@ -382,10 +381,10 @@ fn realize(
     for j in 1..window {
         let m = block_max(&h0, j);
         if m > m0 && m0 > 0.0 {
-            for c in 0..outputs {
+            for c in 0..3 {
                 for col in 0..e {
-                    h0[(outputs * j + c, col)] *= m0 / m;
-                    h1[(outputs * j + c, col)] *= m0 / m;
+                    h0[(3 * j + c, col)] *= m0 / m;
+                    h1[(3 * j + c, col)] *= m0 / m;
                 }
             }
         }
