@@ -12,7 +12,7 @@ use std::cell::Cell;
 use dynastep::analysis::assembly::consistent_accelerations;
 use dynastep::analysis::dynamic::{run, DynamicSettings, RunStatus};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
-use dynastep::formulation::{LinearSolver, NewtonSettings};
+use dynastep::formulation::{LinearSolver, NewtonMethod, NewtonSettings};
 use dynastep::model::parse;
 use dynastep::scheme::{build, SchemeParams, State, REGISTRY};
 use dynastep::system::test_problems::{AnglePendulum, CartesianPendulum};
@@ -46,17 +46,26 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
+/// Newton settings with the given linear solver and method.
+fn newton(linear_solver: LinearSolver, method: NewtonMethod) -> NewtonSettings {
+    NewtonSettings {
+        linear_solver,
+        method,
+        ..NewtonSettings::default()
+    }
+}
+
 fn allocations_for<S: System>(
     sys: &S,
     q0: &[f64],
     scheme: &str,
     steps: usize,
-    linear_solver: LinearSolver,
+    newton: NewtonSettings,
 ) -> usize {
     let mut x0 = State::zeros(0.0, sys.n(), sys.m());
     x0.q = Vector::from_vec(q0.to_vec());
     consistent_accelerations(sys, &mut x0);
-    allocations_from(sys, &x0, scheme, 1e-3, steps, linear_solver)
+    allocations_from(sys, &x0, scheme, 1e-3, steps, newton)
 }
 
 fn allocations_from<S: System>(
@@ -65,17 +74,14 @@ fn allocations_from<S: System>(
     scheme: &str,
     h: f64,
     steps: usize,
-    linear_solver: LinearSolver,
+    newton: NewtonSettings,
 ) -> usize {
     let mut s = build(scheme, &SchemeParams::new()).unwrap();
     let settings = DynamicSettings {
         h,
         t_end: x0.t + steps as f64 * h,
         output_interval: 0.0,
-        newton: NewtonSettings {
-            linear_solver,
-            ..NewtonSettings::default()
-        },
+        newton,
         ..DynamicSettings::default()
     };
     let before = allocations();
@@ -92,23 +98,28 @@ fn step_loop_does_not_allocate() {
         length: 1.0,
         g: 9.81,
     };
-    for ls in [LinearSolver::Auto, LinearSolver::Sparse] {
+    for (ls, m) in [
+        (LinearSolver::Auto, NewtonMethod::Full),
+        (LinearSolver::Sparse, NewtonMethod::Full),
+        (LinearSolver::Auto, NewtonMethod::Modified),
+        (LinearSolver::Sparse, NewtonMethod::Modified),
+    ] {
         for info in REGISTRY {
-            let short = allocations_for(&ode, &[1.0], info.name, 200, ls);
-            let long = allocations_for(&ode, &[1.0], info.name, 2000, ls);
+            let short = allocations_for(&ode, &[1.0], info.name, 200, newton(ls, m));
+            let long = allocations_for(&ode, &[1.0], info.name, 2000, newton(ls, m));
             assert_eq!(
                 short, long,
-                "{} (ODE, {ls:?}): {short} allocations for 200 steps, {long} for 2000",
+                "{} (ODE, {ls:?}, {m:?}): {short} allocations for 200 steps, {long} for 2000",
                 info.name
             );
         }
         let dae = CartesianPendulum::iftomm();
         for name in ["generalized-alpha", "hht", "trapezoidal"] {
-            let short = allocations_for(&dae, &[-1.0, 0.0], name, 200, ls);
-            let long = allocations_for(&dae, &[-1.0, 0.0], name, 2000, ls);
+            let short = allocations_for(&dae, &[-1.0, 0.0], name, 200, newton(ls, m));
+            let long = allocations_for(&dae, &[-1.0, 0.0], name, 2000, newton(ls, m));
             assert_eq!(
                 short, long,
-                "{name} (DAE, {ls:?}): {short} allocations for 200 steps, {long} for 2000"
+                "{name} (DAE, {ls:?}, {m:?}): {short} allocations for 200 steps, {long} for 2000"
             );
         }
     }
@@ -161,13 +172,15 @@ fn sparse_step_loop_does_not_allocate() {
     let mut x0 = sim.initial.clone();
     let h = 1e-3;
     let (short, long) = (200, 2000);
-    for name in ["generalized-alpha", "hht", "bathe"] {
-        let a_short = allocations_from(sys, &x0, name, h, short, LinearSolver::Auto);
-        let a_long = allocations_from(sys, &x0, name, h, long, LinearSolver::Auto);
-        assert_eq!(
-            a_short, a_long,
-            "{name} (N = 40 four-bar): {a_short} allocations for {short} steps, {a_long} for {long}"
-        );
+    for m in [NewtonMethod::Full, NewtonMethod::Modified] {
+        for name in ["generalized-alpha", "hht", "bathe"] {
+            let a_short = allocations_from(sys, &x0, name, h, short, newton(LinearSolver::Auto, m));
+            let a_long = allocations_from(sys, &x0, name, h, long, newton(LinearSolver::Auto, m));
+            assert_eq!(
+                a_short, a_long,
+                "{name} (N = 40 four-bar, {m:?}): {a_short} allocations for {short} steps, {a_long} for {long}"
+            );
+        }
     }
     // Across the singular configuration.
     let mut s = build("generalized-alpha", &SchemeParams::new()).unwrap();
@@ -181,8 +194,9 @@ fn sparse_step_loop_does_not_allocate() {
     let report = run(sys, s.as_mut(), &x0, &to, &mut []);
     assert_eq!(report.status, RunStatus::Completed);
     x0 = report.final_state;
-    let a_short = allocations_from(sys, &x0, "generalized-alpha", h, short, LinearSolver::Auto);
-    let a_long = allocations_from(sys, &x0, "generalized-alpha", h, long, LinearSolver::Auto);
+    let full = NewtonSettings::default();
+    let a_short = allocations_from(sys, &x0, "generalized-alpha", h, short, full);
+    let a_long = allocations_from(sys, &x0, "generalized-alpha", h, long, full);
     assert_eq!(
         a_short, a_long,
         "N = 40 four-bar from t = 1.3 s: {a_short} allocations for {short} steps, {a_long} for {long}"

@@ -97,24 +97,21 @@ impl Diagnostics {
         p
     }
 
-    /// Advances W_nc to the new state `x` and returns (energy, E − E_0 − W_nc). `step_work` is the
-    /// work over the step by the scheme's own quadrature \[J\] when it has one; `None` integrates the
-    /// power with the trapezoidal rule between the previous state and `x`.
-    pub fn advance<S: System>(
-        &mut self,
-        sys: &S,
-        x: &State,
-        step_work: Option<f64>,
-    ) -> (Energy, f64) {
+    /// Advances W_nc to the new state `x`. `step_work` is the work over the step by the scheme's
+    /// own quadrature \[J\] when it has one; `None` integrates the power with the trapezoidal rule
+    /// between the previous state and `x`.
+    pub fn advance<S: System>(&mut self, sys: &S, x: &State, step_work: Option<f64>) {
         let p = self.power(sys, x);
         self.work += step_work.unwrap_or(0.5 * (x.t - self.t) * (p + self.power));
         self.power = p;
         self.t = x.t;
+    }
+
+    /// (energy, E − E_0 − W) at `x` with the work `work` done by the non-conservative forces and
+    /// drivers since the start \[J\].
+    pub fn balance<S: System>(&mut self, sys: &S, x: &State, work: f64) -> (Energy, f64) {
         let energy = self.energy(sys, x);
-        (
-            energy,
-            energy.kinetic + energy.potential - self.e0 - self.work,
-        )
+        (energy, energy.kinetic + energy.potential - self.e0 - work)
     }
 
     /// The constraint violations at `x`.

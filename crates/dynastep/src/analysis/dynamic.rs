@@ -61,6 +61,31 @@ pub struct DynamicSettings {
     /// Compute the largest natural frequency ω_max of the integrated system at every committed
     /// step and output time ([`super::natural_frequency`]; allocates, so off by default).
     pub omega_max: bool,
+    /// Where the energy balance and the constraint violations are computed, and so what the
+    /// report's maxima range over [output samples].
+    pub diagnostics: DiagnosticsAt,
+}
+
+/// Where a run computes its diagnostics (energy balance, constraint violations); the work W_nc of
+/// the non-conservative forces is integrated over every step either way.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiagnosticsAt {
+    /// At the output samples only: the maxima in the report are over the samples.
+    #[default]
+    OutputSamples,
+    /// At every committed step as well: the maxima are over every step.
+    EveryStep,
 }
 
 /// Default of [`DynamicSettings::max_steps`]: 10⁹ steps, hours of computing for the largest
@@ -80,6 +105,7 @@ impl Default for DynamicSettings {
             step: StepSettings::default(),
             max_steps: DEFAULT_MAX_STEPS,
             omega_max: false,
+            diagnostics: DiagnosticsAt::OutputSamples,
         }
     }
 }
@@ -188,11 +214,15 @@ pub struct RunReport {
     pub restarts: u64,
     /// Time of the first restart \[s\] (NaN when none).
     pub first_restart: f64,
-    /// Wall time of the integration alone (without observers) \[s\].
+    /// Wall time of the integration alone (without diagnostics and observers) \[s\].
     pub wall_time_s: f64,
-    /// Largest |E − E_0 − W_nc| over all steps \[J\].
+    /// Wall time of the whole time loop: integration, diagnostics and observers \[s\].
+    pub loop_time_s: f64,
+    /// Largest |E − E_0 − W_nc| over the output samples, or over every step with
+    /// [`DiagnosticsAt::EveryStep`] \[J\].
     pub max_energy_error: f64,
-    /// Largest constraint violations over all steps.
+    /// Largest constraint violations over the output samples, or over every step with
+    /// [`DiagnosticsAt::EveryStep`].
     pub max_violation: ConstraintViolation,
     /// The last complete state (at t_end for a completed run).
     pub final_state: State,
@@ -218,6 +248,7 @@ impl RunReport {
             restarts: 0,
             first_restart: f64::NAN,
             wall_time_s: 0.0,
+            loop_time_s: 0.0,
             max_energy_error: 0.0,
             max_violation: v0,
             final_state: x0.clone(),
@@ -236,6 +267,8 @@ impl RunReport {
     fn count(&mut self, step: &NewtonStats) {
         self.newton.iterations += step.iterations;
         self.newton.factorizations += step.factorizations;
+        self.newton.jacobians += step.jacobians;
+        self.newton.residuals += step.residuals;
         self.newton.least_squares_solves += step.least_squares_solves;
         self.max_iterations_per_step = self.max_iterations_per_step.max(step.iterations);
     }
@@ -511,6 +544,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
     fn integrate(&mut self, observers: &mut [&mut dyn Observer<S>], report: &mut RunReport) {
         let t_end = self.settings.t_end;
         let t_tol = 1e-9 * self.h_next.min(self.settings.t_end - self.state.t);
+        let loop_clock = Instant::now();
         while self.state.t < t_end - t_tol {
             let clock = Instant::now();
             let stepped = match self.tol {
@@ -537,6 +571,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             }
         }
         report.wall_time_s = self.wall;
+        report.loop_time_s = loop_clock.elapsed().as_secs_f64();
         if matches!(report.status, RunStatus::Completed) && self.state.t > t_end {
             // A scheme that stepped past t_end (fixed steps it cannot shorten): report t_end.
             interpolate(&self.previous, &self.state, t_end, &mut self.interpolated);
@@ -785,35 +820,43 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             self.previous.copy_from(&self.state);
             return true;
         }
-        let (energy, balance) = self
-            .diag
+        self.diag
             .advance(self.sys, &self.state, self.step_work.take());
-        report.max_energy_error = report.max_energy_error.max(balance.abs());
-        let violation = self.diag.violation(self.sys, &self.state);
-        report.max_violation.max_with(&violation);
+        let every_step =
+            self.settings.diagnostics == DiagnosticsAt::EveryStep || self.outputs.every_step();
+        // The energy balance and the violations of the committed state: every step when asked
+        // for, else only when an output time falls on it.
+        let mut at_state_diag = None;
+        if every_step {
+            let d = self.diagnose_state();
+            report.max_energy_error = report.max_energy_error.max(d.1.abs());
+            report.max_violation.max_with(&d.2);
+            at_state_diag = Some(d);
+        }
         let counts = (
             report.steps,
             report.rejected_steps,
             report.newton.iterations,
         );
-        // The sample of the committed state; rows inside the step are interpolated from it.
-        let at_state = Sample {
-            state: &self.state,
-            energy,
-            work_nc: self.diag.work,
-            energy_balance: balance,
-            violation,
-            h,
-            steps: counts.0,
-            rejected: counts.1,
-            newton_iterations: counts.2,
-            omega_max: self.omega_at(&self.state),
-        };
-        if let Some(w) = at_state.omega_max {
+        let omega_state = self.omega_at(&self.state);
+        if let Some(w) = omega_state {
             OmegaMaxRecord::update(&mut report.omega_max, w, self.state.t);
         }
         if self.outputs.every_step() {
-            return Self::emit_to(self.sys, observers, &at_state, report);
+            let d = at_state_diag.expect("diagnosed every step");
+            let sample = Sample {
+                state: &self.state,
+                energy: d.0,
+                work_nc: self.diag.work,
+                energy_balance: d.1,
+                violation: d.2,
+                h,
+                steps: counts.0,
+                rejected: counts.1,
+                newton_iterations: counts.2,
+                omega_max: omega_state,
+            };
+            return Self::emit_to(self.sys, observers, &sample, report);
         }
         let step_span = self.state.t - self.previous.t;
         while let Some(t_out) = self.outputs.peek() {
@@ -821,35 +864,59 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 break;
             }
             self.outputs.advance();
-            let sample = if (t_out - self.state.t).abs() <= 1e-9 * step_span {
+            let on_state = (t_out - self.state.t).abs() <= 1e-9 * step_span;
+            let (energy, balance, violation, work) = if on_state {
+                let d = match at_state_diag {
+                    Some(d) => d,
+                    None => self.diagnose_state(),
+                };
                 self.interpolated.copy_from(&self.state);
                 self.interpolated.t = t_out;
-                Sample {
-                    state: &self.interpolated,
-                    ..at_state
-                }
+                (d.0, d.1, d.2, self.diag.work)
             } else {
                 interpolate(&self.previous, &self.state, t_out, &mut self.interpolated);
                 let theta = (t_out - self.previous.t) / step_span;
                 let work = self.previous_work + theta * (self.diag.work - self.previous_work);
-                let e = self.diag.energy(self.sys, &self.interpolated);
-                let v = self.diag.violation(self.sys, &self.interpolated);
-                Sample {
-                    state: &self.interpolated,
-                    energy: e,
-                    work_nc: work,
-                    energy_balance: e.kinetic + e.potential - self.diag.e0 - work,
-                    violation: v,
-                    omega_max: self.omega_at(&self.interpolated),
-                    ..at_state
-                }
+                let (e, b) = self.diag.balance(self.sys, &self.interpolated, work);
+                (
+                    e,
+                    b,
+                    self.diag.violation(self.sys, &self.interpolated),
+                    work,
+                )
             };
-            let go_on = Self::emit_to(self.sys, observers, &sample, report);
-            if !go_on {
+            if !every_step {
+                report.max_energy_error = report.max_energy_error.max(balance.abs());
+                report.max_violation.max_with(&violation);
+            }
+            let omega_max = if on_state {
+                omega_state
+            } else {
+                self.omega_at(&self.interpolated)
+            };
+            let sample = Sample {
+                state: &self.interpolated,
+                energy,
+                work_nc: work,
+                energy_balance: balance,
+                violation,
+                h,
+                steps: counts.0,
+                rejected: counts.1,
+                newton_iterations: counts.2,
+                omega_max,
+            };
+            if !Self::emit_to(self.sys, observers, &sample, report) {
                 return false;
             }
         }
         true
+    }
+
+    /// Energy, energy balance and constraint violations of the committed state.
+    fn diagnose_state(&mut self) -> (Energy, f64, ConstraintViolation) {
+        let (energy, balance) = self.diag.balance(self.sys, &self.state, self.diag.work);
+        (energy, balance, self.diag.violation(self.sys, &self.state))
     }
 
     /// ω_max of the integrated system at `x` when the run computes it (NaN where it cannot be

@@ -189,6 +189,7 @@ impl Simulation {
                 .or(solver.max_steps)
                 .unwrap_or(crate::analysis::dynamic::DEFAULT_MAX_STEPS),
             omega_max: opts.omega_max,
+            diagnostics: solver.diagnostics,
         };
         crate::analysis::dynamic::check_settings(&settings, t0, scheme.as_ref())
             .map_err(SimulationError::Settings)?;

@@ -254,6 +254,8 @@ fn experiment(
     let settings = NewtonSettings {
         max_iterations: 50,
         residual_tol: f64::INFINITY,
+        // An identification wants every point solved to rounding: a new matrix every iteration.
+        method: crate::formulation::NewtonMethod::Full,
         ..NewtonSettings::default()
     };
     let mut form = Index3::new(1, 0, settings);

@@ -262,6 +262,8 @@ impl AccelerationLevel {
         }
         self.work.solve_in_place(&mut self.rhs);
         stats.iterations += 1;
+        stats.jacobians += 1;
+        stats.residuals += 1;
         stats.add_linear(before, self.work.stats());
         if !self.rhs.iter().all(|x| x.is_finite()) {
             return Err(FormulationError::NonFinite);
@@ -377,6 +379,8 @@ impl AccelerationLevel {
             }
             self.work.solve_in_place(&mut self.rhs);
             stats.iterations += 1;
+            stats.jacobians += 1;
+            stats.residuals += 1;
             stats.add_linear(before, self.work.stats());
             correction = 0.0;
             for i in 0..n {
@@ -414,6 +418,8 @@ impl AccelerationLevel {
         }
         self.work.solve_in_place(&mut self.rhs);
         stats.iterations += 1;
+        stats.jacobians += 1;
+        stats.residuals += 1;
         stats.add_linear(before, self.work.stats());
         if !self.rhs.iter().all(|x| x.is_finite()) {
             return Err(FormulationError::NonFinite);

@@ -128,6 +128,16 @@ pub struct NewtonSettings {
     /// Linear solver of the iteration matrix: `auto` (dense LU below 32 unknowns n + m, sparse LU from
     /// there on), `dense` or `sparse` [auto].
     pub linear_solver: LinearSolver,
+    /// `full`: a new iteration matrix at every iteration; `modified`: the index-3 formulation keeps
+    /// its factored matrix across iterations and steps while Newton contracts fast enough [full].
+    pub method: NewtonMethod,
+    /// Modified Newton: contraction rate θ = ‖Δ_k‖ / ‖Δ_(k−1)‖ above which the iteration matrix is
+    /// assembled and factored again [0.03].
+    pub max_contraction: f64,
+    /// Modified Newton: relative change of the step size, read from the matrix coefficients of the
+    /// integration point (c_v/c_a ∝ h, c_q/c_a ∝ h²), beyond which the matrix is refreshed before the
+    /// first iteration [0.2].
+    pub max_step_change: f64,
 }
 
 impl Default for NewtonSettings {
@@ -137,8 +147,37 @@ impl Default for NewtonSettings {
             position_tol: 1e-10,
             residual_tol: 1e-8,
             linear_solver: LinearSolver::Auto,
+            method: NewtonMethod::Full,
+            max_contraction: 0.03,
+            max_step_change: 0.2,
         }
     }
+}
+
+/// How often the Newton iteration matrix is assembled and factored.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum NewtonMethod {
+    /// Assemble and factor at every iteration (the default: the accuracy results of the test suite
+    /// are established with it).
+    #[default]
+    Full,
+    /// Reuse the last factorization across iterations and steps; refresh it when the contraction rate
+    /// exceeds `max_contraction`, when the step size changes by more than `max_step_change`, after a
+    /// failed point, and when the point is linear in u. Stops with the Hairer–Wanner test
+    /// (see `formulation::index3::MODIFIED_KAPPA`). Index-3 formulation only; the others always
+    /// refresh.
+    Modified,
 }
 
 /// Settings of the formulations that correct or stabilize the constraints at the acceleration level
@@ -248,6 +287,10 @@ pub struct NewtonStats {
     pub factorizations: u64,
     /// Solves done in the least-squares sense because the iteration matrix was singular.
     pub least_squares_solves: u64,
+    /// Assemblies of the iteration matrix (Jacobian evaluations).
+    pub jacobians: u64,
+    /// Evaluations of the residual.
+    pub residuals: u64,
 }
 
 impl NewtonStats {

@@ -368,6 +368,7 @@ impl<S: System> Formulation<S> for TangentSpace {
             self.project_point(pt);
             self.compose(pt);
             let (r, scale) = self.evaluate(sys, pt, lambda);
+            stats.residuals += 1;
             if !r.is_finite() || !self.x.iter().all(|v| v.iter().all(|x| x.is_finite())) {
                 break;
             }
@@ -391,6 +392,7 @@ impl<S: System> Formulation<S> for TangentSpace {
             }
             r_prev = r;
             self.factor_jacobian(sys, pt, lambda);
+            stats.jacobians += 1;
             // Δw = −J_R⁻¹ r, solved in place of the residual.
             self.red.residual.neg_mut();
             self.solver.solve_in_place(&mut self.red.residual);

@@ -19,8 +19,14 @@ pub struct NewtonSummary {
     pub mean_per_step: f64,
     /// Largest number of iterations in one step.
     pub max_per_step: u64,
+    /// Assemblies of the iteration matrix (Jacobian evaluations).
+    pub jacobians: u64,
     /// Factorizations of the iteration matrix.
     pub factorizations: u64,
+    /// Residual evaluations.
+    pub residuals: u64,
+    /// `modified` or `full` Newton (`[solver.newton] method`).
+    pub method: crate::formulation::NewtonMethod,
     /// Solves done in the least-squares sense (singular iteration matrix).
     pub least_squares_solves: u64,
 }
@@ -211,11 +217,16 @@ pub struct Summary {
     pub h: StepSizes,
     /// Newton counters.
     pub newton_iterations: NewtonSummary,
-    /// Wall time of the integration alone \[s\].
+    /// Wall time of the integration alone (steps, without diagnostics and output) \[s\].
     pub wall_time_s: f64,
-    /// Largest |E − E₀ − W_nc| \[J\].
+    /// Wall time of the whole time loop: steps, diagnostics and output \[s\].
+    pub loop_time_s: f64,
+    /// Where the diagnostics were computed: `output-samples` (the maxima below are over the
+    /// history's rows) or `every-step`.
+    pub diagnostics: crate::analysis::dynamic::DiagnosticsAt,
+    /// Largest |E − E₀ − W_nc| \[J\] (where `diagnostics` says).
     pub max_energy_error: f64,
-    /// Largest constraint violations.
+    /// Largest constraint violations (where `diagnostics` says).
     pub max_constraint_violation: ConstraintViolation,
     /// The largest natural frequency along the run and the step limit it sets, when the run
     /// computed it (`--omega-max`).
@@ -294,10 +305,15 @@ impl Summary {
                     0.0
                 },
                 max_per_step: report.max_iterations_per_step,
+                jacobians: report.newton.jacobians,
                 factorizations: report.newton.factorizations,
+                residuals: report.newton.residuals,
+                method: sim.settings.newton.method,
                 least_squares_solves: report.newton.least_squares_solves,
             },
             wall_time_s: report.wall_time_s,
+            loop_time_s: report.loop_time_s,
+            diagnostics: sim.settings.diagnostics,
             max_energy_error: report.max_energy_error,
             max_constraint_violation: report.max_violation,
             omega_max: report

@@ -367,4 +367,8 @@ pub struct SolverSpec {
     /// would need more is refused at start, an adaptive one fails when it gets there.
     #[serde(default)]
     pub max_steps: Option<u64>,
+    /// Where the energy balance and constraint violations are computed: `output-samples` (default;
+    /// the summary's maxima are over the history's rows) or `every-step` (maxima over every step).
+    #[serde(default)]
+    pub diagnostics: crate::analysis::dynamic::DiagnosticsAt,
 }

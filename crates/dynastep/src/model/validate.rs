@@ -945,6 +945,28 @@ fn check_solver(c: &mut Checker<'_>, s: &SolverSpec) {
         n.residual_tol,
         "give a positive tolerance (default 1e-8)",
     );
+    if !(n.max_contraction > 0.0 && n.max_contraction < 1.0) {
+        c.push(
+            at_n("max_contraction"),
+            e,
+            format!(
+                "max_contraction must lie between 0 and 1 (a contraction rate), got {}",
+                n.max_contraction
+            ),
+            "the default is 0.03".into(),
+        );
+    }
+    if !(n.max_step_change.is_finite() && n.max_step_change >= 0.0) {
+        c.push(
+            at_n("max_step_change"),
+            e,
+            format!(
+                "max_step_change must be a non-negative fraction, got {}",
+                n.max_step_change
+            ),
+            "the default is 0.2 (refresh the matrix when h changes by more than 20 %)".into(),
+        );
+    }
     let k = &s.constraints;
     let at_k = |f: &str| p(&[&"solver", &"constraints", &f]);
     for (name, value, hint) in [
