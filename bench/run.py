@@ -1,0 +1,422 @@
+#!/usr/bin/env python3
+"""dynastep against Exudyn on the same models, at equal accuracy: the benchmark harness.
+
+    python3 bench/run.py                # every case, writes docs/performance.md and bench/results.json
+    python3 bench/run.py --quick        # one repeat, short N-four-bar runs (a smoke test)
+    python3 bench/run.py --cases andrews-1e-5,pendulum-1e-3
+
+It builds the release binary, then for each case:
+
+- runs `dynastep run` with generalized-alpha (rho_inf = 0.9), index 3, fixed steps, output only at
+  the end, and reads the loop time, the counts and the final state from summary.json;
+- builds the same mechanism in Exudyn (when `import exudyn` works) from dynastep's parsed model and
+  assembled initial state (bench/exudyn_model.py), and times `SolveDynamic` with Exudyn's
+  generalized-alpha (index 3, the same rho_inf, modified Newton, fixed steps, Newton tolerance
+  relative 1e-10 / absolute 1e-12, tighter than Exudyn's default 1e-8, which floors its accuracy at
+  small steps);
+- compares the end point of each against an independent reference (a DOP853 solution of the
+  minimal-coordinate equations, or the IVP Test Set's value for Andrews' squeezer).
+
+Runs are interleaved (dynastep, Exudyn, next case, ...), `--repeat` times over; the minimum time of
+each is kept. Times are wall-clock on whatever machine runs this, so docs/performance.md records the
+machine and the date. This is a benchmark: nothing here is asserted by `cargo test`.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "target", "release", "dynastep")
+WORK = os.path.join(ROOT, "target", "bench")
+RHO_INF = 0.9
+
+
+# ------------------------------------------------------------------------------------ models
+def nfourbar_toml(n, t_end):
+    """The N-four-bar chain of the IFToMM benchmark A02 (N + 1 cranks, N couplers, 1 m, 1 kg
+    bars), as examples/nfourbar40.toml lays it out."""
+    i_bar = 1.0 / 12.0
+    out = [f'name = "N-four-bar, N = {n}"', 'gravity = [0.0, -9.81]', "", "[ground.points]"]
+    out += [f"A{k} = [{float(k)}, 0.0]" for k in range(n + 1)]
+    for k in range(n + 1):
+        out += ["", "[[bodies]]", f'name = "crank{k}"', "mass = 1.0", f"inertia = {i_bar!r}",
+                f"x = {float(k)}", "y = 0.5", f"theta = {math.pi / 2!r}", "vx = 0.5", "omega = -1.0"]
+        if k == 0:
+            out.append('given_velocity = ["theta"]')
+        out += ["[bodies.points]", "A = [-0.5, 0.0]", "B = [0.5, 0.0]"]
+    for k in range(n):
+        out += ["", "[[bodies]]", f'name = "coupler{k}"', "mass = 1.0", f"inertia = {i_bar!r}",
+                f"x = {k + 0.5}", "y = 1.0", "vx = 1.0",
+                "[bodies.points]", "left = [-0.5, 0.0]", "right = [0.5, 0.0]"]
+    for k in range(n + 1):
+        out += ["", "[[joints]]", f'name = "A{k}"', 'type = "revolute"', 'body_i = "ground"',
+                f'point_i = "A{k}"', f'body_j = "crank{k}"', 'point_j = "A"']
+    for k in range(n):
+        out += ["", "[[joints]]", f'name = "B{k}_left"', 'type = "revolute"', f'body_i = "crank{k}"',
+                'point_i = "B"', f'body_j = "coupler{k}"', 'point_j = "left"']
+        out += ["", "[[joints]]", f'name = "B{k + 1}_right"', 'type = "revolute"',
+                f'body_i = "coupler{k}"', 'point_i = "right"', f'body_j = "crank{k + 1}"',
+                'point_j = "B"']
+    out += ["", "[[markers]]", 'name = "B0"', 'body = "crank0"', 'point = "B"',
+            "", "[solver]", f"t_end = {t_end!r}"]
+    return "\n".join(out) + "\n"
+
+
+def nfourbar_reference(n, t_end):
+    """B0 at t_end from the exact one-degree-of-freedom reduction: every crank turns with the same
+    angle phi, every coupler translates, so (N+1)/3 + N bar inertias m L^2 are driven by the
+    gravity moment of (N+1)/2 + N bar weights: phi'' = -(g/L) ((N+1)/2 + N)/((N+1)/3 + N) cos phi,
+    phi(0) = pi/2, phi'(0) = -1 rad/s (DOP853, rtol = atol = 1e-13)."""
+    k = 9.81 * ((n + 1) / 2 + n) / ((n + 1) / 3 + n)
+    sol = solve_ivp(lambda t, y: [y[1], -k * math.cos(y[0])], (0, t_end), [math.pi / 2, -1.0],
+                    method="DOP853", rtol=1e-13, atol=1e-13)
+    phi = sol.y[0, -1]
+    return np.array([math.cos(phi), math.sin(phi)])
+
+
+def csv_last(path, columns):
+    import csv
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    return rows[-1], columns
+
+
+def pendulum_reference():
+    """Mass position at 10 s: DOP853 solution of the angle ODE (reference/README.md)."""
+    import csv
+    with open(os.path.join(ROOT, "reference", "derived_simple_pendulum_10s_dt0.01.csv")) as f:
+        last = list(csv.DictReader(f))[-1]
+    assert abs(float(last["t_s"]) - 10.0) < 1e-12
+    return np.array([float(last["x_m"]), float(last["y_m"])])
+
+
+def andrews_reference():
+    """The seven angles of Hairer & Wanner at 0.03 s (IVP Test Set, PSIDE at rtol 1e-14)."""
+    import csv
+    with open(os.path.join(ROOT, "reference", "andrews_ivptestset_reference.csv")) as f:
+        rows = list(csv.DictReader(f))
+    return np.array([float(r["y_at_t0.03"]) for r in rows[:7]])
+
+
+def andrews_angles(theta):
+    """(beta, Theta, gamma, Phi, delta, Omega, epsilon) from the body-frame angles (see the
+    comment at the top of examples/andrews.toml)."""
+    return np.array([theta["OF"], theta["FE"] - theta["OF"], theta["EBD"],
+                     theta["EG"] - theta["AG"], theta["AG"], theta["HE"] - theta["AH"], theta["AH"]])
+
+
+ANDREWS_BODIES = ["OF", "FE", "EBD", "EG", "AG", "HE", "AH"]
+
+
+class Case:
+    """One model at one step: how to run it in both programs and how to measure its error."""
+
+    def __init__(self, name, model_args, h, t_end, measure, reference, unit, repeat_scale=1.0):
+        self.name, self.model_args, self.h, self.t_end = name, model_args, h, t_end
+        self.measure, self.reference, self.unit = measure, reference, unit
+        self.repeat_scale = repeat_scale
+
+
+def cases(quick):
+    out = [
+        Case("pendulum-1e-3", ["--example", "pendulum"], 1e-3, 10.0, ("point", "mass", None, "P1"),
+             pendulum_reference, "m"),
+        Case("pendulum-1e-4", ["--example", "pendulum"], 1e-4, 10.0, ("point", "mass", None, "P1"),
+             pendulum_reference, "m"),
+        Case("andrews-1e-5", ["--example", "andrews"], 1e-5, 0.03, ("andrews",), andrews_reference,
+             "rad"),
+        Case("andrews-1e-6", ["--example", "andrews"], 1e-6, 0.03, ("andrews",), andrews_reference,
+             "rad"),
+        Case("double-fourbar-1e-3", ["--example", "double-fourbar"], 1e-3, 10.0,
+             ("point", "crank0", "B", "B0"), lambda: nfourbar_reference(2, 10.0), "m"),
+    ]
+    t_short = 0.2 if quick else 2.0
+    for n in (10, 20, 40, 80, 160):
+        out.append(Case(f"nfourbar{n}-2s", ("nfourbar", n), 1e-3, t_short,
+                        ("point", "crank0", "B", "B0"),
+                        (lambda n=n: nfourbar_reference(n, t_short)), "m"))
+    t_long = 2.0 if quick else 20.0
+    out.append(Case("nfourbar40-20s", ("nfourbar", 40), 1e-3, t_long,
+                    ("point", "crank0", "B", "B0"), lambda: nfourbar_reference(40, t_long), "m",
+                    repeat_scale=0.4))
+    return out
+
+
+# ---------------------------------------------------------------------------------- dynastep
+def model_args(case):
+    if isinstance(case.model_args, tuple):
+        n = case.model_args[1]
+        path = os.path.join(WORK, f"nfourbar{n}.toml")
+        with open(path, "w") as f:
+            f.write(nfourbar_toml(n, case.t_end))
+        return [path]
+    return list(case.model_args)
+
+
+METHODS = ("full", "modified")
+
+
+def run_dynastep(case, out_dir, method):
+    """One run with Newton `method`; returns (loop time, process time, summary)."""
+    cmd = [BIN, "run", *model_args(case), "--scheme", "generalized-alpha", "--param",
+           f"rho_inf={RHO_INF}", "--dt", repr(case.h), "--t-end", repr(case.t_end),
+           "--output-interval", repr(case.t_end), "--set", f'solver.newton.method="{method}"',
+           "-q", "--out", out_dir]
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    process = time.perf_counter() - t0
+    with open(os.path.join(out_dir, "summary.json")) as f:
+        summary = json.load(f)
+    if summary["status"] != "completed":
+        raise RuntimeError(f"{case.name}: dynastep {summary['status']}: {summary.get('reason')}")
+    return summary["loop_time_s"], process, summary
+
+
+def dynastep_result(case, summary):
+    fs = summary["final_state"]
+    if case.measure[0] == "andrews":
+        return andrews_angles({b: fs["bodies"][b][2] for b in ANDREWS_BODIES})
+    return np.array(fs["markers"][case.measure[3]])
+
+
+# ------------------------------------------------------------------------------------ Exudyn
+# Exudyn's Newton tolerances (relative, absolute): tightened first; its defaults when the tight
+# ones make it fail (it does on the longer chains).
+EXUDYN_TOLERANCES = ((1e-10, 1e-12), (1e-8, 1e-10))
+
+
+def exudyn_settings(exu, case, tol):
+    s = exu.SimulationSettings()
+    ti = s.timeIntegration
+    ti.numberOfSteps = int(round(case.t_end / case.h))
+    ti.endTime = case.t_end
+    ti.verboseMode = 0
+    ti.adaptiveStep = False
+    ti.automaticStepSize = False
+    ti.generalizedAlpha.spectralRadius = RHO_INF
+    ti.generalizedAlpha.computeInitialAccelerations = True
+    ti.newton.useModifiedNewton = True
+    ti.newton.relativeTolerance, ti.newton.absoluteTolerance = tol
+    s.solution.file.write = False
+    s.solution.sensors.writePeriod = case.t_end
+    s.show.computationTime = False
+    s.show.statistics = False
+    if isinstance(case.model_args, tuple):  # the chains: Exudyn's sparse solver is its fast one
+        s.linearSolver.solverType = exu.LinearSolverType.EigenSparse
+    return s
+
+
+def run_exudyn(case, run_dir):
+    """One run from dynastep's run folder, with the tightest Newton tolerances under which Exudyn
+    completes; returns (SolveDynamic time, end result, counts and tolerances) or None when it
+    fails with every one of them."""
+    for tol in EXUDYN_TOLERANCES:
+        out = run_exudyn_with(case, run_dir, tol)
+        if out is not None:
+            return out
+    return None
+
+
+def run_exudyn_with(case, run_dir, tol):
+    import exudyn as exu
+    from exudyn_model import Model
+    m = Model(run_dir)
+    if case.measure[0] == "andrews":
+        sensors = {b: m.sensor_angle(b) for b in ANDREWS_BODIES}
+    else:
+        sensors = {"p": m.sensor_position(case.measure[1], case.measure[2])}
+    m.mbs.Assemble()
+    settings = exudyn_settings(exu, case, tol)
+    t0 = time.perf_counter()
+    try:
+        ok = m.mbs.SolveDynamic(settings, solverType=exu.DynamicSolverType.GeneralizedAlpha,
+                                storeSolver=True)
+    except exu.SolverError:
+        ok = False
+    wall = time.perf_counter() - t0
+    if not ok:
+        return None
+    last = {k: np.asarray(m.mbs.GetSensorStoredData(s))[-1] for k, s in sensors.items()}
+    if case.measure[0] == "andrews":
+        # Exudyn's rotation output of a planar body is measured from its reference angle.
+        result = andrews_angles({b: last[b][1] + m.x0[f"{b}.theta"] for b in ANDREWS_BODIES})
+    else:
+        result = last["p"][1:3]
+    it = m.mbs.sys["dynamicSolver"].it
+    steps = max(int(round(case.t_end / case.h)), 1)
+    counts = {"newton_per_step": it.newtonStepsCount / steps,
+              "jacobians_per_step": it.newtonJacobiCount / steps, "tolerances": tol}
+    return wall, result, counts
+
+
+# ---------------------------------------------------------------------------------- reporting
+def machine():
+    cpu = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} logical cores, {platform.system()} {platform.release()}"
+
+
+def fmt_counts(c):
+    return (f"{c['iterations']:.2f} / {c['residuals']:.2f} / {c['jacobians']:.3f} / "
+            f"{c['factorizations']:.3f}")
+
+
+def write_markdown(results, meta, path):
+    lines = ["# Performance: dynastep and Exudyn side by side", "",
+             "Written by `python3 bench/run.py` (rerun it rather than editing this page). "
+             f"Machine: {meta['machine']}. Date: {meta['date']}. "
+             f"{meta['dynastep']}, Exudyn {meta['exudyn']}, Python {meta['python']}.", "",
+             "Both programs integrate the same model (Exudyn's is built from dynastep's parsed model and "
+             "assembled initial state, bench/exudyn_model.py) with generalized-α, ρ∞ = 0.9, index 3 "
+             "and fixed steps. Exudyn: its modified Newton, Newton tolerances tightened to 1e-10 "
+             "(relative) / 1e-12 (absolute), or its defaults 1e-8 / 1e-10 where it fails with those "
+             "(marked), EigenSparse for the chains. dynastep: default tolerances "
+             "(position correction 1e-10 relative to 1 + ‖q‖∞, residual 1e-8 of the force terms), "
+             "with full Newton (the default) and with `[solver.newton] method = \"modified\"`. "
+             "Time: dynastep's whole time loop (steps, diagnostics at the output samples, output), "
+             "`loop_time_s` of summary.json; Exudyn's `SolveDynamic` call. Minimum over the repeats, "
+             "runs interleaved. Error: the end point against an independent reference (bench/run.py "
+             "says which), largest component, in the unit given. Ratio = Exudyn time / dynastep time.",
+             "", "## Time and accuracy", "",
+             "| case | h [s] | steps | Exudyn [s] | Exudyn error | full Newton [s] | ratio | error | "
+             "modified Newton [s] | ratio | error |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        e, f, m = r.get("exudyn"), r["full"], r["modified"]
+        u = r["unit"]
+        ex_t = f"{e['time']:.4g}" if e else "—"
+        ex_e = f"{e['error']:.2e} {u}" if e else "failed"
+        if e and e["counts"]["tolerances"] != EXUDYN_TOLERANCES[0]:
+            ex_e += " (default Newton tolerances)"
+        ratio = (lambda d: f"{e['time'] / d['time']:.1f}×" if e else "—")
+        lines.append(f"| {r['case']} | {r['h']:g} | {f['steps']} | {ex_t} | {ex_e} | "
+                     f"{f['time']:.4g} | {ratio(f)} | {f['error']:.2e} {u} | "
+                     f"{m['time']:.4g} | {ratio(m)} | {m['error']:.2e} {u} |")
+    lines += ["", "## Counts per step", "",
+              "dynastep: Newton iterations / residual evaluations / Jacobian assemblies / "
+              "factorizations. Exudyn: Newton iterations / Jacobians (what its solver reports).", "",
+              "| case | Exudyn | dynastep, full Newton | dynastep, modified Newton |",
+              "|---|---|---|---|"]
+    for r in results:
+        e = r.get("exudyn")
+        ex = (f"{e['counts']['newton_per_step']:.2f} / {e['counts']['jacobians_per_step']:.3f}"
+              if e else "—")
+        lines.append(f"| {r['case']} | {ex} | {fmt_counts(r['full']['per_step'])} | "
+                     f"{fmt_counts(r['modified']['per_step'])} |")
+    lines += ["", "## Start-up and process time of dynastep", "",
+              "Process time of `dynastep run` (parse, assembly of consistent initial conditions, loop, "
+              "writing the run folder) and the part of it outside the time loop, full Newton.", "",
+              "| case | n + m | process [s] | loop [s] | outside the loop [s] |", "|---|---|---|---|---|"]
+    for r in results:
+        d = r["full"]
+        lines.append(f"| {r['case']} | {d['unknowns']} | {d['process']:.4g} | {d['time']:.4g} | "
+                     f"{d['process'] - d['time']:.4g} |")
+    lines += ["", "## Not measured or not done yet", "",
+              "- The harness does not yet split one Newton iteration at N = 40 into residual, assembly, "
+              "factorization and solve, so the issue's \"time per step within 1.5× of its parts\" "
+              "criterion is not measured here.",
+              "- Factorizations are full pivoting LU every time (faer); a KLU-style numeric refactor "
+              "with the previous pivot order is not implemented. Every element is evaluated anew "
+              "for each residual, matrix and diagnostic (body trigonometry included), and the "
+              "start-up still uses a dense SVD, which dominates the process time of the long chains "
+              "(table above).", ""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="one repeat, short chains")
+    ap.add_argument("--cases", help="comma-separated case names")
+    ap.add_argument("--no-exudyn", action="store_true")
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
+    args = ap.parse_args()
+    repeat = 1 if args.quick else args.repeat
+    subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "dynastep-cli"], cwd=ROOT,
+                   check=True)
+    os.makedirs(WORK, exist_ok=True)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    have_exudyn = False
+    if not args.no_exudyn:
+        try:
+            import exudyn  # noqa: F401
+            have_exudyn = True
+        except ImportError:
+            print("exudyn is not installed (pip install exudyn): dynastep only", file=sys.stderr)
+    selected = cases(args.quick)
+    if args.cases:
+        names = args.cases.split(",")
+        selected = [c for c in selected if c.name in names]
+    best = {c.name: {"exu": math.inf} | {m: {"time": math.inf} for m in METHODS}
+            for c in selected}
+    for rep in range(repeat):
+        for c in selected:
+            if rep >= max(1, round(repeat * c.repeat_scale)):
+                continue
+            b = best[c.name]
+            line = f"[{rep + 1}/{repeat}] {c.name}:"
+            for method in METHODS:
+                out_dir = os.path.join(WORK, f"{c.name}-{method}")
+                loop, process, summary = run_dynastep(c, out_dir, method)
+                if loop < b[method]["time"]:
+                    b[method] = {"time": loop, "process": process, "summary": summary,
+                                 "dir": out_dir}
+                line += f" dynastep {method} {loop:.4g} s,"
+            if have_exudyn:
+                out = run_exudyn(c, b["full"]["dir"])
+                if out is None:
+                    line += " Exudyn failed"
+                else:
+                    wall, result, counts = out
+                    if wall < b["exu"]:
+                        b["exu"], b["exu_result"], b["exu_counts"] = wall, result, counts
+                    line += f" Exudyn {wall:.4g} s"
+            print(line, file=sys.stderr)
+    results = []
+    for c in selected:
+        b, ref = best[c.name], c.reference()
+        r = {"case": c.name, "h": c.h, "unit": c.unit}
+        for method in METHODS:
+            s = b[method]["summary"]
+            steps = max(s["steps"], 1)
+            ni = s["newton_iterations"]
+            r[method] = {"time": b[method]["time"], "process": b[method]["process"],
+                         "steps": s["steps"],
+                         "unknowns": len(s["final_state"]["q"]) + len(s["final_state"]["lambda"]),
+                         "error": float(np.max(np.abs(dynastep_result(c, s) - ref))),
+                         "per_step": {k: ni[k] / steps for k in
+                                      ("residuals", "jacobians", "factorizations")}
+                         | {"iterations": ni["total"] / steps}}
+        if have_exudyn and "exu_result" in b:
+            r["exudyn"] = {"time": b["exu"], "error": float(np.max(np.abs(b["exu_result"] - ref))),
+                           "counts": b["exu_counts"]}
+        results.append(r)
+    meta = {"machine": machine(), "date": datetime.date.today().isoformat(),
+            "python": platform.python_version(),
+            "exudyn": __import__("exudyn").__version__ if have_exudyn else "not installed",
+            "dynastep": subprocess.run([BIN, "--version"], capture_output=True,
+                                       text=True).stdout.strip()}
+    with open(os.path.join(ROOT, "bench", "results.json"), "w") as f:
+        json.dump({"meta": meta, "results": results}, f, indent=1)
+    write_markdown(results, meta, args.out)
+    print(f"wrote {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
