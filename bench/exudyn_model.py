@@ -38,8 +38,9 @@ def initial_state(run_dir):
 
 
 class Model:
-    """An Exudyn system built from a dynastep run folder. `body[name]` is the Exudyn body index,
-    `com[name]` the centre of mass in the body frame [m]."""
+    """An Exudyn system built from a dynastep run folder, not yet assembled (add sensors, then call
+    `mbs.Assemble()`). `body[name]` is the Exudyn body index, `com[name]` the centre of mass in the
+    body frame [m]."""
 
     def __init__(self, run_dir):
         with open(f"{run_dir}/model.json") as f:
@@ -62,7 +63,7 @@ class Model:
             for name, idx in self.body.items():
                 m = self.mbs.AddMarker(MarkerBodyMass(bodyNumber=idx))
                 self.mbs.AddLoad(LoadMassProportional(markerNumber=m, loadVector=[g[0], g[1], 0.0]))
-        self.mbs.Assemble()
+        # The caller adds its sensors, then calls self.mbs.Assemble().
 
     def _add_body(self, b):
         name = b["name"]

@@ -83,13 +83,6 @@ def nfourbar_reference(n, t_end):
     return np.array([math.cos(phi), math.sin(phi)])
 
 
-def csv_last(path, columns):
-    import csv
-    with open(path) as f:
-        rows = list(csv.DictReader(f))
-    return rows[-1], columns
-
-
 def pendulum_reference():
     """Mass position at 10 s: DOP853 solution of the angle ODE (reference/README.md)."""
     import csv
@@ -412,7 +405,11 @@ def main():
             "exudyn": __import__("exudyn").__version__ if have_exudyn else "not installed",
             "dynastep": subprocess.run([BIN, "--version"], capture_output=True,
                                        text=True).stdout.strip()}
-    with open(os.path.join(ROOT, "bench", "results.json"), "w") as f:
+    # The raw numbers go beside the page: bench/results.json for docs/performance.md.
+    default_page = os.path.join(ROOT, "docs", "performance.md")
+    raw = (os.path.join(ROOT, "bench", "results.json") if os.path.abspath(args.out) == default_page
+           else os.path.splitext(args.out)[0] + ".json")
+    with open(raw, "w") as f:
         json.dump({"meta": meta, "results": results}, f, indent=1)
     write_markdown(results, meta, args.out)
     print(f"wrote {args.out}", file=sys.stderr)

@@ -843,7 +843,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             OmegaMaxRecord::update(&mut report.omega_max, w, self.state.t);
         }
         if self.outputs.every_step() {
-            let d = at_state_diag.expect("diagnosed every step");
+            let d = at_state_diag.unwrap_or_else(|| self.diagnose_state());
             let sample = Sample {
                 state: &self.state,
                 energy: d.0,
@@ -866,10 +866,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             self.outputs.advance();
             let on_state = (t_out - self.state.t).abs() <= 1e-9 * step_span;
             let (energy, balance, violation, work) = if on_state {
-                let d = match at_state_diag {
-                    Some(d) => d,
-                    None => self.diagnose_state(),
-                };
+                let d = at_state_diag.unwrap_or_else(|| self.diagnose_state());
                 self.interpolated.copy_from(&self.state);
                 self.interpolated.t = t_out;
                 (d.0, d.1, d.2, self.diag.work)
