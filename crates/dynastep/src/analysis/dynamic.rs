@@ -12,8 +12,10 @@
 //!   only below h_min), and steps land exactly on t_end and on the breakpoints of the time functions
 //!   ([`System::breakpoints`]).
 //!
-//! After each committed step the loop computes the diagnostics (energy balance, constraint
-//! violations; [`super::diagnostics`]) and hands a [`Sample`] to every [`Observer`] at each output time
+//! After each committed step the loop integrates the work of the non-conservative forces, computes
+//! the diagnostics (energy balance, constraint violations; [`super::diagnostics`]) at the output
+//! samples, or at every step with [`DiagnosticsAt::EveryStep`], and hands a [`Sample`] to every
+//! [`Observer`] at each output time
 //! t_0 + k·interval and at t_end, interpolating between steps ([`super::dense_output`]). An observer
 //! may stop the run ([`Flow::Stop`]), which is not a failure. A failed step ends the run with
 //! [`RunStatus::Failed`]; everything observed before stays with the observers.
