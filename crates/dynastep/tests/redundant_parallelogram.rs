@@ -187,3 +187,34 @@ fn redundancy_policy_error_stops_with_the_joint_names() {
         other => panic!("expected a redundancy error, got {other:?}"),
     }
 }
+
+/// The sparse start-up cannot certify full rank here (its saddle-point matrix is singular), so the
+/// dense decomposition decides and names the same joints, and the state is the same as the dense
+/// start-up's.
+#[test]
+fn sparse_start_up_names_the_same_redundant_joints() {
+    use dynastep::analysis::assembly::{assemble, AssemblySettings};
+    use dynastep::formulation::LinearSolver;
+    let model = parse::from_str(MODEL, "redundant.toml").unwrap();
+    let system = dynastep::system::planar::PlanarSystem::new(&model).unwrap();
+    let mut reports = Vec::new();
+    let mut states = Vec::new();
+    for linear_solver in [LinearSolver::Dense, LinearSolver::Sparse] {
+        let mut x = system.initial_state(0.0);
+        let settings = AssemblySettings {
+            linear_solver,
+            ..AssemblySettings::default()
+        };
+        reports.push(assemble(&system, &mut x, &system.given_values(), &settings).unwrap());
+        states.push(x);
+    }
+    assert_eq!(reports[0].rank, 11);
+    assert_eq!(
+        (reports[1].rank, &reports[1].redundant),
+        (reports[0].rank, &reports[0].redundant)
+    );
+    assert!(!reports[1].redundant.is_empty());
+    let d = |a: &dynastep::Vector, b: &dynastep::Vector| (a - b).amax() / (1.0 + b.amax());
+    assert!(d(&states[1].v, &states[0].v) < 1e-12);
+    assert!(d(&states[1].a, &states[0].a) < 1e-10);
+}

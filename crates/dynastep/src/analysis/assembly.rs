@@ -11,12 +11,20 @@
 //!
 //! Redundant constraints (rank Φ_q < m) are found from the singular value decomposition of Φ_q and
 //! reported by the labels of the constraint rows that take part in a dependency.
+//!
+//! Large systems (n + m ≥ [`STARTUP_SPARSE_THRESHOLD`] with `linear_solver = "auto"`, or any size
+//! with `"sparse"`) solve the three linear problems with sparse factorizations and certify the full
+//! rank of Φ_q without the dense decomposition ([`super::assembly_sparse`]); wherever that is not
+//! certain (redundant constraints, a singular matrix) the dense path above takes over.
 
 // Units are written in brackets, `[kg]`, as the style guide asks; these doc strings also become the
 // JSON Schema descriptions, so they are not escaped for rustdoc.
 #![allow(rustdoc::broken_intra_doc_links)]
 
+pub use super::assembly_sparse::STARTUP_SPARSE_THRESHOLD;
+use super::assembly_sparse::{self as sparse, Triplets};
 use crate::formulation::linear::DenseSolver;
+use crate::formulation::LinearSolver;
 use crate::linalg::{Block, Matrix, Vector};
 use crate::scheme::State;
 use crate::system::System;
@@ -53,6 +61,19 @@ pub struct AssemblySettings {
     pub rank_tol: f64,
     /// What to do with redundant constraints [warn].
     pub redundancy: RedundancyPolicy,
+    /// Dense or sparse factorizations [auto: sparse when n + m ≥ [`STARTUP_SPARSE_THRESHOLD`]].
+    pub linear_solver: LinearSolver,
+}
+
+impl AssemblySettings {
+    /// True when a system with n + m = `unknowns` starts up with sparse factorizations.
+    pub fn is_sparse_for(&self, unknowns: usize) -> bool {
+        match self.linear_solver {
+            LinearSolver::Auto => unknowns >= STARTUP_SPARSE_THRESHOLD,
+            LinearSolver::Dense => false,
+            LinearSolver::Sparse => true,
+        }
+    }
 }
 
 impl Default for AssemblySettings {
@@ -61,6 +82,7 @@ impl Default for AssemblySettings {
             max_iterations: 50,
             tolerance: 1e-12,
             rank_tol: 1e-9,
+            linear_solver: LinearSolver::Auto,
             redundancy: RedundancyPolicy::Warn,
         }
     }
@@ -190,6 +212,36 @@ fn stacked_jacobian<S: System>(sys: &S, t: f64, q: &Vector) -> Matrix {
     };
     sys.assembly_constraint_jacobian(q, 1.0, &mut rows);
     j
+}
+
+/// The minimum-norm Newton step of the assembly: `dq` (n) with J dq = `rhs` (m + k) over the free
+/// coordinates, J the Jacobian of [`stacked_residual`]; sparse LU when `sparse`, with the dense
+/// least-squares solution where that fails (rank-deficient J).
+fn stacked_step<S: System>(
+    sys: &S,
+    t: f64,
+    q: &Vector,
+    rhs: &Vector,
+    free: &[bool],
+    sparse: bool,
+) -> Vector {
+    let (m, k) = (sys.m(), sys.assembly_constraint_count());
+    if sparse {
+        let mut a = Triplets::default();
+        sys.constraint_jacobian(t, q, 1.0, &mut a);
+        let mut rows = Block {
+            inner: &mut a,
+            row: m,
+            col: 0,
+            scale: 1.0,
+            transpose: false,
+        };
+        sys.assembly_constraint_jacobian(q, 1.0, &mut rows);
+        if let Some(dq) = sparse::min_norm_solve(&a, m + k, free, rhs) {
+            return dq;
+        }
+    }
+    restricted_lstsq(&stacked_jacobian(sys, t, q), rhs, free)
 }
 
 /// Minimum-norm least-squares solution of `A x = b` restricted to the columns where `free` is true.
@@ -326,6 +378,7 @@ pub fn assemble<S: System>(
     let free_q: Vec<bool> = given.positions.iter().map(|g| !g).collect();
     let free_v: Vec<bool> = given.velocities.iter().map(|g| !g).collect();
     let k = sys.assembly_constraint_count();
+    let sparse = settings.is_sparse_for(sys.n() + m);
     if m + k > 0 {
         // Φ stacked with the given joint values' equations (k rows, assembly only).
         let mut phi = Vector::zeros(m + k);
@@ -341,8 +394,7 @@ pub fn assemble<S: System>(
             if it == settings.max_iterations || !r.is_finite() {
                 break;
             }
-            let j = stacked_jacobian(sys, t, &x.q);
-            let dq = restricted_lstsq(&j, &(-&phi), &free_q);
+            let dq = stacked_step(sys, t, &x.q, &(-&phi), &free_q, sparse);
             // Damped step: never move an angle by more than 0.5 rad or a point by much in one iteration.
             let step = dq.amax();
             let damp = if step > 0.5 { 0.5 / step } else { 1.0 };
@@ -358,7 +410,11 @@ pub fn assemble<S: System>(
         }
     }
     if m > 0 {
-        let (rank, labels) = redundant_constraints(sys, t, &x.q, settings.rank_tol);
+        let (rank, labels) = if sparse && sparse::certainly_full_rank(sys, t, &x.q) {
+            (m, Vec::new())
+        } else {
+            redundant_constraints(sys, t, &x.q, settings.rank_tol)
+        };
         report.rank = rank;
         report.redundant = labels;
         if rank < m && settings.redundancy == RedundancyPolicy::Error {
@@ -369,13 +425,21 @@ pub fn assemble<S: System>(
             });
         }
         // Velocities: least change of the free velocities.
-        let j = dense_jacobian(sys, t, &x.q);
         let mut phi_t = Vector::zeros(m);
         sys.constraint_time_derivative(t, &x.q, &mut phi_t);
-        let rv = -(&j * &x.v + &phi_t);
-        let dv = restricted_lstsq(&j, &rv, &free_v);
-        x.v += dv;
-        let res = &j * &x.v + &phi_t;
+        let res = if sparse {
+            let a = sparse::constraint_triplets(sys, t, &x.q);
+            let rv = -(a.times(&x.v, m) + &phi_t);
+            let dv = sparse::min_norm_solve(&a, m, &free_v, &rv)
+                .unwrap_or_else(|| restricted_lstsq(&dense_jacobian(sys, t, &x.q), &rv, &free_v));
+            x.v += dv;
+            a.times(&x.v, m) + &phi_t
+        } else {
+            let j = dense_jacobian(sys, t, &x.q);
+            let rv = -(&j * &x.v + &phi_t);
+            x.v += restricted_lstsq(&j, &rv, &free_v);
+            &j * &x.v + &phi_t
+        };
         let scale = 1.0 + x.v.amax();
         if res.amax() > 1e-8 * scale {
             return Err(AssemblyError::Velocities {
@@ -385,7 +449,9 @@ pub fn assemble<S: System>(
         }
     }
     report.max_position_change = (&x.q - &q_user).amax();
-    consistent_accelerations(sys, x);
+    if !(sparse && sparse::consistent_accelerations(sys, x)) {
+        consistent_accelerations(sys, x);
+    }
     Ok(report)
 }
 

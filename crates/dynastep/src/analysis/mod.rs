@@ -8,6 +8,7 @@
 //! cost (work–precision data).
 
 pub mod assembly;
+pub mod assembly_sparse;
 pub mod compare;
 pub mod dense_output;
 pub mod diagnostics;

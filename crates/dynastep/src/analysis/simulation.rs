@@ -25,6 +25,7 @@ pub fn assembled(
     let mut initial = system.initial_state(model.solver.t_start.unwrap_or(0.0));
     let settings = AssemblySettings {
         redundancy: model.solver.redundancy,
+        linear_solver: model.solver.newton.linear_solver,
         ..Default::default()
     };
     let report = assemble(system, &mut initial, &system.given_values(), &settings)?;
@@ -90,6 +91,9 @@ pub struct Simulation {
     /// The parameters the scheme was built from (those given; the others at their defaults), as
     /// [`crate::scheme::build`] takes them.
     pub scheme_params: SchemeParams,
+    /// Wall time of [`Simulation::new`]: building the system and the scheme, assembling the initial
+    /// state \[s\].
+    pub startup_time_s: f64,
 }
 
 impl std::fmt::Debug for Simulation {
@@ -110,6 +114,7 @@ impl Simulation {
     /// [`SimulationError`] when the model is not a valid mechanism, the scheme or its parameters are
     /// invalid, the step size or end time is missing or not positive, or assembly fails.
     pub fn new(model: &Model, opts: &RunOptions) -> Result<Self, SimulationError> {
+        let clock = std::time::Instant::now();
         let solver = &model.solver;
         let system = PlanarSystem::new(model)?;
         let scheme_name = opts
@@ -201,6 +206,7 @@ impl Simulation {
             settings,
             scheme,
             scheme_params: params,
+            startup_time_s: clock.elapsed().as_secs_f64(),
         })
     }
 

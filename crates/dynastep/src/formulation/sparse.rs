@@ -407,6 +407,22 @@ impl SparseSolver {
     /// # Panics
     /// When `a` is not dim × dim.
     pub fn factor(&mut self, a: SparseColMatRef<'_, usize, f64>) {
+        self.factor_lu(a);
+        if self.singular {
+            let mut dense = Matrix::zeros(self.dim, self.dim);
+            densify(a, &mut dense);
+            self.fallback.factor(dense);
+        }
+    }
+
+    /// Factors `a` (dim × dim) by sparse LU only, without the least-squares fallback: returns false
+    /// (and [`solve_in_place`](Self::solve_in_place) must not be called) when `a` is singular to
+    /// working precision. For callers that have a better plan than a dense SVD for singular matrices
+    /// (the start-up of large systems, [`crate::analysis::assembly_sparse`]).
+    ///
+    /// # Panics
+    /// When `a` is not dim × dim.
+    pub fn factor_lu(&mut self, a: SparseColMatRef<'_, usize, f64>) -> bool {
         let n = self.dim;
         assert_eq!((a.nrows(), a.ncols()), (n, n), "matrix shape");
         if self.symbolic.is_none() {
@@ -449,11 +465,7 @@ impl SparseSolver {
                 min_pivot.is_nan() || min_pivot <= SINGULAR_PIVOT * scale
             }
         };
-        if self.singular {
-            let mut dense = Matrix::zeros(n, n);
-            densify(a, &mut dense);
-            self.fallback.factor(dense);
-        }
+        !self.singular
     }
 
     /// True when the last factored matrix was singular to working precision.

@@ -221,6 +221,9 @@ pub struct Summary {
     pub wall_time_s: f64,
     /// Wall time of the whole time loop: steps, diagnostics and output \[s\].
     pub loop_time_s: f64,
+    /// Wall time of the start-up before the loop: building the system and the scheme, assembling
+    /// the consistent initial state \[s\].
+    pub startup_time_s: f64,
     /// Where the diagnostics were computed: `output-samples` (the maxima below are over the
     /// history's rows) or `every-step`.
     pub diagnostics: crate::analysis::dynamic::DiagnosticsAt,
@@ -313,6 +316,7 @@ impl Summary {
             },
             wall_time_s: report.wall_time_s,
             loop_time_s: report.loop_time_s,
+            startup_time_s: sim.startup_time_s,
             diagnostics: sim.settings.diagnostics,
             max_energy_error: report.max_energy_error,
             max_constraint_violation: report.max_violation,

@@ -1,0 +1,103 @@
+//! The sparse start-up (`linear_solver = "sparse"`, or "auto" from n + m = 100 on) against the dense
+//! one: on every embedded example, from the files' consistent poses and from poses and velocities
+//! moved off the constraints, both find the same state (the same minimum-norm Newton steps, so the
+//! same positions, velocities, accelerations and multipliers to rounding), the same rank, and no
+//! redundancy where there is none.
+
+use dynastep::analysis::assembly::{assemble, AssemblySettings, STARTUP_SPARSE_THRESHOLD};
+use dynastep::examples::EXAMPLES;
+use dynastep::formulation::LinearSolver;
+use dynastep::model::parse::from_str;
+use dynastep::scheme::State;
+use dynastep::system::planar::PlanarSystem;
+use dynastep::system::System;
+use dynastep::Vector;
+
+fn settings(linear_solver: LinearSolver) -> AssemblySettings {
+    AssemblySettings {
+        linear_solver,
+        ..AssemblySettings::default()
+    }
+}
+
+fn relative(a: &Vector, b: &Vector) -> f64 {
+    (a - b).amax() / (1.0 + b.amax())
+}
+
+/// Largest relative difference of q, v, a and λ.
+fn difference(a: &State, b: &State) -> [f64; 4] {
+    [
+        relative(&a.q, &b.q),
+        relative(&a.v, &b.v),
+        relative(&a.a, &b.a),
+        relative(&a.lambda, &b.lambda),
+    ]
+}
+
+#[test]
+fn sparse_start_up_finds_the_dense_state_on_every_example() {
+    for ex in EXAMPLES {
+        let model = from_str(ex.text, ex.file).unwrap_or_else(|e| panic!("{}: {e}", ex.file));
+        let system = PlanarSystem::new(&model).unwrap_or_else(|e| panic!("{}: {e}", ex.file));
+        if system.m() == 0 {
+            continue;
+        }
+        let given = system.given_values();
+        for moved in [false, true] {
+            let mut start = system.initial_state(0.0);
+            if moved {
+                // Off the constraints: every free coordinate by up to 1 mm (or mrad), every free
+                // velocity by up to 1 cm/s.
+                for i in 0..system.n() {
+                    if !given.positions[i] {
+                        start.q[i] += 1e-3 * (1.0 + i as f64).sin();
+                    }
+                    if !given.velocities[i] {
+                        start.v[i] += 1e-2 * (2.0 + i as f64).cos();
+                    }
+                }
+            }
+            let (mut dense, mut sparse) = (start.clone(), start.clone());
+            let rd = assemble(&system, &mut dense, &given, &settings(LinearSolver::Dense))
+                .unwrap_or_else(|e| panic!("{}: {e}", ex.file));
+            let rs = assemble(
+                &system,
+                &mut sparse,
+                &given,
+                &settings(LinearSolver::Sparse),
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", ex.file));
+            let d = difference(&sparse, &dense);
+            println!(
+                "{:16} moved {moved:5}: {} / {} iterations, rank {}, q {:.1e} v {:.1e} a {:.1e} λ {:.1e}",
+                ex.name, rd.iterations, rs.iterations, rs.rank, d[0], d[1], d[2], d[3]
+            );
+            assert_eq!(
+                (rs.rank, &rs.redundant),
+                (rd.rank, &rd.redundant),
+                "{}",
+                ex.name
+            );
+            assert_eq!(rs.rank, system.m(), "{}", ex.name);
+            assert!(
+                d[0] < 1e-12 && d[1] < 1e-10 && d[2] < 1e-8 && d[3] < 1e-8,
+                "{} (moved: {moved}): {d:?}",
+                ex.name
+            );
+            if moved {
+                assert!(rd.iterations > 0, "{}: nothing to assemble", ex.name);
+            }
+        }
+    }
+}
+
+/// "auto" starts up sparse from n + m = 100 on (the N = 10 chain, 125) and dense below (Andrews, 41).
+#[test]
+fn auto_threshold() {
+    let auto = AssemblySettings::default();
+    assert_eq!(auto.linear_solver, LinearSolver::Auto);
+    assert!(!auto.is_sparse_for(STARTUP_SPARSE_THRESHOLD - 1));
+    assert!(auto.is_sparse_for(STARTUP_SPARSE_THRESHOLD));
+    assert!(!settings(LinearSolver::Dense).is_sparse_for(10_000));
+    assert!(settings(LinearSolver::Sparse).is_sparse_for(1));
+}
