@@ -269,6 +269,7 @@ impl RunReport {
     fn count(&mut self, step: &NewtonStats) {
         self.newton.iterations += step.iterations;
         self.newton.factorizations += step.factorizations;
+        self.newton.refactorizations += step.refactorizations;
         self.newton.jacobians += step.jacobians;
         self.newton.residuals += step.residuals;
         self.newton.least_squares_solves += step.least_squares_solves;

@@ -12,6 +12,9 @@ use crate::linalg::{Matrix, Vector};
 pub struct LinearStats {
     /// Number of factorizations.
     pub factorizations: u64,
+    /// Of these, numeric refactorizations with the pivots and pattern of an earlier one (sparse
+    /// solver only, [`super::refactor`]).
+    pub refactorizations: u64,
     /// Number of solves that fell back to least squares because the matrix was singular.
     pub least_squares_solves: u64,
 }

@@ -57,6 +57,7 @@ pub mod index3;
 pub mod linear;
 pub mod partitioning;
 pub mod projection;
+pub mod refactor;
 mod registry;
 pub mod sparse;
 pub mod tangent_space;
@@ -285,6 +286,8 @@ pub struct NewtonStats {
     pub iterations: u64,
     /// Factorizations of the iteration matrix.
     pub factorizations: u64,
+    /// Of these, numeric refactorizations with the pivots of an earlier one (sparse solver).
+    pub refactorizations: u64,
     /// Solves done in the least-squares sense because the iteration matrix was singular.
     pub least_squares_solves: u64,
     /// Assemblies of the iteration matrix (Jacobian evaluations).
@@ -298,6 +301,7 @@ impl NewtonStats {
     /// counters `before` and `after` (one solve of an integration point).
     pub fn add_linear(&mut self, before: linear::LinearStats, after: linear::LinearStats) {
         self.factorizations += after.factorizations - before.factorizations;
+        self.refactorizations += after.refactorizations - before.refactorizations;
         self.least_squares_solves += after.least_squares_solves - before.least_squares_solves;
     }
 }

@@ -23,6 +23,9 @@ pub struct NewtonSummary {
     pub jacobians: u64,
     /// Factorizations of the iteration matrix.
     pub factorizations: u64,
+    /// Of these, numeric refactorizations with the pivots and pattern of an earlier factorization
+    /// (sparse linear solver; the others chose their pivots afresh).
+    pub refactorizations: u64,
     /// Residual evaluations.
     pub residuals: u64,
     /// `modified` or `full` Newton (`[solver.newton] method`).
@@ -310,6 +313,7 @@ impl Summary {
                 max_per_step: report.max_iterations_per_step,
                 jacobians: report.newton.jacobians,
                 factorizations: report.newton.factorizations,
+                refactorizations: report.newton.refactorizations,
                 residuals: report.newton.residuals,
                 method: sim.settings.newton.method,
                 least_squares_solves: report.newton.least_squares_solves,
