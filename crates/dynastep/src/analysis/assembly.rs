@@ -25,7 +25,7 @@ pub use super::assembly_sparse::STARTUP_SPARSE_THRESHOLD;
 use super::assembly_sparse::{self as sparse, Triplets};
 use crate::formulation::linear::DenseSolver;
 use crate::formulation::LinearSolver;
-use crate::linalg::{Block, Matrix, Vector};
+use crate::linalg::{Block, Matrix, Sink, Vector};
 use crate::scheme::State;
 use crate::system::System;
 
@@ -198,20 +198,54 @@ fn stacked_residual<S: System>(sys: &S, t: f64, q: &Vector, out: &mut Vector) {
     out.rows_mut(m, k).copy_from(&g);
 }
 
-/// The Jacobian of [`stacked_residual`], (m + k) × n.
-fn stacked_jacobian<S: System>(sys: &S, t: f64, q: &Vector) -> Matrix {
-    let (m, k) = (sys.m(), sys.assembly_constraint_count());
-    let mut j = Matrix::zeros(m + k, sys.n());
-    sys.constraint_jacobian(t, q, 1.0, &mut j);
+/// Adds the Jacobian of [`stacked_residual`], (m + k) × n, to `out`: Φ_q in rows 0..m, the given
+/// joint values' rows below.
+fn add_stacked_jacobian<S: System, K: Sink>(sys: &S, t: f64, q: &Vector, out: &mut K) {
+    sys.constraint_jacobian(t, q, 1.0, out);
     let mut rows = Block {
-        inner: &mut j,
-        row: m,
+        inner: out,
+        row: sys.m(),
         col: 0,
         scale: 1.0,
         transpose: false,
     };
     sys.assembly_constraint_jacobian(q, 1.0, &mut rows);
-    j
+}
+
+/// Adds [M Φ_qᵀ; Φ_q 0] at (t, q), (n + m) square, to `out`.
+pub(crate) fn add_saddle_point_matrix<S: System, K: Sink>(
+    sys: &S,
+    t: f64,
+    q: &Vector,
+    out: &mut K,
+) {
+    let n = sys.n();
+    sys.mass(q, 1.0, out);
+    for transpose in [true, false] {
+        let (row, col) = if transpose { (0, n) } else { (n, 0) };
+        let mut block = Block {
+            inner: &mut *out,
+            row,
+            col,
+            scale: 1.0,
+            transpose,
+        };
+        sys.constraint_jacobian(t, q, 1.0, &mut block);
+    }
+}
+
+/// [Q; γ] at (t, q, v) of `x` (n + m entries): the right-hand side of the accelerations and
+/// multipliers.
+pub(crate) fn saddle_point_rhs<S: System>(sys: &S, x: &State) -> Vector {
+    let (n, m) = (sys.n(), sys.m());
+    let mut rhs = Vector::zeros(n + m);
+    let mut qf = Vector::zeros(n);
+    sys.forces(x.t, &x.q, &x.v, &mut qf);
+    rhs.rows_mut(0, n).copy_from(&qf);
+    let mut g = Vector::zeros(m);
+    sys.gamma(x.t, &x.q, &x.v, &mut g);
+    rhs.rows_mut(n, m).copy_from(&g);
+    rhs
 }
 
 /// The minimum-norm Newton step of the assembly: `dq` (n) with J dq = `rhs` (m + k) over the free
@@ -225,23 +259,17 @@ fn stacked_step<S: System>(
     free: &[bool],
     sparse: bool,
 ) -> Vector {
-    let (m, k) = (sys.m(), sys.assembly_constraint_count());
+    let rows = sys.m() + sys.assembly_constraint_count();
     if sparse {
         let mut a = Triplets::default();
-        sys.constraint_jacobian(t, q, 1.0, &mut a);
-        let mut rows = Block {
-            inner: &mut a,
-            row: m,
-            col: 0,
-            scale: 1.0,
-            transpose: false,
-        };
-        sys.assembly_constraint_jacobian(q, 1.0, &mut rows);
-        if let Some(dq) = sparse::min_norm_solve(&a, m + k, free, rhs) {
+        add_stacked_jacobian(sys, t, q, &mut a);
+        if let Some(dq) = sparse::min_norm_solve(&a, rows, free, rhs) {
             return dq;
         }
     }
-    restricted_lstsq(&stacked_jacobian(sys, t, q), rhs, free)
+    let mut j = Matrix::zeros(rows, sys.n());
+    add_stacked_jacobian(sys, t, q, &mut j);
+    restricted_lstsq(&j, rhs, free)
 }
 
 /// Minimum-norm least-squares solution of `A x = b` restricted to the columns where `free` is true.
@@ -460,42 +488,8 @@ pub fn assemble<S: System>(
 pub fn consistent_accelerations<S: System>(sys: &S, x: &mut State) {
     let (n, m) = (sys.n(), sys.m());
     let mut a = Matrix::zeros(n + m, n + m);
-    sys.mass(&x.q, 1.0, &mut a);
-    if m > 0 {
-        sys.constraint_jacobian(
-            x.t,
-            &x.q,
-            1.0,
-            &mut Block {
-                inner: &mut a,
-                row: 0,
-                col: n,
-                scale: 1.0,
-                transpose: true,
-            },
-        );
-        sys.constraint_jacobian(
-            x.t,
-            &x.q,
-            1.0,
-            &mut Block {
-                inner: &mut a,
-                row: n,
-                col: 0,
-                scale: 1.0,
-                transpose: false,
-            },
-        );
-    }
-    let mut rhs = Vector::zeros(n + m);
-    let mut qf = Vector::zeros(n);
-    sys.forces(x.t, &x.q, &x.v, &mut qf);
-    rhs.rows_mut(0, n).copy_from(&qf);
-    if m > 0 {
-        let mut g = Vector::zeros(m);
-        sys.gamma(x.t, &x.q, &x.v, &mut g);
-        rhs.rows_mut(n, m).copy_from(&g);
-    }
+    add_saddle_point_matrix(sys, x.t, &x.q, &mut a);
+    let mut rhs = saddle_point_rhs(sys, x);
     let mut solver = DenseSolver::new(n + m);
     solver.factor(&a);
     solver.solve_in_place(&mut rhs);

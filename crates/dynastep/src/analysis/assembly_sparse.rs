@@ -22,7 +22,7 @@
 //! constraints starts exactly as before (and pays the dense decomposition).
 
 use crate::formulation::sparse::{CscAssembler, SparseSolver};
-use crate::linalg::{Block, Sink, Vector};
+use crate::linalg::{Sink, Vector};
 use crate::scheme::State;
 use crate::system::System;
 
@@ -179,30 +179,13 @@ pub(crate) fn consistent_accelerations<S: System>(sys: &S, x: &mut State) -> boo
     let (n, m) = (sys.n(), sys.m());
     let mut asm = CscAssembler::new(n + m);
     asm.begin();
-    sys.mass(&x.q, 1.0, &mut asm);
-    for transpose in [true, false] {
-        let (row, col) = if transpose { (0, n) } else { (n, 0) };
-        let mut block = Block {
-            inner: &mut asm,
-            row,
-            col,
-            scale: 1.0,
-            transpose,
-        };
-        sys.constraint_jacobian(x.t, &x.q, 1.0, &mut block);
-    }
+    super::assembly::add_saddle_point_matrix(sys, x.t, &x.q, &mut asm);
     asm.finish();
     let mut solver = SparseSolver::new(n + m);
     if !solver.factor_lu(asm.matrix()) {
         return false;
     }
-    let mut rhs = Vector::zeros(n + m);
-    let mut qf = Vector::zeros(n);
-    sys.forces(x.t, &x.q, &x.v, &mut qf);
-    rhs.rows_mut(0, n).copy_from(&qf);
-    let mut g = Vector::zeros(m);
-    sys.gamma(x.t, &x.q, &x.v, &mut g);
-    rhs.rows_mut(n, m).copy_from(&g);
+    let mut rhs = super::assembly::saddle_point_rhs(sys, x);
     solver.solve_in_place(&mut rhs);
     if !rhs.iter().all(|v| v.is_finite()) {
         return false;
