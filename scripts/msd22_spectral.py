@@ -68,14 +68,18 @@ def stability(scheme, rho, n, x_lo, x_hi, points):
                      for r in rows])
 
 
+def run_rho(scheme, rho):
+    """The rho_inf a scheme is run at for the nominal `rho`: LMS3 and LMS4 at 0.999 for 1 (rho_inf
+    = 1 is not zero-stable for them)."""
+    return 0.999 if (rho == 1.0 and scheme in ("lms3", "lms4")) else rho
+
+
 def runs():
     """(scheme, nominal rho_inf, n, curve on the fine grid, extra points 0.05 and 0.5)."""
     cfg = []
     for scheme, n in SECOND:
         for rho in SECOND_RHO:
-            if rho == 1.0 and scheme in ("lms3", "lms4"):
-                rho = 0.999                      # rho_inf = 1 is not zero-stable for LMS3/LMS4
-            cfg.append((scheme, rho, n))
+            cfg.append((scheme, run_rho(scheme, rho), n))
     cfg.append(("trapezoidal", 1.0, 1))
     for scheme, n in HIGHER:
         for rho in (MSSTH_RHO if scheme.startswith("mssth") else [0.0]):
@@ -166,8 +170,7 @@ def main():
         for rho in SECOND_RHO:
             items = []
             for scheme, _ in SECOND:
-                key = (scheme, 0.999) if (rho == 1.0 and scheme in ("lms3", "lms4")) else (scheme, rho)
-                r, ad, pe = at(data, *key, x)
+                r, ad, pe = at(data, scheme, run_rho(scheme, rho), x)
                 items.append(f"{NAME[scheme]} {ad:.3g}/{pe:+.3g}")
             print(f"  x={x} rho_inf={rho}: " + "; ".join(items))
 
@@ -177,7 +180,7 @@ def main():
     _, trap, _ = data[("trapezoidal", 1.0)]
     m = trap[:, 0] <= 0.1 * (1 + 1e-9)
     for scheme, _ in SECOND:
-        rho = 0.999 if scheme in ("lms3", "lms4") else 1.0
+        rho = run_rho(scheme, 1.0)
         _, fine, _ = data[(scheme, rho)]
         d = np.abs(fine[:, 1:] - trap[:, 1:]).max(axis=0)
         dpe = np.abs(fine[m, 3] - trap[m, 3]).max()
