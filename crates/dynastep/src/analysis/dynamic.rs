@@ -29,7 +29,7 @@ pub use super::diagnostics::ConstraintViolation;
 use super::diagnostics::Diagnostics;
 use super::natural_frequency::{self, OmegaMaxRecord};
 use super::output_times::OutputTimes;
-use super::step::{solve_step, StepFailure, StepWork};
+use super::step::{filter_through_iteration_matrix, solve_step, StepFailure, StepWork};
 use super::step_control::{error_norm, initial_step, Controller, StepSettings, Tolerances};
 use crate::formulation::{
     self, ConstraintSettings, Correction, Formulation, FormulationError, FormulationSettings,
@@ -648,9 +648,9 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 &mut stats,
                 None,
             );
-            report.count(&stats);
             let retry = match solved {
                 Err(f) => {
+                    report.count(&stats);
                     self.scheme.reject();
                     report.rejected_steps += 1;
                     let h_new = self.controller.newton_failure(h);
@@ -664,6 +664,16 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 }
                 Ok(()) => {
                     self.scheme.local_error(&mut self.err);
+                    // A filter point that does not converge leaves the estimate unfiltered.
+                    let _ = filter_through_iteration_matrix(
+                        self.sys,
+                        self.scheme,
+                        self.form,
+                        &mut self.work,
+                        &mut self.err,
+                        &mut stats,
+                    );
+                    report.count(&stats);
                     let norm = self.judged_norm(h, tol);
                     let (accept, h_new) = self.controller.judge(h, tol.judged(norm, h));
                     if accept {

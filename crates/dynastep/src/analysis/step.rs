@@ -3,12 +3,13 @@
 //!
 //! [`solve_step`] begins the step (`Scheme::begin_step`, `Formulation::before_step`), solves each
 //! integration point the scheme fills, and hands each solution back to the scheme. It does not
-//! commit: the caller then asks for the local error, and either commits (`Scheme::end_step`,
-//! `Formulation::after_step`) or rejects (`Scheme::reject`). It allocates nothing.
+//! commit: the caller then asks for the local error (filtered, for the schemes that ask for it, by
+//! [`filter_through_iteration_matrix`]), and either commits (`Scheme::end_step`, `Formulation::after_step`) or
+//! rejects (`Scheme::reject`). It allocates nothing.
 
 use crate::formulation::{Formulation, FormulationError, NewtonStats};
 use crate::linalg::Vector;
-use crate::scheme::{IntegrationPoint, PointSolution, Scheme};
+use crate::scheme::{IntegrationPoint, LocalError, PointSolution, Scheme};
 use crate::system::System;
 
 /// Work space of one step: the integration point, the unknowns u (n) and λ (m), and the force terms
@@ -102,4 +103,35 @@ pub fn solve_step<S: System, F: Formulation<S> + ?Sized>(
         );
     }
     Ok(())
+}
+
+/// Filters the local error estimate `err` (n and n) of the step just solved through the iteration
+/// matrix, when the scheme asks for it ([`Scheme::error_filter_point`]) and the formulation can solve
+/// its point ([`Formulation::solves_point_maps`]): solves that point and writes
+/// e_q + c_v e_v + c_q (u − u_guess) and e_v + c_v (u − u_guess) into `err`. Returns whether `err`
+/// was filtered; Newton counters are added to `stats`. The scheme is not touched.
+///
+/// # Errors
+/// The formulation's error when the filter point does not converge; `err` is then unchanged.
+pub fn filter_through_iteration_matrix<S: System, F: Formulation<S> + ?Sized>(
+    sys: &S,
+    scheme: &dyn Scheme,
+    formulation: &mut F,
+    work: &mut StepWork,
+    err: &mut LocalError,
+    stats: &mut NewtonStats,
+) -> Result<bool, FormulationError> {
+    if !formulation.solves_point_maps() || !scheme.error_filter_point(err, &mut work.pt) {
+        return Ok(false);
+    }
+    let pt = &work.pt;
+    work.u.copy_from(&pt.u_guess);
+    work.lambda.copy_from(&pt.lambda_guess);
+    formulation.solve(sys, pt, &mut work.u, &mut work.lambda, stats)?;
+    for r in 0..err.q.len() {
+        let w = work.u[r] - pt.u_guess[r];
+        err.q[r] += pt.c_v * err.v[r] + pt.c_q * w;
+        err.v[r] += pt.c_v * w;
+    }
+    Ok(true)
 }

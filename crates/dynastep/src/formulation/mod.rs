@@ -394,6 +394,14 @@ pub trait Formulation<S: System> {
     /// The force terms Φ_q(q_e)ᵀλ − Q(q_e, v_e, t_e) (n) \[N\] of the last solution.
     fn force_terms(&self) -> &Vector;
 
+    /// True when the state a solved point stands for is the point's own (q̂ + c_q u, v̂ + c_v u),
+    /// so that a scheme's error filter ([`crate::scheme::Scheme::error_filter_point`]) can be
+    /// solved by it. The tangent-space formulation, whose solution is a state of its own
+    /// linearization, returns false.
+    fn solves_point_maps(&self) -> bool {
+        true
+    }
+
     /// The Newton settings in use.
     fn settings(&self) -> &NewtonSettings;
 

@@ -426,6 +426,11 @@ impl<S: System> Formulation<S> for TangentSpace {
         &self.force_terms
     }
 
+    /// False: the solution is (x, ẋ, ẍ) of the linearization, not the point's q̂ + c_q u.
+    fn solves_point_maps(&self) -> bool {
+        false
+    }
+
     fn settings(&self) -> &NewtonSettings {
         &self.settings
     }

@@ -41,8 +41,30 @@
 //! 1996, *Solving ODEs II*, §IV.8; applied to y = [q; v]). A second-order tableau without them uses
 //! its Taylor constants with divided differences of the stage accelerations (see
 //! [`Esdirk::error_constants`]); a tableau of higher order without embedded weights has no estimate.
+//!
+//! # Filtered estimate
+//! When the embedded solution is not L-stable (ESDIRK3(2)4L\[2\]SA: R̂(∞) = 0.218, where R(∞) = 0), the
+//! difference keeps a fixed share of every stiff component, and the constraint reactions of an
+//! index-3 problem are infinitely stiff: the estimate stops falling with h. With Shampine's filter,
+//! which RADAU5 uses (Hairer & Wanner 1996, §IV.8, step size selection), the estimate e = (e_q, e_v)
+//! is replaced by (E − hgJ)⁻¹ E e, with E
+//! the DAE's mass matrix (I, M, 0) and J its Jacobian at the end of the step, which damps the stiff
+//! components by 1/(1 − hgλ) and removes the part of e_q that leaves the constraints. Written as
+//! x = e + z, (E − hgJ) z = hg J e, the correction z is one more solve of the last stage's equations,
+//! from the end of the step shifted by the estimate: with w the change of the acceleration,
+//!
+//! ```text
+//! x_q = e_q + c_v e_v + c_q w        x_v = e_v + c_v w          (c_v = h g, c_q = c_v²)
+//! [M + c_v C + c_q K   Φ_qᵀ] [w ]     [−(r(q + e_q + c_v e_v, v + e_v) − r(q, v))]
+//! [c_q Φ_q              0  ] [δλ]  =  [−Φ_q (e_q + c_v e_v)                      ]
+//! ```
+//!
+//! with r the residual of the equations of motion and (q, v) the end of the step: the iteration
+//! matrix of the last stage, to which the formulation's Newton iteration converges in one or two
+//! iterations (the time loop solves it, [`crate::analysis::step::filter_through_iteration_matrix`]). Every
+//! tableau with embedded weights is filtered; the Taylor-constant estimates are not.
 
-use super::predictor::{first_order_point, predict, Known};
+use super::predictor::{first_order_maps, first_order_point, predict, Known};
 use super::{History, IntegrationPoint, LocalError, PointSolution, Scheme, State};
 use crate::linalg::Vector;
 
@@ -359,6 +381,27 @@ impl Scheme for Esdirk {
                 0.0
             };
         }
+        true
+    }
+
+    /// With embedded weights: the last stage's point with q̂ = Q_s + e_q + c_v e_v − c_q A_s and
+    /// v̂ = V_s + e_v − c_v A_s (c_v = h g, c_q = c_v²), started from (A_s, Λ_s); see the module
+    /// documentation, "Filtered estimate".
+    fn error_filter_point(&self, err: &LocalError, pt: &mut IntegrationPoint) -> bool {
+        if self.tableau.b_hat.is_none() {
+            return false;
+        }
+        let s = self.tableau.stages();
+        let c_v = self.h * self.tableau.diagonal();
+        let c_q = c_v * c_v;
+        let (q, v, a) = (&self.qs[s - 1], &self.vs[s - 1], &self.accs[s - 1]);
+        for r in 0..q.len() {
+            pt.q_hat[r] = q[r] + err.q[r] + c_v * err.v[r] - c_q * a[r];
+            pt.v_hat[r] = v[r] + err.v[r] - c_v * a[r];
+        }
+        first_order_maps(pt, self.t_n + self.h, c_v);
+        pt.u_guess.copy_from(a);
+        pt.lambda_guess.copy_from(&self.lambdas[s - 1]);
         true
     }
 

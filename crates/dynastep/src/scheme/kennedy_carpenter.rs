@@ -120,7 +120,7 @@ const fn caps(order: u32) -> Capabilities {
         explicit_in_positions: false,
         unconditionally_stable: true,
         error_estimate: Some(
-            "embedded pair: difference of the order-p and order-(p-1) solutions (Kennedy & Carpenter 2019)",
+            "embedded pair: difference of the order-p and order-(p-1) solutions (Kennedy & Carpenter 2019), filtered through the last stage's iteration matrix (Shampine; Hairer & Wanner 1996, Solving ODEs II, sec. IV.8)",
         ),
         error_order: order,
         variable_step: true,

@@ -277,6 +277,17 @@ pub trait Scheme: Send {
         false
     }
 
+    /// For a scheme whose estimate must be filtered through the iteration matrix (an embedded pair
+    /// that is not L-stable, see [`esdirk`]), called after [`Scheme::local_error`] wrote `err`:
+    /// fills `pt` with a point of the last stage's iteration matrix whose starting value gives the
+    /// step's end shifted by the estimate, q̂ + c_q u_guess = q_{n+1} + e_q + c_v e_v and
+    /// v̂ + c_v u_guess = v_{n+1} + e_v, and returns true. Its solution u gives the filtered
+    /// estimate e_q + c_v e_v + c_q (u − u_guess), e_v + c_v (u − u_guess) (computed by
+    /// [`crate::analysis::step::filter_through_iteration_matrix`]). False, the default: no filter.
+    fn error_filter_point(&self, _err: &LocalError, _pt: &mut IntegrationPoint) -> bool {
+        false
+    }
+
     /// For schemes of variable order, called after the loop accepted the step just solved (before
     /// [`Scheme::end_step`]): chooses the order of the next step from the error estimates of this
     /// step at neighbouring orders, each measured by `norm` (the loop's error norm, filtered by the

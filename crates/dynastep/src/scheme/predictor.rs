@@ -76,12 +76,18 @@ pub fn first_order_point(
     v_hat: &Vector,
     c_v: f64,
 ) {
-    pt.t_e = t_n1;
-    pt.t_c = t_n1;
     pt.q_hat.copy_from(q_hat);
     pt.v_hat.copy_from(v_hat);
+    first_order_maps(pt, t_n1, c_v);
+}
+
+/// [`first_order_point`] for a point whose `q_hat` and `v_hat` (n each) the caller has already
+/// written into `pt`.
+pub fn first_order_maps(pt: &mut IntegrationPoint, t_n1: f64, c_v: f64) {
+    pt.t_e = t_n1;
+    pt.t_c = t_n1;
     pt.a_hat.fill(0.0);
-    pt.qc_hat.copy_from(q_hat);
+    pt.qc_hat.copy_from(&pt.q_hat);
     pt.c_v = c_v;
     pt.c_q = c_v * c_v;
     pt.c_a = 1.0;
