@@ -1,6 +1,6 @@
 //! A fuzz test that runs for real: mutated example models go through what `dynastep check` does
 //! (parse, validate, build the system, assemble, check the run settings) and, when that passes, a
-//! short run of 10 steps. No input may panic, and none may take more than 5 s (a hang guard, not a speed test).
+//! short run of 10 steps. No input may panic, a model the file reader accepts must build, and none may take more than 5 s (a hang guard, not a speed test).
 //!
 //! The mutations: dropped and duplicated lines (dropped keys), flipped characters, numbers replaced
 //! by extreme values, truncation, and time functions replaced by long or deeply nested expressions.
@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::examples::EXAMPLES;
 use dynastep::model::parse;
+use dynastep::system::planar::PlanarSystem;
 
 /// The case being run, for the panic hook's message.
 static CASE: AtomicU64 = AtomicU64::new(0);
@@ -120,6 +121,10 @@ fn exercise(text: &str) {
     let Ok(model) = parse::from_str(text, "fuzz.toml") else {
         return;
     };
+    // One source of rules: what the file reader accepts, the assembler builds.
+    if let Err(e) = PlanarSystem::new(&model) {
+        panic!("the file reader accepted a model the assembler refuses: {e}");
+    }
     let t0 = model.solver.t_start.unwrap_or(0.0);
     let dt = model.solver.dt.unwrap_or(1e-3);
     // Ten fixed steps; an adaptive model may need more steps for the span of ten `dt` (a mutated

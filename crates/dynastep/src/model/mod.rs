@@ -6,6 +6,7 @@
 
 pub mod equations;
 pub mod function;
+pub mod geometry;
 pub mod jet;
 pub mod parse;
 pub mod types;

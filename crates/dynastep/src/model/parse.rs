@@ -1597,7 +1597,14 @@ t_end = 2.0
         let e = one_error(&text, "axis = |[0.0, 0.0]", 0, "has no direction");
         assert_eq!(e.entity.as_deref(), Some("joint `D`"));
         let text = format!("{VALID}\n[[joints]]\nname = \"E\"\ntype = \"distance\"\nbody_i = \"ground\"\nbody_j = \"rod\"\nlength = -1\n");
-        one_error(&text, "-1", 0, "length must be positive");
+        one_error(&text, "-1", 0, "length must be at least 1e-12 m");
+        // Rules that need the initial geometry are located too: the crank's origin is on the
+        // ground's origin, so a distance joint between them has no length to keep.
+        let text = format!("{VALID}\n[[joints]]\nname = \"E\"\ntype = \"distance\"\nbody_i = \"ground\"\nbody_j = \"crank\"\n");
+        one_error(&text, "\"crank\"", LAST, "0e0 m apart initially");
+        // An axis whose squared norm underflows has no direction to normalize.
+        let text = edit("axis = [1.0, 0.0]", "axis = [1e-200, 0.0]");
+        one_error(&text, "axis = |[1e-200, 0.0]", 0, "has no direction");
     }
 
     #[test]
@@ -1645,6 +1652,19 @@ t_end = 2.0
         one_error(&text, "\"X\"", 0, "has no point `X`");
         let text = edit("fy = -2.0", "fy = { type = \"table\", points = [] }");
         one_error(&text, "points = |[]", 0, "at least one");
+        let tsda = "\n[[forces]]\nname = \"s\"\ntype = \"tsda\"\n";
+        let text = format!("{VALID}{tsda}body_i = \"rod\"\nbody_j = \"rod\"\npoint_j = \"C\"\n");
+        one_error(&text, "\"rod\"", LAST, "connects body `rod` to itself");
+        let text = format!("{VALID}{tsda}body_i = \"ground\"\npoint_i = \"A\"\nbody_j = \"crank\"\npoint_j = \"A\"\n");
+        one_error(&text, "\"crank\"", LAST, "apart initially");
+        let rsda = "\n[[forces]]\nname = \"r\"\ntype = \"rsda\"\njoint = \"C\"\n";
+        let e = one_error(
+            &format!("{VALID}{rsda}"),
+            "\"C\"",
+            LAST,
+            "connects point mass `slider`",
+        );
+        assert_eq!(e.entity.as_deref(), Some("force `r`"));
     }
 
     #[test]

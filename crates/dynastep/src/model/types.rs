@@ -312,6 +312,18 @@ pub enum ForceSpec {
     },
 }
 
+impl ForceSpec {
+    /// The element's unique name among forces.
+    pub fn name(&self) -> &str {
+        match self {
+            ForceSpec::Tsda { name, .. }
+            | ForceSpec::Rsda { name, .. }
+            | ForceSpec::Force { name, .. }
+            | ForceSpec::Torque { name, .. } => name,
+        }
+    }
+}
+
 /// A named point whose global position and velocity are output as `<name>.x`, `.y`, `.vx`, `.vy`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

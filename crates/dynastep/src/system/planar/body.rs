@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use super::kinematics::{perp, BodyRef, Frame};
+use super::resolver::unchecked;
 use super::PlanarError;
 use crate::linalg::{Sink, Vector};
 use crate::model::{BodyKind, BodySpec, Coordinate};
@@ -61,44 +62,14 @@ pub enum Body {
 }
 
 impl Body {
-    /// Builds a body from its model specification, with its first coordinate at index `col` of q.
+    /// Builds a body from its model specification (checked by `model::validate`), with its first
+    /// coordinate at index `col` of q.
     ///
     /// # Errors
-    /// [`PlanarError::InvalidBody`] for a non-positive or non-finite mass, a rigid body without a
-    /// positive inertia, a point mass with an inertia, a point named `origin` away from the origin,
-    /// or θ marked as given for a point mass.
+    /// Only for what the model checks refuse: a rigid body without an inertia.
     pub(crate) fn from_spec(spec: &BodySpec, col: usize) -> Result<Body, PlanarError> {
-        let bad = |reason: String| PlanarError::InvalidBody {
-            body: spec.name.clone(),
-            reason,
-        };
-        if !(spec.mass > 0.0 && spec.mass.is_finite()) {
-            return Err(bad(format!(
-                "mass must be positive and finite (got {} kg)",
-                spec.mass
-            )));
-        }
-        let finite = [spec.x, spec.y, spec.theta, spec.vx, spec.vy, spec.omega]
-            .iter()
-            .chain(spec.com.iter())
-            .chain(spec.points.values().flatten())
-            .all(|x| x.is_finite());
-        if !finite {
-            return Err(bad(
-                "pose, velocity, com and points must be finite numbers".into()
-            ));
-        }
         let mut points = spec.points.clone();
-        match points.get(ORIGIN) {
-            Some(p) if *p != [0.0, 0.0] => {
-                return Err(bad(format!(
-                    "point `origin` is reserved for the frame origin [0, 0] (got {p:?}); rename the point"
-                )))
-            }
-            _ => {
-                points.insert(ORIGIN.into(), [0.0, 0.0]);
-            }
-        }
+        points.insert(ORIGIN.into(), [0.0, 0.0]);
         let common = BodyCommon {
             name: spec.name.clone(),
             mass: spec.mass,
@@ -110,36 +81,13 @@ impl Body {
             given: spec.given.clone(),
             given_velocity: spec.given_velocity.clone(),
         };
-        match spec.kind {
-            BodyKind::Rigid => match spec.inertia {
-                Some(i) if i > 0.0 && i.is_finite() => Ok(Body::Rigid(RigidBody {
-                    common,
-                    inertia: i,
-                })),
-                Some(i) => Err(bad(format!(
-                    "inertia must be positive and finite (got {i} kg m²)"
-                ))),
-                None => Err(bad(
-                    "a rigid body needs `inertia`, its moment of inertia about the centre of mass [kg m²]"
-                        .into(),
-                )),
-            },
-            BodyKind::Point => {
-                if spec.inertia.is_some() {
-                    return Err(bad(
-                        "a point mass has no inertia; remove `inertia` or make the body rigid".into(),
-                    ));
-                }
-                if spec.given.contains(&Coordinate::Theta)
-                    || spec.given_velocity.contains(&Coordinate::Theta)
-                {
-                    return Err(bad(
-                        "a point mass has no rotation; remove `theta` from `given`/`given_velocity`"
-                            .into(),
-                    ));
-                }
-                Ok(Body::Point(PointMass { common }))
-            }
+        match (spec.kind, spec.inertia) {
+            (BodyKind::Rigid, Some(inertia)) => Ok(Body::Rigid(RigidBody { common, inertia })),
+            (BodyKind::Rigid, None) => Err(unchecked(
+                &format!("body `{}`", spec.name),
+                "a rigid body without an inertia",
+            )),
+            (BodyKind::Point, _) => Ok(Body::Point(PointMass { common })),
         }
     }
 

@@ -12,9 +12,11 @@
 use super::joints::{Joint, JointType};
 use super::kinematics::{perp, BodyRef, LVec, PointPair, Row, Slots, NS, TI};
 use super::rates::{self, PairRates};
+use super::resolver::{compile, find_joint, unchecked, Resolver};
+use super::PlanarError;
 use crate::linalg::Vector;
 use crate::model::function::TimeFunction;
-use crate::model::Coordinate;
+use crate::model::{Coordinate, DriverKind, DriverSpec, JointSpec};
 
 /// What a driver prescribes, resolved to coordinates.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +40,16 @@ pub(crate) enum DriverType {
 }
 
 impl DriverType {
+    /// The slots of the bodies the driven quantity depends on.
+    fn slots(&self) -> Slots {
+        match self {
+            DriverType::Revolute { bi, bj } | DriverType::Prismatic { bi, bj, .. } => {
+                Slots::pair(*bi, *bj)
+            }
+            DriverType::Coordinate { body, .. } => Slots::single(*body),
+        }
+    }
+
     /// The value of joint `j` as a driven quantity: θ_j − θ_i of a revolute joint between rigid bodies,
     /// or the displacement along the axis of a prismatic joint; `None` for other joints (or a
     /// revolute joint with a point mass, which has no rotation).
@@ -70,6 +82,74 @@ pub(crate) struct Driver {
 }
 
 impl Driver {
+    /// Builds the driver of `spec` (checked by `model::validate`) on the already built `joints`,
+    /// its row `row` of Φ.
+    ///
+    /// # Errors
+    /// Only for what the model checks refuse (an unknown joint or body, a joint without a value to
+    /// drive, a coordinate the body does not have) and a time function that does not compile.
+    pub(crate) fn from_spec(
+        spec: &DriverSpec,
+        res: &Resolver<'_>,
+        joints: &[Joint],
+        row: usize,
+    ) -> Result<Driver, PlanarError> {
+        let el = format!("driver `{}`", spec.name);
+        let geometry = match spec.kind {
+            DriverKind::Joint => {
+                let name = spec.joint.as_deref().unwrap_or_default();
+                DriverType::joint_value(find_joint(joints, &el, name)?)
+                    .ok_or_else(|| unchecked(&el, "its joint has no value to drive"))?
+            }
+            DriverKind::Coordinate => {
+                let name = spec.body.as_deref().unwrap_or_default();
+                let (body, k) = res.body(&el, name)?;
+                let k = k.ok_or_else(|| unchecked(&el, "the ground has no coordinates"))?;
+                let coordinate = spec
+                    .coordinate
+                    .filter(|&c| !(c == Coordinate::Theta && body.is_point_mass()))
+                    .ok_or_else(|| unchecked(&el, "no coordinate of the body to drive"))?;
+                DriverType::Coordinate {
+                    body,
+                    com: res.bodies[k].com(),
+                    coordinate,
+                }
+            }
+        };
+        Ok(Driver {
+            name: spec.name.clone(),
+            slots: geometry.slots(),
+            geometry,
+            function: compile(&format!("{el}, function"), &spec.function)?,
+            row,
+        })
+    }
+
+    /// The value of the `given` joint `spec` held at its initial value during assembly: a driver
+    /// with a constant function, at row `row` of the assembly equations.
+    ///
+    /// # Errors
+    /// Only for what the model checks refuse (a joint without a value to hold).
+    pub(crate) fn held_joint(
+        spec: &JointSpec,
+        joints: &[Joint],
+        q0: &Vector,
+        row: usize,
+    ) -> Result<Driver, PlanarError> {
+        let el = format!("joint `{}`", spec.name);
+        let geometry = DriverType::joint_value(find_joint(joints, &el, &spec.name)?)
+            .ok_or_else(|| unchecked(&el, "`given` on a joint without a value to hold"))?;
+        let mut held = Driver {
+            name: spec.name.clone(),
+            slots: geometry.slots(),
+            geometry,
+            function: TimeFunction::Constant(0.0),
+            row,
+        };
+        held.function = TimeFunction::Constant(held.eval(q0).phi);
+        Ok(held)
+    }
+
     /// The third-derivative contraction `T[v, v, ·]` of g for local velocities `vl` (see
     /// [`super::rates`]); zero for the linear drivers (revolute angle, coordinate θ).
     pub(crate) fn eval_second_rates(&self, q: &Vector, vl: &LVec) -> LVec {

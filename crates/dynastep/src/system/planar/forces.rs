@@ -15,11 +15,16 @@
 //!   point mass are the global axes.
 //! - **applied torque** τ(t) on a rigid body.
 
+use super::body::Body;
+use super::joints::Joint;
 use super::kinematics::{
     cross, dot, ldot, lmul, perp, BodyRef, LMat, LVec, PointPair, Row, Slots, NS, TI, TJ,
 };
+use super::resolver::{compile, find_joint, unchecked, Resolver};
+use super::PlanarError;
 use crate::linalg::Vector;
-use crate::model::function::TimeFunction;
+use crate::model::function::{FunctionSpec, TimeFunction};
+use crate::model::{ForceSpec, Frame as LoadFrame};
 
 /// Lengths below this \[m\] are replaced by it when a TSDA's direction is computed, so that Q stays finite
 /// when its points meet (the direction is then arbitrary).
@@ -88,6 +93,136 @@ pub(crate) struct ForceElement {
     pub label: String,
     pub slots: Slots,
     pub law: ForceType,
+}
+
+impl ForceElement {
+    /// The weight m g of every body, g (2) \[m/s²\]; none when g = 0.
+    pub(crate) fn gravity(bodies: &[Body], g: [f64; 2]) -> Vec<ForceElement> {
+        if g == [0.0, 0.0] {
+            return Vec::new();
+        }
+        bodies
+            .iter()
+            .map(|b| ForceElement {
+                label: format!("gravity on body `{}`", b.name()),
+                slots: Slots::single(b.body_ref()),
+                law: ForceType::Gravity {
+                    col: b.first_coordinate(),
+                    weight: [b.mass() * g[0], b.mass() * g[1]],
+                },
+            })
+            .collect()
+    }
+
+    /// Builds the force element of `spec` (checked by `model::validate`) on the already built
+    /// `joints`, from the initial coordinates `q0` (n): a TSDA's free length defaults to the
+    /// initial distance of its points.
+    ///
+    /// # Errors
+    /// Only for what the model checks refuse (an unknown body, point or joint) and a time function
+    /// that does not compile.
+    pub(crate) fn from_spec(
+        spec: &ForceSpec,
+        res: &Resolver<'_>,
+        joints: &[Joint],
+        q0: &Vector,
+    ) -> Result<ForceElement, PlanarError> {
+        let el = match spec {
+            ForceSpec::Tsda { name, .. } => format!("force `{name}` (tsda)"),
+            ForceSpec::Rsda { name, .. } => format!("force `{name}` (rsda)"),
+            ForceSpec::Force { name, .. } => format!("force `{name}` (force)"),
+            ForceSpec::Torque { name, .. } => format!("force `{name}` (torque)"),
+        };
+        let optional = |what: &str, f: &Option<FunctionSpec>| {
+            f.as_ref()
+                .map(|s| compile(&format!("{el}, {what}"), s))
+                .transpose()
+        };
+        let (slots, law) = match spec {
+            ForceSpec::Tsda {
+                body_i,
+                point_i,
+                body_j,
+                point_j,
+                stiffness,
+                free_length,
+                damping,
+                actuator,
+                ..
+            } => {
+                let (bi, si) = res.point(&el, body_i, point_i.as_deref())?;
+                let (bj, sj) = res.point(&el, body_j, point_j.as_deref())?;
+                let free_length = free_length.unwrap_or_else(|| {
+                    let p = PointPair::new(bi.frame(q0), si, bj.frame(q0), sj);
+                    (p.d[0] * p.d[0] + p.d[1] * p.d[1]).sqrt()
+                });
+                let law = ForceType::Tsda {
+                    bi,
+                    si,
+                    bj,
+                    sj,
+                    stiffness: *stiffness,
+                    free_length,
+                    damping: *damping,
+                    actuator: optional("actuator", actuator)?,
+                };
+                (Slots::pair(bi, bj), law)
+            }
+            ForceSpec::Rsda {
+                joint,
+                stiffness,
+                free_angle,
+                damping,
+                actuator,
+                ..
+            } => {
+                let j = find_joint(joints, &el, joint)?;
+                let law = ForceType::Rsda {
+                    bi: j.bi,
+                    bj: j.bj,
+                    stiffness: *stiffness,
+                    free_angle: *free_angle,
+                    damping: *damping,
+                    actuator: optional("actuator", actuator)?,
+                };
+                (Slots::pair(j.bi, j.bj), law)
+            }
+            ForceSpec::Force {
+                body,
+                point,
+                fx,
+                fy,
+                frame,
+                ..
+            } => {
+                let (b, s) = res.point(&el, body, point.as_deref())?;
+                let zero = || TimeFunction::Constant(0.0);
+                let law = ForceType::Load {
+                    body: b,
+                    s,
+                    fx: optional("fx", fx)?.unwrap_or_else(zero),
+                    fy: optional("fy", fy)?.unwrap_or_else(zero),
+                    body_frame: *frame == LoadFrame::Body,
+                };
+                (Slots::single(b), law)
+            }
+            ForceSpec::Torque { body, torque, .. } => {
+                let (b, _) = res.body(&el, body)?;
+                if !matches!(b, BodyRef::Rigid { .. }) {
+                    return Err(unchecked(&el, "a torque needs a moving rigid body"));
+                }
+                let law = ForceType::Torque {
+                    torque: compile(&format!("{el}, torque"), torque)?,
+                };
+                (Slots::single(b), law)
+            }
+        };
+        Ok(ForceElement {
+            label: el,
+            slots,
+            law,
+        })
+    }
 }
 
 /// Q, its Jacobians and its non-conservative power at one state (local slots).

@@ -18,8 +18,11 @@
 
 use super::kinematics::{BodyRef, LVec, PointPair, Row, Slots, NS, TI};
 use super::rates::{self, PairRates};
+use super::resolver::{unchecked, Resolver};
+use super::PlanarError;
 use crate::linalg::Vector;
-use crate::model::JointKind;
+use crate::model::geometry::unit_axis;
+use crate::model::{JointKind, JointSpec};
 
 /// The geometry of a joint kind.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -64,6 +67,53 @@ pub(crate) struct Joint {
 }
 
 impl Joint {
+    /// Builds the joint of `spec` (checked by `model::validate`), its first row `first_row` of Φ,
+    /// from the initial coordinates `q0` (n): the relative rotation a prismatic or fixed joint
+    /// keeps, and a distance joint's length when the model gives none.
+    ///
+    /// # Errors
+    /// Only for what the model checks refuse (an unknown body or point, an axis without a
+    /// direction).
+    pub(crate) fn from_spec(
+        spec: &JointSpec,
+        res: &Resolver<'_>,
+        q0: &Vector,
+        first_row: usize,
+    ) -> Result<Joint, PlanarError> {
+        let el = format!("joint `{}` ({})", spec.name, kind_name(spec.kind));
+        let (bi, si) = res.point(&el, &spec.body_i, spec.point_i.as_deref())?;
+        let (bj, sj) = res.point(&el, &spec.body_j, spec.point_j.as_deref())?;
+        let angle0 = bj.frame(q0).theta - bi.frame(q0).theta;
+        let geometry = match spec.kind {
+            JointKind::Revolute => JointType::Revolute,
+            JointKind::Prismatic => JointType::Prismatic {
+                axis: unit_axis(spec.axis.unwrap_or([1.0, 0.0]))
+                    .ok_or_else(|| unchecked(&el, "its axis has no direction"))?,
+                angle0: (!bj.is_point_mass()).then_some(angle0),
+            },
+            JointKind::Fixed => JointType::Fixed {
+                angle0: (!bi.is_point_mass() && !bj.is_point_mass()).then_some(angle0),
+            },
+            JointKind::Distance => JointType::Distance {
+                length: spec.length.unwrap_or_else(|| {
+                    let p = PointPair::new(bi.frame(q0), si, bj.frame(q0), sj);
+                    (p.d[0] * p.d[0] + p.d[1] * p.d[1]).sqrt()
+                }),
+            },
+        };
+        Ok(Joint {
+            name: spec.name.clone(),
+            kind: spec.kind,
+            bi,
+            si,
+            bj,
+            sj,
+            slots: Slots::pair(bi, bj),
+            geometry,
+            first_row,
+        })
+    }
+
     /// Number of rows.
     pub(crate) fn rows(&self) -> usize {
         match self.geometry {

@@ -39,40 +39,38 @@ mod forces;
 mod joints;
 mod kinematics;
 mod rates;
+mod resolver;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 
 pub use body::{Body, PointMass, RigidBody};
 
-use self::body::{point_list, ORIGIN};
 use self::drivers::{Driver, DriverType};
-use self::forces::{ForceElement, ForceType};
+use self::forces::ForceElement;
 use self::joints::{kind_name, Joint, JointType};
-use self::kinematics::{cross, lmul, perp, quad, BodyRef, LVec, Row, Slots, NS};
+use self::kinematics::{cross, lmul, perp, quad, BodyRef, LVec, Row, NS};
+use self::resolver::Resolver;
 use super::equations::EquationSystem;
 use super::System;
 use crate::analysis::assembly::GivenValues;
 use crate::linalg::{Sink, Vector};
 use crate::model::equations::EquationSpec;
-use crate::model::function::{FunctionError, FunctionSpec, TimeFunction};
-use crate::model::{
-    Coordinate, DriverKind, ForceSpec, Frame as LoadFrame, JointKind, Model, GROUND,
-};
+use crate::model::function::FunctionError;
+use crate::model::validate::{self, Issue};
+use crate::model::{Coordinate, Model};
 use crate::scheme::State;
 
 /// Why a model cannot be turned into a [`PlanarSystem`]. Every message names the offending entity.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum PlanarError {
-    /// A body's own data is invalid (mass, inertia, kind, reserved point name, …).
-    #[error("body `{body}`: {reason}")]
-    InvalidBody {
-        /// The body.
-        body: String,
-        /// What is wrong and how to fix it.
-        reason: String,
+    /// The model breaks rules of [`validate::check_elements`]: every issue found, each naming the
+    /// entity, the path of the offending value, and how to fix it.
+    #[error("{}", issues_text(issues))]
+    Invalid {
+        /// The issues, in the order of the model's entries.
+        issues: Vec<Issue>,
     },
     /// An element refers to a body that does not exist.
     #[error("{element}: unknown body `{body}`; the bodies are: {known}")]
@@ -122,14 +120,15 @@ pub enum PlanarError {
         /// Why.
         source: FunctionError,
     },
-    /// Two entities of one kind share a name.
-    #[error("{what} `{name}` is defined more than once; names must be unique among {what}s")]
-    Duplicate {
-        /// "body", "joint", "driver", "force" or "marker".
-        what: &'static str,
-        /// The name.
-        name: String,
-    },
+}
+
+/// The issues of [`PlanarError::Invalid`], one per line.
+fn issues_text(issues: &[Issue]) -> String {
+    issues
+        .iter()
+        .map(Issue::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A marker resolved to coordinates.
@@ -161,584 +160,75 @@ pub struct PlanarSystem {
     equations: Option<EquationSystem>,
 }
 
-/// Name lookup during construction.
-struct Resolver<'a> {
-    bodies: &'a [Body],
-    index: HashMap<&'a str, usize>,
-    ground: BTreeMap<String, [f64; 2]>,
-}
-
-impl Resolver<'_> {
-    fn known_bodies(&self) -> String {
-        std::iter::once(GROUND)
-            .chain(self.bodies.iter().map(|b| b.name()))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
-    /// The body named `name` (`None` index: the ground).
-    fn body(&self, element: &str, name: &str) -> Result<(BodyRef, Option<usize>), PlanarError> {
-        if name == GROUND {
-            return Ok((BodyRef::Ground, None));
-        }
-        match self.index.get(name) {
-            Some(&k) => Ok((self.bodies[k].body_ref(), Some(k))),
-            None => Err(PlanarError::UnknownBody {
-                element: element.into(),
-                body: name.into(),
-                known: self.known_bodies(),
-            }),
-        }
-    }
-
-    /// Body and point (relative to the centre of mass in body axes; global for the ground).
-    fn point(
-        &self,
-        element: &str,
-        body: &str,
-        point: Option<&str>,
-    ) -> Result<(BodyRef, [f64; 2]), PlanarError> {
-        let point = point.unwrap_or(ORIGIN);
-        let (b, k) = self.body(element, body)?;
-        let found = match k {
-            None => self.ground.get(point).copied(),
-            Some(k) => self.bodies[k].point(point),
-        };
-        found
-            .map(|s| (b, s))
-            .ok_or_else(|| PlanarError::UnknownPoint {
-                element: element.into(),
-                body: body.into(),
-                point: point.into(),
-                known: match k {
-                    None => point_list(&self.ground),
-                    Some(k) => point_list(&self.bodies[k].common().points),
-                },
-            })
-    }
-}
-
-fn compile(element: &str, spec: &FunctionSpec) -> Result<TimeFunction, PlanarError> {
-    TimeFunction::new(spec).map_err(|source| PlanarError::Function {
-        element: element.into(),
-        source,
-    })
-}
-
-fn invalid(element: &str, reason: impl Into<String>) -> PlanarError {
-    PlanarError::InvalidElement {
-        element: element.into(),
-        reason: reason.into(),
-    }
-}
-
-fn check_unique<'a>(
-    what: &'static str,
-    names: impl Iterator<Item = &'a str>,
-) -> Result<(), PlanarError> {
-    let mut seen = HashSet::new();
-    for n in names {
-        if !seen.insert(n) {
-            return Err(PlanarError::Duplicate {
-                what,
-                name: n.into(),
-            });
-        }
-    }
-    Ok(())
-}
-
-fn finite(element: &str, what: &str, x: f64) -> Result<(), PlanarError> {
-    if x.is_finite() {
-        Ok(())
-    } else {
-        Err(invalid(
-            element,
-            format!("{what} must be a finite number (got {x})"),
-        ))
-    }
-}
-
-fn force_name(f: &ForceSpec) -> &str {
-    match f {
-        ForceSpec::Tsda { name, .. }
-        | ForceSpec::Rsda { name, .. }
-        | ForceSpec::Force { name, .. }
-        | ForceSpec::Torque { name, .. } => name,
-    }
-}
-
 impl PlanarSystem {
     /// Builds the system of `model`.
     ///
     /// # Errors
-    /// [`PlanarError`], naming the entity, for: duplicate names; a body named `ground`; a non-positive
-    /// mass; a rigid body without a positive inertia or a point mass with one; unknown bodies, points
-    /// or joints; a joint or force element with body i = body j; a prismatic joint with a zero axis; a
-    /// distance joint of zero length; a joint driver on a joint that is not revolute or prismatic (or on
-    /// a revolute joint with a point mass, which has no rotation); a coordinate driver on the ground or
-    /// asking for θ of a point mass; an RSDA on a non-revolute joint or on one with a point mass; a
-    /// TSDA whose points coincide initially (length < 1e-12 m); a load on the ground, a torque on a
-    /// point mass or the ground; a time function that does not compile; non-finite parameters.
+    /// [`PlanarError::Invalid`] with every issue [`validate::check_elements`] finds (each with the
+    /// path of the offending value; the file reader reports the same issues with file and line);
+    /// [`PlanarError::InvalidElement`] for an `[equations]` model mixed with planar elements or
+    /// whose equations do not compile. The other variants only report what the checks should
+    /// have refused (a bug).
     ///
     /// Never panics.
     pub fn new(model: &Model) -> Result<PlanarSystem, PlanarError> {
         if let Some(spec) = &model.equations {
             return Self::from_equations(model, spec);
         }
-        // Bodies.
-        check_unique("body", model.bodies.iter().map(|b| b.name.as_str()))?;
-        check_unique("joint", model.joints.iter().map(|j| j.name.as_str()))?;
-        check_unique("driver", model.drivers.iter().map(|d| d.name.as_str()))?;
-        check_unique("force", model.forces.iter().map(force_name))?;
-        check_unique("marker", model.markers.iter().map(|m| m.name.as_str()))?;
+        let issues = validate::check_elements(model);
+        if !issues.is_empty() {
+            return Err(PlanarError::Invalid { issues });
+        }
         let mut bodies = Vec::with_capacity(model.bodies.len());
         let mut n = 0;
         for spec in &model.bodies {
-            if spec.name == GROUND {
-                return Err(PlanarError::InvalidBody {
-                    body: spec.name.clone(),
-                    reason: "the name `ground` is reserved for the fixed ground; rename the body"
-                        .into(),
-                });
-            }
             let b = Body::from_spec(spec, n)?;
             n += b.dof();
             bodies.push(b);
         }
-        let mut ground = model.ground.points.clone();
-        match ground.get(ORIGIN) {
-            Some(p) if *p != [0.0, 0.0] => {
-                return Err(PlanarError::InvalidBody {
-                    body: GROUND.into(),
-                    reason: format!(
-                        "point `origin` is reserved for the global origin [0, 0] (got {p:?}); rename the point"
-                    ),
-                })
-            }
-            _ => {
-                ground.insert(ORIGIN.into(), [0.0, 0.0]);
-            }
-        }
-        if ground.values().flatten().any(|x| !x.is_finite()) {
-            return Err(PlanarError::InvalidBody {
-                body: GROUND.into(),
-                reason: "points must be finite numbers".into(),
-            });
-        }
-        let res = Resolver {
-            bodies: &bodies,
-            index: bodies
-                .iter()
-                .enumerate()
-                .map(|(k, b)| (b.name(), k))
-                .collect(),
-            ground,
-        };
+        let res = Resolver::new(&bodies, &model.ground.points);
         let mut q0 = Vector::zeros(n);
         let mut v0 = Vector::zeros(n);
         for b in &bodies {
             b.write_initial(&mut q0, &mut v0);
         }
-
-        // Joints.
         let mut joints = Vec::with_capacity(model.joints.len());
         let mut m = 0;
         for spec in &model.joints {
-            let el = format!("joint `{}` ({})", spec.name, kind_name(spec.kind));
-            if spec.body_i == spec.body_j {
-                return Err(invalid(
-                    &el,
-                    format!(
-                        "body_i and body_j are both `{}`; a joint connects two different bodies",
-                        spec.body_i
-                    ),
-                ));
-            }
-            let (bi, si) = res.point(&el, &spec.body_i, spec.point_i.as_deref())?;
-            let (bj, sj) = res.point(&el, &spec.body_j, spec.point_j.as_deref())?;
-            if spec.axis.is_some() && spec.kind != JointKind::Prismatic {
-                return Err(invalid(&el, "`axis` applies to prismatic joints only"));
-            }
-            if spec.length.is_some() && spec.kind != JointKind::Distance {
-                return Err(invalid(&el, "`length` applies to distance joints only"));
-            }
-            let angle0 = bj.frame(&q0).theta - bi.frame(&q0).theta;
-            let geometry = match spec.kind {
-                JointKind::Revolute => JointType::Revolute,
-                JointKind::Prismatic => {
-                    let a = spec.axis.unwrap_or([1.0, 0.0]);
-                    let norm = (a[0] * a[0] + a[1] * a[1]).sqrt();
-                    if !(norm > 1e-12 && norm.is_finite()) {
-                        return Err(invalid(
-                            &el,
-                            format!("axis {a:?} has no direction; give a non-zero sliding direction in the frame of body i"),
-                        ));
-                    }
-                    JointType::Prismatic {
-                        axis: [a[0] / norm, a[1] / norm],
-                        angle0: (!bj.is_point_mass()).then_some(angle0),
-                    }
-                }
-                JointKind::Fixed => JointType::Fixed {
-                    angle0: (!bi.is_point_mass() && !bj.is_point_mass()).then_some(angle0),
-                },
-                JointKind::Distance => {
-                    let length = match spec.length {
-                        Some(l) => l,
-                        None => {
-                            let p =
-                                kinematics::PointPair::new(bi.frame(&q0), si, bj.frame(&q0), sj);
-                            (p.d[0] * p.d[0] + p.d[1] * p.d[1]).sqrt()
-                        }
-                    };
-                    if !(length > 1e-12 && length.is_finite()) {
-                        return Err(invalid(
-                            &el,
-                            format!(
-                                "length must be positive and finite (got {length} m{}); for coincident points use a revolute joint",
-                                if spec.length.is_none() { ", the initial distance" } else { "" }
-                            ),
-                        ));
-                    }
-                    JointType::Distance { length }
-                }
-            };
-            let j = Joint {
-                name: spec.name.clone(),
-                kind: spec.kind,
-                bi,
-                si,
-                bj,
-                sj,
-                slots: Slots::pair(bi, bj),
-                geometry,
-                first_row: m,
-            };
+            let j = Joint::from_spec(spec, &res, &q0, m)?;
             m += j.rows();
             joints.push(j);
         }
-        let known_joints = || {
-            model
-                .joints
-                .iter()
-                .map(|j| j.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let find_joint = |el: &str, name: &str| -> Result<&Joint, PlanarError> {
-            joints
-                .iter()
-                .find(|j| j.name == name)
-                .ok_or_else(|| PlanarError::UnknownJoint {
-                    element: el.into(),
-                    joint: name.into(),
-                    known: known_joints(),
-                })
-        };
-
-        // Drivers.
         let mut drivers = Vec::with_capacity(model.drivers.len());
         for spec in &model.drivers {
-            let el = format!("driver `{}`", spec.name);
-            let geometry = match spec.kind {
-                DriverKind::Joint => {
-                    if spec.body.is_some() || spec.coordinate.is_some() {
-                        return Err(invalid(
-                            &el,
-                            "`body` and `coordinate` belong to coordinate drivers; a joint driver names only `joint`",
-                        ));
-                    }
-                    let name = spec
-                        .joint
-                        .as_deref()
-                        .ok_or_else(|| invalid(&el, "a joint driver needs `joint`, the revolute or prismatic joint it drives"))?;
-                    let j = find_joint(&el, name)?;
-                    match (DriverType::joint_value(j), &j.geometry) {
-                        (Some(geometry), _) => geometry,
-                        (None, JointType::Revolute) => {
-                            return Err(invalid(
-                                &el,
-                                format!("joint `{name}` connects a point mass, which has no rotation to drive"),
-                            ))
-                        }
-                        (None, _) => {
-                            return Err(invalid(
-                                &el,
-                                format!(
-                                    "joint `{name}` is a {} joint; joint drivers apply to revolute and prismatic joints only (use a coordinate driver otherwise)",
-                                    kind_name(j.kind)
-                                ),
-                            ))
-                        }
-                    }
-                }
-                DriverKind::Coordinate => {
-                    if spec.joint.is_some() {
-                        return Err(invalid(
-                            &el,
-                            "`joint` belongs to joint drivers; a coordinate driver names `body` and `coordinate`",
-                        ));
-                    }
-                    let name = spec
-                        .body
-                        .as_deref()
-                        .ok_or_else(|| invalid(&el, "a coordinate driver needs `body`"))?;
-                    let coordinate = spec.coordinate.ok_or_else(|| {
-                        invalid(
-                            &el,
-                            "a coordinate driver needs `coordinate` (x, y or theta)",
-                        )
-                    })?;
-                    let (body, k) = res.body(&el, name)?;
-                    let Some(k) = k else {
-                        return Err(invalid(&el, "the ground has no coordinates to drive"));
-                    };
-                    if coordinate == Coordinate::Theta && body.is_point_mass() {
-                        return Err(invalid(
-                            &el,
-                            format!("body `{name}` is a point mass and has no theta"),
-                        ));
-                    }
-                    DriverType::Coordinate {
-                        body,
-                        com: bodies[k].com(),
-                        coordinate,
-                    }
-                }
-            };
-            let slots = match &geometry {
-                DriverType::Revolute { bi, bj } | DriverType::Prismatic { bi, bj, .. } => {
-                    Slots::pair(*bi, *bj)
-                }
-                DriverType::Coordinate { body, .. } => Slots::single(*body),
-            };
-            drivers.push(Driver {
-                name: spec.name.clone(),
-                geometry,
-                slots,
-                function: compile(&format!("{el}, function"), &spec.function)?,
-                row: m,
-            });
+            drivers.push(Driver::from_spec(spec, &res, &joints, m)?);
             m += 1;
         }
-
-        // Joint values held during assembly.
-        let mut given_joints = Vec::new();
-        for spec in model.joints.iter().filter(|j| j.given) {
-            let el = format!("joint `{}` ({})", spec.name, kind_name(spec.kind));
-            let j = find_joint(&el, &spec.name)?;
-            let geometry = DriverType::joint_value(j).ok_or_else(|| {
-                invalid(
-                    &el,
-                    "`given` holds the value of a revolute joint between rigid bodies or of a prismatic joint; mark body coordinates as given otherwise",
-                )
-            })?;
-            let mut held = Driver {
-                name: spec.name.clone(),
-                slots: Slots::pair(j.bi, j.bj),
-                geometry,
-                function: TimeFunction::Constant(0.0),
-                row: given_joints.len(),
-            };
-            held.function = TimeFunction::Constant(held.eval(&q0).phi);
-            given_joints.push(held);
-        }
-
-        // Forces: gravity first, then the model's force elements.
-        let g = model.gravity;
-        if !(g[0].is_finite() && g[1].is_finite()) {
-            return Err(invalid("gravity", format!("must be finite (got {g:?})")));
-        }
-        let mut forces = Vec::new();
-        if g != [0.0, 0.0] {
-            for b in &bodies {
-                let br = b.body_ref();
-                forces.push(ForceElement {
-                    label: format!("gravity on body `{}`", b.name()),
-                    slots: Slots::single(br),
-                    law: ForceType::Gravity {
-                        col: b.first_coordinate(),
-                        weight: [b.mass() * g[0], b.mass() * g[1]],
-                    },
-                });
-            }
-        }
-        let optional =
-            |el: &str, f: &Option<FunctionSpec>| -> Result<Option<TimeFunction>, PlanarError> {
-                f.as_ref().map(|s| compile(el, s)).transpose()
-            };
+        let given_joints = model
+            .joints
+            .iter()
+            .filter(|j| j.given)
+            .enumerate()
+            .map(|(row, spec)| Driver::held_joint(spec, &joints, &q0, row))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut forces = ForceElement::gravity(&bodies, model.gravity);
         for spec in &model.forces {
-            let f = match spec {
-                ForceSpec::Tsda {
-                    name,
-                    body_i,
-                    point_i,
-                    body_j,
-                    point_j,
-                    stiffness,
-                    free_length,
-                    damping,
-                    actuator,
-                } => {
-                    let el = format!("force `{name}` (tsda)");
-                    if body_i == body_j {
-                        return Err(invalid(
-                            &el,
-                            format!("body_i and body_j are both `{body_i}`; a TSDA connects two different bodies"),
-                        ));
-                    }
-                    let (bi, si) = res.point(&el, body_i, point_i.as_deref())?;
-                    let (bj, sj) = res.point(&el, body_j, point_j.as_deref())?;
-                    finite(&el, "stiffness", *stiffness)?;
-                    finite(&el, "damping", *damping)?;
-                    let p = kinematics::PointPair::new(bi.frame(&q0), si, bj.frame(&q0), sj);
-                    let l = (p.d[0] * p.d[0] + p.d[1] * p.d[1]).sqrt();
-                    if l.is_nan() || l < forces::MIN_LENGTH {
-                        return Err(invalid(
-                            &el,
-                            format!("its points are {l:e} m apart initially; a TSDA needs a direction, so move the points apart"),
-                        ));
-                    }
-                    let free_length = free_length.unwrap_or(l);
-                    if !(free_length >= 0.0 && free_length.is_finite()) {
-                        return Err(invalid(
-                            &el,
-                            format!(
-                                "free_length must be non-negative and finite (got {free_length} m)"
-                            ),
-                        ));
-                    }
-                    ForceElement {
-                        label: el.clone(),
-                        slots: Slots::pair(bi, bj),
-                        law: ForceType::Tsda {
-                            bi,
-                            si,
-                            bj,
-                            sj,
-                            stiffness: *stiffness,
-                            free_length,
-                            damping: *damping,
-                            actuator: optional(&format!("{el}, actuator"), actuator)?,
-                        },
-                    }
-                }
-                ForceSpec::Rsda {
-                    name,
-                    joint,
-                    stiffness,
-                    free_angle,
-                    damping,
-                    actuator,
-                } => {
-                    let el = format!("force `{name}` (rsda)");
-                    let j = find_joint(&el, joint)?;
-                    if j.kind != JointKind::Revolute {
-                        return Err(invalid(
-                            &el,
-                            format!(
-                                "joint `{joint}` is a {} joint; an RSDA acts at a revolute joint",
-                                kind_name(j.kind)
-                            ),
-                        ));
-                    }
-                    if j.bi.is_point_mass() || j.bj.is_point_mass() {
-                        return Err(invalid(
-                            &el,
-                            format!(
-                                "joint `{joint}` connects a point mass, which cannot take a torque"
-                            ),
-                        ));
-                    }
-                    finite(&el, "stiffness", *stiffness)?;
-                    finite(&el, "damping", *damping)?;
-                    finite(&el, "free_angle", *free_angle)?;
-                    ForceElement {
-                        label: el.clone(),
-                        slots: Slots::pair(j.bi, j.bj),
-                        law: ForceType::Rsda {
-                            bi: j.bi,
-                            bj: j.bj,
-                            stiffness: *stiffness,
-                            free_angle: *free_angle,
-                            damping: *damping,
-                            actuator: optional(&format!("{el}, actuator"), actuator)?,
-                        },
-                    }
-                }
-                ForceSpec::Force {
-                    name,
-                    body,
-                    point,
-                    fx,
-                    fy,
-                    frame,
-                } => {
-                    let el = format!("force `{name}` (force)");
-                    let (b, s) = res.point(&el, body, point.as_deref())?;
-                    if b == BodyRef::Ground {
-                        return Err(invalid(
-                            &el,
-                            "a force on the ground has no effect; apply it to a moving body",
-                        ));
-                    }
-                    let zero = TimeFunction::Constant(0.0);
-                    ForceElement {
-                        label: el.clone(),
-                        slots: Slots::single(b),
-                        law: ForceType::Load {
-                            body: b,
-                            s,
-                            fx: optional(&format!("{el}, fx"), fx)?.unwrap_or(zero.clone()),
-                            fy: optional(&format!("{el}, fy"), fy)?.unwrap_or(zero),
-                            body_frame: *frame == LoadFrame::Body,
-                        },
-                    }
-                }
-                ForceSpec::Torque { name, body, torque } => {
-                    let el = format!("force `{name}` (torque)");
-                    let (b, _) = res.body(&el, body)?;
-                    match b {
-                        BodyRef::Rigid { .. } => {}
-                        BodyRef::Point { .. } => {
-                            return Err(invalid(
-                                &el,
-                                format!(
-                                    "body `{body}` is a point mass, which cannot take a torque"
-                                ),
-                            ))
-                        }
-                        BodyRef::Ground => return Err(invalid(
-                            &el,
-                            "a torque on the ground has no effect; apply it to a moving rigid body",
-                        )),
-                    }
-                    ForceElement {
-                        label: el.clone(),
-                        slots: Slots::single(b),
-                        law: ForceType::Torque {
-                            torque: compile(&format!("{el}, torque"), torque)?,
-                        },
-                    }
-                }
-            };
-            forces.push(f);
+            forces.push(ForceElement::from_spec(spec, &res, &joints, &q0)?);
         }
         let damped = forces.iter().any(|f| f.has_v_jacobian());
-
-        // Markers.
-        let mut markers = Vec::with_capacity(model.markers.len());
-        for spec in &model.markers {
-            let el = format!("marker `{}`", spec.name);
-            let (body, s) = res.point(&el, &spec.body, spec.point.as_deref())?;
-            markers.push(Marker {
-                name: spec.name.clone(),
-                body,
-                s,
-            });
-        }
-
+        let markers = model
+            .markers
+            .iter()
+            .map(|spec| {
+                let el = format!("marker `{}`", spec.name);
+                let (body, s) = res.point(&el, &spec.body, spec.point.as_deref())?;
+                Ok(Marker {
+                    name: spec.name.clone(),
+                    body,
+                    s,
+                })
+            })
+            .collect::<Result<Vec<_>, PlanarError>>()?;
         Ok(PlanarSystem {
             bodies,
             joints,

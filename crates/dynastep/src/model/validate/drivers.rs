@@ -1,0 +1,136 @@
+//! The rules of `[[drivers]]`: a joint driver names a revolute joint between rigid bodies or a
+//! prismatic joint; a coordinate driver names a moving body and one of its coordinates; each has a
+//! time function that compiles.
+
+use super::super::types::*;
+use super::checker::{label, p, Checker};
+use super::suggest;
+
+/// Checks every driver.
+pub(super) fn check(c: &mut Checker<'_>, model: &Model) {
+    c.names(
+        "drivers",
+        "driver",
+        model.drivers.iter().map(|d| d.name.as_str()),
+    );
+    for (i, d) in model.drivers.iter().enumerate() {
+        let e = label("driver", "drivers", i, &d.name);
+        match d.kind {
+            DriverKind::Joint => joint_driver(c, &e, i, d),
+            DriverKind::Coordinate => coordinate_driver(c, &e, i, d),
+        }
+        c.function(p(&[&"drivers", &i, &"function"]), &e, &d.function);
+    }
+}
+
+/// A driver of a joint's value: the joint exists and has a value to drive; no `body` or
+/// `coordinate`.
+fn joint_driver(c: &mut Checker<'_>, e: &str, i: usize, d: &DriverSpec) {
+    let at = |f: &str| p(&[&"drivers", &i, &f]);
+    match &d.joint {
+        None => c.push(
+            at("joint"),
+            e,
+            "a joint driver needs `joint`".into(),
+            "add `joint = \"<name of a revolute or prismatic joint>\"`".into(),
+        ),
+        Some(name) => {
+            if let Some(j) = c.joint_ref(at("joint"), e, name) {
+                drivable(c, e, i, name, j);
+            }
+        }
+    }
+    for (f, given) in [
+        ("body", d.body.is_some()),
+        ("coordinate", d.coordinate.is_some()),
+    ] {
+        if given {
+            c.push(
+                at(f),
+                e,
+                format!("`{f}` is not used by a joint driver"),
+                format!("remove `{f}`, or set `type = \"coordinate\"`"),
+            );
+        }
+    }
+}
+
+/// Whether joint `name` has a value a driver can prescribe.
+fn drivable(c: &mut Checker<'_>, e: &str, i: usize, name: &str, j: &JointSpec) {
+    let at = p(&[&"drivers", &i, &"joint"]);
+    match j.kind {
+        JointKind::Distance | JointKind::Fixed => c.push(
+            at,
+            e,
+            format!(
+                "joint `{name}` is a {} joint, which has no value to drive",
+                if j.kind == JointKind::Fixed {
+                    "fixed"
+                } else {
+                    "distance"
+                }
+            ),
+            "drive a revolute or prismatic joint (or give a distance joint its `length`)".into(),
+        ),
+        JointKind::Revolute => {
+            for body in [&j.body_i, &j.body_j] {
+                if c.is_point_mass(body) {
+                    c.push(
+                        at.clone(),
+                        e,
+                        format!("revolute joint `{name}` connects point mass `{body}`, which has no rotation to drive"),
+                        "drive a joint between rigid bodies, or use a coordinate driver".into(),
+                    );
+                }
+            }
+        }
+        JointKind::Prismatic => {}
+    }
+}
+
+/// A driver of one body coordinate: a moving body, a coordinate it has; no `joint`.
+fn coordinate_driver(c: &mut Checker<'_>, e: &str, i: usize, d: &DriverSpec) {
+    let at = |f: &str| p(&[&"drivers", &i, &f]);
+    let body = match &d.body {
+        None => {
+            let hint = format!(
+                "add `body = \"<name>\"`; {}",
+                suggest("", &c.body_names(false), "known bodies")
+            );
+            c.push(
+                at("body"),
+                e,
+                "a coordinate driver needs `body`".into(),
+                hint,
+            );
+            None
+        }
+        Some(name) => c.body_ref(at("body"), e, name, false),
+    };
+    match d.coordinate {
+        None => c.push(
+            at("coordinate"),
+            e,
+            "a coordinate driver needs `coordinate`".into(),
+            "add `coordinate = \"x\"`, `\"y\"` or `\"theta\"`".into(),
+        ),
+        Some(Coordinate::Theta) if body.is_some_and(|b| b.is_point_mass()) => c.push(
+            at("coordinate"),
+            e,
+            format!(
+                "drives `theta`, but body `{}` is a point mass and has no rotation",
+                d.body.as_deref().unwrap_or_default()
+            ),
+            "drive `x` or `y`, or make the body rigid".into(),
+        ),
+        Some(_) => {}
+    }
+    if d.joint.is_some() {
+        c.push(
+            at("joint"),
+            e,
+            "`joint` is not used by a coordinate driver".into(),
+            "remove `joint`, or set `type = \"joint\"`".into(),
+        );
+    }
+}

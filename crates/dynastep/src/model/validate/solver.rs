@@ -1,0 +1,168 @@
+//! The rules of `[solver]`: a known scheme with known, in-range parameters, and consistent step,
+//! time and tolerance settings.
+
+use super::super::types::*;
+use super::checker::{p, Checker};
+use super::{suggest, Issue};
+use crate::scheme as registry;
+
+/// Checks the solver settings.
+pub(super) fn check(c: &mut Checker<'_>, s: &SolverSpec) {
+    let e = "solver";
+    let at = |f: &str| p(&[&"solver", &f]);
+    let scheme_name = s.scheme.as_deref().unwrap_or("generalized-alpha");
+    match registry::find(scheme_name) {
+        None => {
+            let known: Vec<&str> = registry::REGISTRY.iter().map(|s| s.name).collect();
+            c.push(
+                at("scheme"),
+                e,
+                format!("unknown scheme `{scheme_name}`"),
+                suggest(scheme_name, &known, "known schemes"),
+            );
+        }
+        Some(info) => {
+            let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
+            let mut all_known = true;
+            for (name, v) in &s.params {
+                let path = p(&[&"solver", &"params", name]);
+                if !known.contains(&name.as_str()) {
+                    all_known = false;
+                    c.issues.push(Issue {
+                        path,
+                        at_key: true,
+                        entity: Some(e.into()),
+                        message: format!("scheme `{}` has no parameter `{name}`", info.name),
+                        hint: suggest(name, &known, &format!("parameters of `{}`", info.name)),
+                    });
+                } else if !v.is_finite() {
+                    all_known = false;
+                    c.finite(path, e, &format!("parameter `{name}`"), &[*v]);
+                }
+            }
+            if all_known {
+                if let Err(registry::SchemeError::OutOfRange {
+                    param,
+                    value,
+                    reason,
+                    ..
+                }) = registry::build(scheme_name, &s.params)
+                {
+                    c.push(
+                        p(&[&"solver", &"params", &param]),
+                        e,
+                        format!("parameter `{param}` = {value} is out of range"),
+                        reason,
+                    );
+                }
+            }
+        }
+    }
+    if let Some(dt) = s.dt {
+        c.positive(
+            at("dt"),
+            e,
+            "dt",
+            dt,
+            "give the step size in s, e.g. `dt = 1e-3`",
+        );
+    }
+    let t_start = s.t_start.unwrap_or(0.0);
+    if s.t_start.is_some() {
+        c.finite(at("t_start"), e, "t_start", &[t_start]);
+    }
+    if let Some(t_end) = s.t_end {
+        if !t_end.is_finite() {
+            c.finite(at("t_end"), e, "t_end", &[t_end]);
+        } else if t_start.is_finite() && t_end <= t_start {
+            c.push(
+                at("t_end"),
+                e,
+                format!("t_end = {t_end} is not after t_start = {t_start}"),
+                "set t_end later than t_start (which defaults to 0)".into(),
+            );
+        }
+    }
+    if let Some(h) = s.output_interval {
+        if !(h.is_finite() && h >= 0.0) {
+            c.push(
+                at("output_interval"),
+                e,
+                format!("output_interval must be non-negative and finite, got {h}"),
+                "give the output interval in s, or 0 to write every step".into(),
+            );
+        }
+    }
+    let n = &s.newton;
+    let at_n = |f: &str| p(&[&"solver", &"newton", &f]);
+    if n.max_iterations == 0 {
+        c.push(
+            at_n("max_iterations"),
+            e,
+            "max_iterations must be at least 1".into(),
+            "the default is 25".into(),
+        );
+    }
+    c.positive(
+        at_n("position_tol"),
+        e,
+        "position_tol",
+        n.position_tol,
+        "give a positive tolerance (default 1e-10)",
+    );
+    c.positive(
+        at_n("residual_tol"),
+        e,
+        "residual_tol",
+        n.residual_tol,
+        "give a positive tolerance (default 1e-8)",
+    );
+    if !(n.max_contraction > 0.0 && n.max_contraction < 1.0) {
+        c.push(
+            at_n("max_contraction"),
+            e,
+            format!(
+                "max_contraction must lie between 0 and 1 (a contraction rate), got {}",
+                n.max_contraction
+            ),
+            "the default is 0.03".into(),
+        );
+    }
+    if !(n.max_step_change.is_finite() && n.max_step_change >= 0.0) {
+        c.push(
+            at_n("max_step_change"),
+            e,
+            format!(
+                "max_step_change must be a non-negative fraction, got {}",
+                n.max_step_change
+            ),
+            "the default is 0.2 (refresh the matrix when h changes by more than 20 %)".into(),
+        );
+    }
+    let k = &s.constraints;
+    let at_k = |f: &str| p(&[&"solver", &"constraints", &f]);
+    for (name, value, hint) in [
+        (
+            "alpha",
+            k.alpha,
+            "give Baumgarte's alpha in 1/s (default 10)",
+        ),
+        ("beta", k.beta, "give Baumgarte's beta in 1/s (default 10)"),
+        (
+            "repartition_ratio",
+            k.repartition_ratio,
+            "give a fraction such as 0.1 (the default)",
+        ),
+    ] {
+        c.positive(at_k(name), e, name, value, hint);
+    }
+    if let Some(tol) = k.tolerance {
+        c.positive(
+            at_k("tolerance"),
+            e,
+            "tolerance",
+            tol,
+            "give the hybrid algorithm's constraint tolerance in m and rad, e.g. 1e-8",
+        );
+    }
+}
