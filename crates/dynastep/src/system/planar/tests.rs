@@ -1099,4 +1099,12 @@ fn equation_model_errors_point_at_the_expression() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("cannot also have bodies"), "{e}");
+    // Two operators in a row pass the table's own checks but not exmex's grammar: the file reader
+    // compiles the equations too, so the file is refused with a location, not by the assembler
+    // (found by tests/fuzz.rs).
+    let bad = TOP.replace("m*g*l*sin(theta)", "m*g* *sin(theta)");
+    let e = crate::model::parse::from_str(&bad, "top.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("top.toml:") && e.contains("cannot parse"), "{e}");
 }
