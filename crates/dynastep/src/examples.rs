@@ -140,6 +140,18 @@ pub const EXAMPLES: &[Example] = &[
         },
     },
     Example {
+        name: "light-cartpole-minimal",
+        title: "Light cart-pole in minimal coordinates (proposed IFToMM benchmark)",
+        description: "The light cart-pole as an equation-based model in (x, theta), an ODE without \
+                      constraints; ESDIRK4(3)6L with error control meets the benchmark's criterion \
+                      e <= 1e-6 against a DOP853 solution.",
+        text: include_str!("../../../examples/light-cartpole-minimal.toml"),
+        file: "light-cartpole-minimal.toml",
+        compare: DefaultComparison {
+            schemes: &["esdirk4-6", "esdirk3-5", "generalized-alpha"], dt: &[], rtol: &[1e-10, 1e-11, 1e-12], columns: &["x", "theta"], measure: "rms",
+        },
+    },
+    Example {
         name: "spring-linkage",
         title: "Spring-loaded linkage at rest",
         description: "The slider-crank without its driver, held by gravity and a spring on the slider; \

@@ -264,31 +264,131 @@ fn an_observer_stops_the_run_without_failing() {
     assert_eq!(report.final_state.t, 0.5);
 }
 
-/// The light cart-pole through its 11 vertical passages with error control. The benchmark's own
-/// criterion (e ≤ 1e-6) is not reached, and fixed steps of the adaptive run's mean size do better in
-/// these body coordinates: docs/examples.md gives the numbers. The bound here guards the
-/// passages (a run that loses one is off by order one).
+/// The benchmark's score e = sqrt((1/1001) Σ [(Δx/l)² + Δθ²]) of the samples `(t, x, θ)` against
+/// the DOP853 reference (l = 1 m).
+fn cartpole_score(samples: impl Iterator<Item = (f64, f64, f64)>) -> f64 {
+    let rows = reference("derived_light_cartpole_10s_dt0.01.csv");
+    let mut sum = 0.0;
+    let mut n = 0;
+    for ((t, x, theta), row) in samples.zip(&rows) {
+        assert!((t - row[0]).abs() < 1e-12);
+        sum += (x - row[1]).powi(2) + (theta - row[2]).powi(2);
+        n += 1;
+    }
+    assert_eq!(n, rows.len());
+    (sum / n as f64).sqrt()
+}
+
+/// The light cart-pole in minimal coordinates (an ODE, `light-cartpole-minimal`) with the
+/// example's own settings, ESDIRK4(3)6L[2]SA2 at rtol = atol = 1e-12: an adaptive implicit
+/// scheme meets the benchmark's criterion e ≤ 1e-6 (the time-loop issue's last criterion; the
+/// body-coordinate index-3 model does not, see `light_cartpole_needs_error_control`).
+#[test]
+fn light_cartpole_minimal_meets_the_benchmark() {
+    let m = model("light-cartpole-minimal");
+    let opts = RunOptions {
+        step: StepSettings {
+            rtol: m.solver.step.rtol,
+            atol: m.solver.step.atol,
+            h_min: m.solver.step.h_min,
+            ..Default::default()
+        },
+        ..RunOptions::default()
+    };
+    let mut sim = Simulation::new(&m, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = dynastep::analysis::dynamic::Recorder::default();
+    let report = sim.run(&mut [&mut rec]);
+    assert!(
+        matches!(report.status, RunStatus::Completed),
+        "{:?}",
+        report.status
+    );
+    let e = cartpole_score(rec.states.iter().map(|s| (s.t, s.q[0], s.q[1])));
+    println!(
+        "light cart-pole, minimal coordinates, esdirk4-6 rtol 1e-12: e = {e:.2e} ({} steps, {} rejected)",
+        report.steps, report.rejected_steps
+    );
+    assert!(e <= 1e-6, "{e}");
+}
+
+/// The light cart-pole in body coordinates with the acceleration-level coordinate projection and
+/// Dormand–Prince 5(4) at rtol = atol = 1e-10 (explicit, so not the time-loop issue's criterion):
+/// also e ≤ 1e-6. The velocities are differential variables there, and the embedded estimate sees
+/// the spike's truncation error; the index-3 estimate carries the noise of the constraint
+/// Newton iteration instead (docs/examples.md).
+#[test]
+fn light_cartpole_body_coordinates_with_projection_and_dopri5() {
+    let m = model("light-cartpole");
+    let opts = RunOptions {
+        scheme: Some("dopri5".into()),
+        formulation: Some("projection".into()),
+        step: StepSettings {
+            rtol: Some(1e-10),
+            atol: Some(1e-10),
+            h_min: Some(1e-14),
+            ..Default::default()
+        },
+        ..RunOptions::default()
+    };
+    let mut sim = Simulation::new(&m, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let mut rec = dynastep::analysis::dynamic::Recorder::default();
+    let report = sim.run(&mut [&mut rec]);
+    assert!(
+        matches!(report.status, RunStatus::Completed),
+        "{:?}",
+        report.status
+    );
+    let (cart, tip) = (
+        sim.system.body_index("cart").unwrap(),
+        sim.system.body_index("tip").unwrap(),
+    );
+    let e = cartpole_score(rec.states.iter().map(|state| {
+        let c = sim.system.body_pose(cart, &state.q);
+        let p = sim.system.body_pose(tip, &state.q);
+        (state.t, c[0], (p[0] - c[0]).atan2(c[1] - p[1]))
+    }));
+    println!(
+        "light cart-pole, projection + dopri5 rtol 1e-10: e = {e:.2e} ({} steps, {} rejected)",
+        report.steps, report.rejected_steps
+    );
+    assert!(e <= 1e-6, "{e}");
+}
+
+/// The light cart-pole through its 11 vertical passages with error control, in body coordinates
+/// (index 3). The benchmark's own criterion (e ≤ 1e-6) is not reached here (docs/examples.md gives
+/// the numbers; the minimal-coordinate model reaches it, `light_cartpole_minimal_meets_the_benchmark`).
+/// The bound guards the passages (a run that loses one is off by order one), and fixed steps of the
+/// adaptive run's mean size lose them (e of order one: the energy error after the first passage
+/// is about 1e4 J). An earlier version of this test ran its "fixed" run with the example's rtol
+/// still set, an adaptive run with another first step, and concluded the opposite.
 #[test]
 fn light_cartpole_needs_error_control() {
     let m = model("light-cartpole");
     let r = adaptive(&m, "generalized-alpha", 1e-10, Some(0.01));
     r.assert_completed();
-    let rows = reference("derived_light_cartpole_10s_dt0.01.csv");
     let score = |run: &Run| {
         let (cart, tip) = (run.body("cart"), run.body("tip"));
-        let mut sum = 0.0;
-        for (state, row) in run.rec.states.iter().zip(&rows) {
-            assert!((state.t - row[0]).abs() < 1e-12);
+        cartpole_score(run.rec.states.iter().map(|state| {
             let c = run.system.body_pose(cart, &state.q);
             let p = run.system.body_pose(tip, &state.q);
-            let theta = (p[0] - c[0]).atan2(c[1] - p[1]);
-            sum += (c[0] - row[1]).powi(2) + (theta - row[2]).powi(2);
-        }
-        (sum / rows.len() as f64).sqrt()
+            (state.t, c[0], (p[0] - c[0]).atan2(c[1] - p[1]))
+        }))
     };
     let e = score(&r);
     let mean_h = r.report.h_sum / r.report.steps as f64;
-    let fixed = util::run(&m, "generalized-alpha", &[], mean_h, Some(10.0), Some(0.01));
+    // Fixed steps: without the example's `[solver.step]`, whose rtol would make `dt` only the first
+    // step.
+    let mut fixed_model = m.clone();
+    fixed_model.solver.step = Default::default();
+    let fixed = util::run(
+        &fixed_model,
+        "generalized-alpha",
+        &[],
+        mean_h,
+        Some(10.0),
+        Some(0.01),
+    );
+    assert!(fixed.report.rejected_steps == 0 && fixed.report.h_min == mean_h);
     let e_fixed = if matches!(fixed.report.status, RunStatus::Completed) {
         score(&fixed)
     } else {
@@ -299,4 +399,5 @@ fn light_cartpole_needs_error_control() {
         r.report.steps, r.report.rejected_steps, r.report.h_min
     );
     assert!(e < 1e-2, "{e}");
+    assert!(e_fixed > 0.1, "fixed steps: {e_fixed}");
 }

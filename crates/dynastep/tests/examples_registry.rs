@@ -8,7 +8,7 @@ use dynastep::system::planar::PlanarSystem;
 
 #[test]
 fn every_example_parses_and_assembles_in_place() {
-    assert_eq!(EXAMPLES.len(), 9);
+    assert_eq!(EXAMPLES.len(), 10);
     for ex in EXAMPLES {
         let model = from_str(ex.text, ex.file).unwrap_or_else(|e| panic!("{}: {e}", ex.file));
         assert!(
