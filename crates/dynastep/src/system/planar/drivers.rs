@@ -10,7 +10,10 @@
 //! Since f enters additively, `Φ_t = −ḟ`, `Φ_qt = 0`, `Φ_tt = −f̈` and `γ = −vᵀ g_qq v + f̈`.
 
 use super::joints::{Joint, JointType};
-use super::kinematics::{perp, BodyRef, LVec, PointPair, Row, Slots, NS, TI};
+use super::kinematics::{
+    perp, BodyRef, LMask, LRowMask, LVec, PointPair, Row, Slots, ALL_SLOTS, ANGLE_ROW, AXIS_DOT_D,
+    NONE, NS, ROTATIONS, TI, X_ROW, Y_ROW,
+};
 use super::rates::{self, PairRates};
 use super::resolver::{compile, find_joint, unchecked, Resolver};
 use super::PlanarError;
@@ -175,6 +178,33 @@ impl Driver {
                     rates::frame_origin(body.frame(q).rot(*com), k, vl[TI])
                 }
                 Coordinate::Theta => [0.0; NS],
+            },
+        }
+    }
+
+    /// The slots where the gradient of g can be non-zero.
+    pub(crate) fn row_mask(&self) -> &'static LRowMask {
+        match &self.geometry {
+            DriverType::Revolute { .. } => &ANGLE_ROW,
+            DriverType::Prismatic { .. } => &ALL_SLOTS,
+            DriverType::Coordinate { coordinate, .. } => match coordinate {
+                Coordinate::X => &X_ROW,
+                Coordinate::Y => &Y_ROW,
+                Coordinate::Theta => &ANGLE_ROW,
+            },
+        }
+    }
+
+    /// The entries where the Hessian of g can be non-zero: none for the linear drivers (relative
+    /// angle, coordinate θ), θθ for a body-frame x or y, row and column θ_i and θ_jθ_j for a
+    /// prismatic joint's travel.
+    pub(crate) fn hessian_mask(&self) -> &'static LMask {
+        match &self.geometry {
+            DriverType::Revolute { .. } => &NONE,
+            DriverType::Prismatic { .. } => &AXIS_DOT_D,
+            DriverType::Coordinate { coordinate, .. } => match coordinate {
+                Coordinate::X | Coordinate::Y => &ROTATIONS,
+                Coordinate::Theta => &NONE,
             },
         }
     }

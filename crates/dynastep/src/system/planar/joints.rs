@@ -16,7 +16,10 @@
 //! θ_i0, θ_j0 are the initial rotations of the model (0 for the ground and point masses). None of the
 //! rows depends on time, so Φ_t = 0 and γ = −vᵀ (∂²φ/∂q²) v for each row.
 
-use super::kinematics::{BodyRef, LVec, PointPair, Row, Slots, NS, TI};
+use super::kinematics::{
+    union, BodyRef, LMask, LRowMask, LVec, PointPair, Row, Slots, ALL_SLOTS, ANGLE_ROW, AXIS_DOT_D,
+    FULL, NS, ROTATIONS, TI, X_ROW, Y_ROW,
+};
 use super::rates::{self, PairRates};
 use super::resolver::{unchecked, Resolver};
 use super::PlanarError;
@@ -134,6 +137,28 @@ impl Joint {
             (JointType::Prismatic { .. }, 0) => "normal",
             (JointType::Prismatic { .. }, _) => "rotation",
             (JointType::Distance { .. }, _) => "length",
+        }
+    }
+
+    /// The slots where the gradient of row `r` can be non-zero (see [`Joint::eval`] for the rows).
+    pub(crate) fn row_mask(&self, r: usize) -> &'static LRowMask {
+        match (self.geometry, r) {
+            (JointType::Revolute | JointType::Fixed { .. }, 0) => &X_ROW,
+            (JointType::Revolute | JointType::Fixed { .. }, 1) => &Y_ROW,
+            (JointType::Prismatic { .. }, 0) | (JointType::Distance { .. }, _) => &ALL_SLOTS,
+            _ => &ANGLE_ROW,
+        }
+    }
+
+    /// The entries where the Hessian of some row can be non-zero: θθ for coincident points (the
+    /// rotation rows are linear), row and column θ_i and θ_jθ_j for a prismatic joint's normal
+    /// row, everything for a distance joint.
+    pub(crate) fn hessian_mask(&self) -> &'static LMask {
+        const PRISMATIC: LMask = union(&AXIS_DOT_D, &ROTATIONS);
+        match self.geometry {
+            JointType::Revolute | JointType::Fixed { .. } => &ROTATIONS,
+            JointType::Prismatic { .. } => &PRISMATIC,
+            JointType::Distance { .. } => &FULL,
         }
     }
 

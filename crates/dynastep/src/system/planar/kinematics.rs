@@ -8,8 +8,11 @@
 //! `\[x_i, y_i, θ_i, x_j, y_j, θ_j\]` (centroidal coordinates); a slot whose coordinate does not exist
 //! (the ground, the rotation of a point mass, the second body of a one-body element) is evaluated with
 //! that coordinate frozen (θ = 0 for the ground and a point mass) and dropped when the element writes
-//! into a global vector or matrix. The entries an element writes therefore depend only on which slots
-//! exist, fixed at construction, so every call writes the same entries in the same order.
+//! into a global vector or matrix. A joint or driver also declares which of its gradient and Hessian
+//! entries can be non-zero at all ([`LRowMask`], [`LMask`]: a revolute joint's Hessian has only the
+//! θθ entries) and writes only those, so the sparse matrices carry no structural zeros. The entries
+//! an element writes therefore depend only on which slots exist and on its kind, fixed at
+//! construction, so every call writes the same entries in the same order.
 //!
 //! # Source
 //! Haug 1989, *Computer-Aided Kinematics and Dynamics of Mechanical Systems*, §3.2–3.3 (planar
@@ -28,6 +31,61 @@ pub(crate) type LMat = [[f64; NS]; NS];
 pub(crate) const TI: usize = 2;
 /// Slot of θ_j.
 pub(crate) const TJ: usize = 5;
+
+/// Which slots of a local row can be non-zero at any q (structurally): entries outside it are
+/// exactly zero and are not written.
+pub(crate) type LRowMask = [bool; NS];
+/// Which entries of a local matrix can be non-zero at any q (structurally).
+pub(crate) type LMask = [[bool; NS]; NS];
+
+/// Every slot of a row.
+pub(crate) const ALL_SLOTS: LRowMask = [true; NS];
+/// The slots of x_i, θ_i, x_j, θ_j: the gradient of d_x, d = r_Pj − r_Pi.
+pub(crate) const X_ROW: LRowMask = [true, false, true, true, false, true];
+/// The slots of y_i, θ_i, y_j, θ_j: the gradient of d_y.
+pub(crate) const Y_ROW: LRowMask = [false, true, true, false, true, true];
+/// The slots of θ_i and θ_j: the gradient of a relative angle.
+pub(crate) const ANGLE_ROW: LRowMask = [false, false, true, false, false, true];
+
+/// Every entry.
+pub(crate) const FULL: LMask = [[true; NS]; NS];
+/// No entry: the Hessian of a row linear in q (a relative angle, a coordinate θ).
+pub(crate) const NONE: LMask = [[false; NS]; NS];
+/// θ_iθ_i and θ_jθ_j only: the Hessian of d = r_Pj − r_Pi, in which each r_P = r + A(θ) s' is
+/// linear in r and depends on one θ.
+pub(crate) const ROTATIONS: LMask = {
+    let mut m = NONE;
+    m[TI][TI] = true;
+    m[TJ][TJ] = true;
+    m
+};
+/// Row and column θ_i, and θ_jθ_j: the Hessian of u_iᵀ d with u_i = A(θ_i) u' (a prismatic
+/// joint's normal row, a prismatic driver).
+pub(crate) const AXIS_DOT_D: LMask = {
+    let mut m = ROTATIONS;
+    let mut a = 0;
+    while a < NS {
+        m[TI][a] = true;
+        m[a][TI] = true;
+        a += 1;
+    }
+    m
+};
+
+/// The union of two masks.
+pub(crate) const fn union(a: &LMask, b: &LMask) -> LMask {
+    let mut m = NONE;
+    let mut r = 0;
+    while r < NS {
+        let mut c = 0;
+        while c < NS {
+            m[r][c] = a[r][c] || b[r][c];
+            c += 1;
+        }
+        r += 1;
+    }
+    m
+}
 
 /// The vector rotated by +90°: `R a = (−a_y, a_x)`.
 #[inline]
@@ -156,12 +214,40 @@ impl Slots {
         out
     }
 
-    /// Adds `scale · g` as row `row` of a matrix with n columns.
+    /// Adds `scale · g` as row `row` of a matrix with n columns, at the slots of `mask` only (the
+    /// others are structurally zero).
     #[inline]
-    pub(crate) fn add_row<S: Sink>(&self, out: &mut S, row: usize, scale: f64, g: &LVec) {
-        for (c, x) in self.0.iter().zip(g.iter()) {
-            if let Some(c) = c {
+    pub(crate) fn add_row_masked<S: Sink>(
+        &self,
+        out: &mut S,
+        row: usize,
+        scale: f64,
+        g: &LVec,
+        mask: &LRowMask,
+    ) {
+        for ((c, x), &m) in self.0.iter().zip(g.iter()).zip(mask.iter()) {
+            if let (Some(c), true) = (c, m) {
                 out.add(row, *c, scale * x);
+            }
+        }
+    }
+
+    /// Adds `scale · h` into an n × n matrix at the slot pairs of `mask` only (the others are
+    /// structurally zero).
+    #[inline]
+    pub(crate) fn add_block_masked<S: Sink>(
+        &self,
+        out: &mut S,
+        scale: f64,
+        h: &LMat,
+        mask: &LMask,
+    ) {
+        for (a, ca) in self.0.iter().enumerate() {
+            let Some(ca) = ca else { continue };
+            for (b, cb) in self.0.iter().enumerate() {
+                if let (Some(cb), true) = (cb, mask[a][b]) {
+                    out.add(*ca, *cb, scale * h[a][b]);
+                }
             }
         }
     }

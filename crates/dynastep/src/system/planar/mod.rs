@@ -621,11 +621,13 @@ impl System for PlanarSystem {
         for j in &self.joints {
             let nr = j.eval(q, &mut rows);
             for (r, row) in rows.iter().enumerate().take(nr) {
-                j.slots.add_row(out, j.first_row + r, scale, &row.grad);
+                j.slots
+                    .add_row_masked(out, j.first_row + r, scale, &row.grad, j.row_mask(r));
             }
         }
         for d in &self.drivers {
-            d.slots.add_row(out, d.row, scale, &d.eval(q).grad);
+            d.slots
+                .add_row_masked(out, d.row, scale, &d.eval(q).grad, d.row_mask());
         }
     }
 
@@ -646,14 +648,15 @@ impl System for PlanarSystem {
             let nr = j.eval(q, &mut rows);
             let vl = j.slots.gather(v);
             for (r, row) in rows.iter().enumerate().take(nr) {
+                let g = lmul(&row.hess, &vl);
                 j.slots
-                    .add_row(out, j.first_row + r, scale, &lmul(&row.hess, &vl));
+                    .add_row_masked(out, j.first_row + r, scale, &g, j.row_mask(r));
             }
         }
         for d in &self.drivers {
             let vl = d.slots.gather(v);
-            d.slots
-                .add_row(out, d.row, scale, &lmul(&d.eval(q).hess, &vl));
+            let g = lmul(&d.eval(q).hess, &vl);
+            d.slots.add_row_masked(out, d.row, scale, &g, d.row_mask());
         }
     }
 
@@ -679,13 +682,15 @@ impl System for PlanarSystem {
             j.eval_second_rates(q, &vl, &mut third);
             for r in 0..nr {
                 let row = sum(&third[r], lmul(&rows[r].hess, &al));
-                j.slots.add_row(out, j.first_row + r, scale, &row);
+                j.slots
+                    .add_row_masked(out, j.first_row + r, scale, &row, j.row_mask(r));
             }
         }
         for d in &self.drivers {
             let (vl, al) = (d.slots.gather(v), d.slots.gather(a));
             let row = sum(&d.eval_second_rates(q, &vl), lmul(&d.eval(q).hess, &al));
-            d.slots.add_row(out, d.row, scale, &row);
+            d.slots
+                .add_row_masked(out, d.row, scale, &row, d.row_mask());
         }
     }
 
@@ -710,7 +715,8 @@ impl System for PlanarSystem {
             return e.assembly_constraint_jacobian(q, scale, out);
         }
         for d in &self.given_joints {
-            d.slots.add_row(out, d.row, scale, &d.eval(q).grad);
+            d.slots
+                .add_row_masked(out, d.row, scale, &d.eval(q).grad, d.row_mask());
         }
     }
 
@@ -769,11 +775,12 @@ impl System for PlanarSystem {
                     }
                 }
             }
-            j.slots.add_block(out, scale, &h);
+            j.slots.add_block_masked(out, scale, &h, j.hessian_mask());
         }
         for d in &self.drivers {
+            let l = scale * lambda[d.row];
             d.slots
-                .add_block(out, scale * lambda[d.row], &d.eval(q).hess);
+                .add_block_masked(out, l, &d.eval(q).hess, d.hessian_mask());
         }
     }
 

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use self::kinematics::Slots;
 use super::*;
 use crate::analysis::assembly::consistent_accelerations;
 use crate::linalg::Matrix;
@@ -305,15 +306,55 @@ fn check_derivatives(sys: &PlanarSystem, t: f64, q: &Vector, v: &Vector) {
     assert_eq!(pattern(q, v), pattern(&q2, &v2), "sink pattern changed");
 }
 
+/// Asserts that every entry a joint or driver leaves out of its masks ([`Joint::row_mask`],
+/// [`Joint::hessian_mask`] and the drivers' own) is exactly zero at q, for the slots that exist.
+fn check_masks(sys: &PlanarSystem, q: &Vector) {
+    let check =
+        |what: &str, slots: &Slots, row: &Row, rmask: &[bool; NS], hmask: &[[bool; NS]; NS]| {
+            for a in (0..NS).filter(|&a| slots.0[a].is_some()) {
+                assert!(
+                    rmask[a] || row.grad[a] == 0.0,
+                    "{what}: gradient slot {a} = {}",
+                    row.grad[a]
+                );
+                for b in (0..NS).filter(|&b| slots.0[b].is_some()) {
+                    assert!(
+                        hmask[a][b] || row.hess[a][b] == 0.0,
+                        "{what}: Hessian ({a}, {b}) = {}",
+                        row.hess[a][b]
+                    );
+                }
+            }
+        };
+    let mut rows = [Row::ZERO; 3];
+    for j in &sys.joints {
+        let nr = j.eval(q, &mut rows);
+        for (r, row) in rows.iter().enumerate().take(nr) {
+            check(&j.name, &j.slots, row, j.row_mask(r), j.hessian_mask());
+        }
+    }
+    for d in sys.drivers.iter().chain(&sys.given_joints) {
+        check(
+            &d.name,
+            &d.slots,
+            &d.eval(q),
+            d.row_mask(),
+            d.hessian_mask(),
+        );
+    }
+}
+
 /// Builds the model and checks its derivatives at the initial state, at a perturbed one and at a
-/// second time.
+/// second time, and its structural zeros at both states.
 fn check_model(model: &Model) -> PlanarSystem {
     let sys = PlanarSystem::new(model).expect("valid model");
     let x = sys.initial_state(0.3);
     check_derivatives(&sys, 0.3, &x.q, &x.v);
+    check_masks(&sys, &x.q);
     let q = &x.q + noise(sys.n(), 11) * 0.3;
     let v = &x.v + noise(sys.n(), 12);
     check_derivatives(&sys, 1.1, &q, &v);
+    check_masks(&sys, &q);
     sys
 }
 
@@ -334,6 +375,17 @@ fn revolute_joints() {
     assert_eq!(sys.constraint_label(0), "joint `O` (revolute), x");
     assert_eq!(sys.constraint_label(3), "joint `J` (revolute), y");
     assert_eq!(sys.joint_rows(1), 2..4);
+
+    // Only the entries that can be non-zero are sent: each point row touches x (or y) and θ of
+    // its bodies, and Φ_qᵀλ has only θθ entries (the finite-difference checks above show that
+    // nothing non-zero is left out).
+    let x = sys.initial_state(0.0);
+    let mut p = Pattern::default();
+    sys.constraint_jacobian(0.0, &x.q, 1.0, &mut p);
+    assert_eq!(p.0.len(), 2 + 2 + 4 + 4);
+    let mut p = Pattern::default();
+    sys.constraint_force_q(0.0, &x.q, &noise(4, 1), 1.0, &mut p);
+    assert_eq!(p.0, [(2, 2), (2, 2), (5, 5)]);
 }
 
 #[test]
