@@ -179,3 +179,17 @@ fn esdirk_stages_share_one_factorization() {
         assert!(f_full >= 3.0, "{}: full Newton {f_full}", s.name);
     }
 }
+
+/// The clocks around the parts of the Newton iteration (summary.json's `newton_iterations.time_s`)
+/// see every part, and their sum fits in the time loop that contains them.
+#[test]
+fn phase_times_fit_in_the_loop() {
+    let m = util::model("andrews");
+    let run = util::run(&m, "generalized-alpha", &[], 1e-5, None, Some(0.01));
+    run.assert_completed();
+    let t = run.report.phase_times;
+    let parts = [t.residual, t.assembly, t.factorization, t.solve];
+    println!("{t:?}, loop {} s", run.report.loop_time_s);
+    assert!(parts.iter().all(|&x| x > 0.0), "{t:?}");
+    assert!(parts.iter().sum::<f64>() <= run.report.loop_time_s, "{t:?}");
+}

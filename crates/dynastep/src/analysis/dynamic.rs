@@ -33,7 +33,7 @@ use super::step::{filter_through_iteration_matrix, solve_step, StepFailure, Step
 use super::step_control::{error_norm, initial_step, Controller, StepSettings, Tolerances};
 use crate::formulation::{
     self, ConstraintSettings, Correction, Formulation, FormulationError, FormulationSettings,
-    LinearizedSystem, NewtonSettings, NewtonStats, VelocityError,
+    LinearizedSystem, NewtonSettings, NewtonStats, PhaseTimes, VelocityError,
 };
 use crate::linalg::Vector;
 use crate::scheme::{LocalError, Scheme, State};
@@ -232,6 +232,9 @@ pub struct RunReport {
     pub initial_energy: Energy,
     /// The largest ω_max over the committed steps and its time, when the run computes it.
     pub omega_max: Option<OmegaMaxRecord>,
+    /// Time of the time loop spent in the parts of the Newton iteration (zero where the
+    /// formulation does not measure it).
+    pub phase_times: PhaseTimes,
 }
 
 impl RunReport {
@@ -256,6 +259,7 @@ impl RunReport {
             final_state: x0.clone(),
             initial_energy: e0,
             omega_max: None,
+            phase_times: PhaseTimes::default(),
         }
     }
 
@@ -548,6 +552,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         let t_end = self.settings.t_end;
         let t_tol = 1e-9 * self.h_next.min(self.settings.t_end - self.state.t);
         let loop_clock = Instant::now();
+        let phases = self.form.phase_times();
         while self.state.t < t_end - t_tol {
             let clock = Instant::now();
             let stepped = match self.tol {
@@ -575,6 +580,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         }
         report.wall_time_s = self.wall;
         report.loop_time_s = loop_clock.elapsed().as_secs_f64();
+        report.phase_times = self.form.phase_times().since(&phases);
         if matches!(report.status, RunStatus::Completed) && self.state.t > t_end {
             // A scheme that stepped past t_end (fixed steps it cannot shorten): report t_end.
             interpolate(&self.previous, &self.state, t_end, &mut self.interpolated);

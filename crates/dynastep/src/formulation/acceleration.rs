@@ -31,7 +31,7 @@ use crate::system::System;
 use super::workspace::{MatrixTerms, Workspace};
 use super::{
     ConstraintSettings, Correction, Formulation, FormulationError, FormulationSettings,
-    NewtonSettings, NewtonStats, ProjectionMetric, Registered,
+    NewtonSettings, NewtonStats, PhaseTimes, ProjectionMetric, Registered,
 };
 
 /// An acceleration-level formulation: what it adds to the shared [`AccelerationLevel`]. Every
@@ -92,6 +92,12 @@ impl<S: System, F: AccelerationFormulation> Formulation<S> for F {
 
     fn force_terms(&self) -> &Vector {
         &self.level().force_terms
+    }
+
+    /// Assembly, factorization and solves of the saddle-point matrix (no residual: the
+    /// acceleration-level solve is linear).
+    fn phase_times(&self) -> PhaseTimes {
+        self.level().work.times()
     }
 
     fn settings(&self) -> &NewtonSettings {

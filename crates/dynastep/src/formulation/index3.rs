@@ -1,6 +1,8 @@
 //! The index-3 formulation with Lagrange multipliers: Newton's method on (u, λ) at each integration
 //! point, with scaled constraint rows (see the [module documentation of the layer](super)).
 
+use std::time::Instant;
+
 use crate::linalg::{norm_inf, Block, Sink, Vector};
 use crate::scheme::IntegrationPoint;
 use crate::system::System;
@@ -8,7 +10,8 @@ use crate::system::System;
 use super::workspace::{MatrixTerms, Workspace};
 use super::{
     Formulation, FormulationError, FormulationInfo, FormulationSettings, LinearizedSystem,
-    NewtonMethod, NewtonSettings, NewtonStats, Registered, SchemeRequirement, VelocityError,
+    NewtonMethod, NewtonSettings, NewtonStats, PhaseTimes, Registered, SchemeRequirement,
+    VelocityError,
 };
 
 /// Modified Newton stops when the error left, η·δ with η = θ/(1−θ) and δ the largest relative
@@ -135,6 +138,8 @@ pub struct Index3 {
     residual: Vector,
     work: Workspace,
     matrix: FactoredMatrix,
+    /// Time spent evaluating residuals \[s\].
+    residual_time: f64,
 }
 
 /// What is known of the factored iteration matrix, for modified Newton: whether there is one, the
@@ -225,7 +230,9 @@ impl<S: System> Formulation<S> for Index3 {
         let mut change = f64::INFINITY;
         let mut result = Err(FormulationError::NonFinite);
         for iter in 0..=self.settings.max_iterations {
+            let clock = Instant::now();
             let (r1, scale) = self.evaluate(sys, pt, u, lambda);
+            self.residual_time += clock.elapsed().as_secs_f64();
             stats.residuals += 1;
             if !r1.is_finite() || !self.residual.iter().all(|x| x.is_finite()) {
                 result = Err(FormulationError::NonFinite);
@@ -293,6 +300,13 @@ impl<S: System> Formulation<S> for Index3 {
         &self.force_terms
     }
 
+    fn phase_times(&self) -> PhaseTimes {
+        PhaseTimes {
+            residual: self.residual_time,
+            ..self.work.times()
+        }
+    }
+
     fn settings(&self) -> &NewtonSettings {
         &self.settings
     }
@@ -318,6 +332,7 @@ impl Index3 {
             residual: Vector::zeros(n + m),
             work,
             matrix: FactoredMatrix::NONE,
+            residual_time: 0.0,
         }
     }
 

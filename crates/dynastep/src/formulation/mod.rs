@@ -279,6 +279,34 @@ pub enum FormulationError {
     NonFinite,
 }
 
+/// Wall time spent in the parts of the Newton iteration \[s\], accumulated over the life of a
+/// formulation: residual evaluations, assemblies of the iteration matrix, its factorizations, and
+/// the linear solves. Measured with [`std::time::Instant`] around each part (tens of nanoseconds
+/// each); the index-3 formulation measures all four, the acceleration-level ones the last three.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct PhaseTimes {
+    /// Residual evaluations \[s\].
+    pub residual: f64,
+    /// Assemblies of the iteration matrix \[s\].
+    pub assembly: f64,
+    /// Factorizations, fresh or numeric refactorizations \[s\].
+    pub factorization: f64,
+    /// Forward and back substitutions \[s\].
+    pub solve: f64,
+}
+
+impl PhaseTimes {
+    /// The time from `earlier` to `self` (both accumulated by the same formulation).
+    pub fn since(&self, earlier: &PhaseTimes) -> PhaseTimes {
+        PhaseTimes {
+            residual: self.residual - earlier.residual,
+            assembly: self.assembly - earlier.assembly,
+            factorization: self.factorization - earlier.factorization,
+            solve: self.solve - earlier.solve,
+        }
+    }
+}
+
 /// Counters of one solve or accumulated over a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct NewtonStats {
@@ -393,6 +421,12 @@ pub trait Formulation<S: System> {
 
     /// The force terms Φ_q(q_e)ᵀλ − Q(q_e, v_e, t_e) (n) \[N\] of the last solution.
     fn force_terms(&self) -> &Vector;
+
+    /// The time spent so far in the parts of the Newton iteration ([`PhaseTimes`]); zero for a
+    /// formulation that does not measure it.
+    fn phase_times(&self) -> PhaseTimes {
+        PhaseTimes::default()
+    }
 
     /// True when the state a solved point stands for is the point's own (q̂ + c_q u, v̂ + c_v u),
     /// so that a scheme's error filter ([`crate::scheme::Scheme::error_filter_point`]) can be

@@ -2,11 +2,13 @@
 //! formulation that factors a matrix shares (the index-3 iteration matrix, the acceleration-level
 //! saddle-point matrix of [`super::acceleration`]).
 
+use std::time::Instant;
+
 use crate::linalg::{Matrix, Sink, Vector};
 
 use super::linear::{DenseSolver, LinearStats};
 use super::sparse::{CscAssembler, SparseSolver};
-use super::LinearSolver;
+use super::{LinearSolver, PhaseTimes};
 
 /// The terms of a matrix, sent to any [`Sink`]. With `every`, every term is sent even when its
 /// coefficient is zero, so that the sequence of entries never changes (the sparse assembler relies
@@ -16,9 +18,17 @@ pub trait MatrixTerms {
     fn add<K: Sink>(&self, every: bool, out: &mut K);
 }
 
-/// A dim × dim matrix assembled dense or in compressed sparse column form, with its LU solver.
+/// A dim × dim matrix assembled dense or in compressed sparse column form, with its LU solver,
+/// and the time spent assembling, factoring and solving ([`PhaseTimes`], residual left at 0).
 #[derive(Debug)]
-pub enum Workspace {
+pub struct Workspace {
+    storage: Storage,
+    times: PhaseTimes,
+}
+
+/// The matrix and its solver.
+#[derive(Debug)]
+enum Storage {
     /// Dense storage, dense LU with partial pivoting.
     Dense {
         /// The matrix.
@@ -38,62 +48,80 @@ pub enum Workspace {
 impl Workspace {
     /// Storage for a dim × dim matrix; sparse when `linear_solver` says so for this size.
     pub fn new(dim: usize, linear_solver: LinearSolver) -> Self {
-        if linear_solver.is_sparse_for(dim) {
-            Workspace::Sparse {
+        let storage = if linear_solver.is_sparse_for(dim) {
+            Storage::Sparse {
                 jac: CscAssembler::new(dim),
                 solver: Box::new(SparseSolver::new(dim)),
             }
         } else {
-            Workspace::Dense {
+            Storage::Dense {
                 jac: Matrix::zeros(dim, dim),
                 solver: DenseSolver::new(dim),
             }
+        };
+        Workspace {
+            storage,
+            times: PhaseTimes::default(),
         }
     }
 
     /// True on the sparse path.
     pub fn is_sparse(&self) -> bool {
-        matches!(self, Workspace::Sparse { .. })
+        matches!(self.storage, Storage::Sparse { .. })
     }
 
     /// The solver's counters (factorizations, least-squares solves).
     pub fn stats(&self) -> LinearStats {
-        match self {
-            Workspace::Dense { solver, .. } => solver.stats,
-            Workspace::Sparse { solver, .. } => solver.stats,
+        match &self.storage {
+            Storage::Dense { solver, .. } => solver.stats,
+            Storage::Sparse { solver, .. } => solver.stats,
         }
+    }
+
+    /// The time spent so far assembling, factoring and solving.
+    pub fn times(&self) -> PhaseTimes {
+        self.times
     }
 
     /// Assembles `terms` and factors the matrix (least squares when singular).
     pub fn factor<T: MatrixTerms>(&mut self, terms: &T) {
-        match self {
-            Workspace::Dense { jac, solver } => {
+        let start = Instant::now();
+        let assembled = match &mut self.storage {
+            Storage::Dense { jac, solver } => {
                 jac.fill(0.0);
                 terms.add(false, jac);
+                let assembled = Instant::now();
                 solver.factor(jac);
+                assembled
             }
-            Workspace::Sparse { jac, solver } => {
+            Storage::Sparse { jac, solver } => {
                 jac.begin();
                 terms.add(true, jac);
                 jac.finish();
+                let assembled = Instant::now();
                 solver.factor(jac.matrix());
+                assembled
             }
-        }
+        };
+        self.times.assembly += (assembled - start).as_secs_f64();
+        self.times.factorization += assembled.elapsed().as_secs_f64();
     }
 
     /// True when the last factored matrix was singular (solves are least squares).
     pub fn is_singular(&self) -> bool {
-        match self {
-            Workspace::Dense { solver, .. } => solver.is_singular(),
-            Workspace::Sparse { solver, .. } => solver.is_singular(),
+        match &self.storage {
+            Storage::Dense { solver, .. } => solver.is_singular(),
+            Storage::Sparse { solver, .. } => solver.is_singular(),
         }
     }
 
     /// Overwrites `b` (dim) with the solution of the last factored matrix times x = b.
     pub fn solve_in_place(&mut self, b: &mut Vector) {
-        match self {
-            Workspace::Dense { solver, .. } => solver.solve_in_place(b),
-            Workspace::Sparse { solver, .. } => solver.solve_in_place(b),
+        let start = Instant::now();
+        match &mut self.storage {
+            Storage::Dense { solver, .. } => solver.solve_in_place(b),
+            Storage::Sparse { solver, .. } => solver.solve_in_place(b),
         }
+        self.times.solve += start.elapsed().as_secs_f64();
     }
 }

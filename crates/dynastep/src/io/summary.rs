@@ -32,6 +32,22 @@ pub struct NewtonSummary {
     pub method: crate::formulation::NewtonMethod,
     /// Solves done in the least-squares sense (singular iteration matrix).
     pub least_squares_solves: u64,
+    /// Time of the loop spent in residual evaluations, assemblies, factorizations and solves
+    /// \[s\] (zero where the formulation does not measure it).
+    pub time_s: PhaseTimesSummary,
+}
+
+/// [`crate::formulation::PhaseTimes`] in the summary \[s\].
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct PhaseTimesSummary {
+    /// Residual evaluations \[s\].
+    pub residual: f64,
+    /// Assemblies of the iteration matrix \[s\].
+    pub assembly: f64,
+    /// Factorizations \[s\].
+    pub factorization: f64,
+    /// Linear solves \[s\].
+    pub solve: f64,
 }
 
 /// The final state in the summary (n coordinates, m multipliers).
@@ -317,6 +333,12 @@ impl Summary {
                 residuals: report.newton.residuals,
                 method: sim.settings.newton.method,
                 least_squares_solves: report.newton.least_squares_solves,
+                time_s: PhaseTimesSummary {
+                    residual: report.phase_times.residual,
+                    assembly: report.phase_times.assembly,
+                    factorization: report.phase_times.factorization,
+                    solve: report.phase_times.solve,
+                },
             },
             wall_time_s: report.wall_time_s,
             loop_time_s: report.loop_time_s,
