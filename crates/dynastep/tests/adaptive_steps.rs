@@ -279,6 +279,17 @@ fn cartpole_score(samples: impl Iterator<Item = (f64, f64, f64)>) -> f64 {
     (sum / n as f64).sqrt()
 }
 
+/// The benchmark's score of a run of the body-coordinate model `light-cartpole`: x of the cart and
+/// θ = atan2(tip.x − cart.x, cart.y − tip.y).
+fn body_coordinates_score(run: &Run) -> f64 {
+    let (cart, tip) = (run.body("cart"), run.body("tip"));
+    cartpole_score(run.rec.states.iter().map(|state| {
+        let c = run.system.body_pose(cart, &state.q);
+        let p = run.system.body_pose(tip, &state.q);
+        (state.t, c[0], (p[0] - c[0]).atan2(c[1] - p[1]))
+    }))
+}
+
 /// The light cart-pole in minimal coordinates (an ODE, `light-cartpole-minimal`) with the
 /// example's own settings, ESDIRK4(3)6L[2]SA2 at rtol = atol = 1e-12: an adaptive implicit
 /// scheme meets the benchmark's criterion e ≤ 1e-6 (the time-loop issue's last criterion; the
@@ -286,27 +297,12 @@ fn cartpole_score(samples: impl Iterator<Item = (f64, f64, f64)>) -> f64 {
 #[test]
 fn light_cartpole_minimal_meets_the_benchmark() {
     let m = model("light-cartpole-minimal");
-    let opts = RunOptions {
-        step: StepSettings {
-            rtol: m.solver.step.rtol,
-            atol: m.solver.step.atol,
-            h_min: m.solver.step.h_min,
-            ..Default::default()
-        },
-        ..RunOptions::default()
-    };
-    let mut sim = Simulation::new(&m, &opts).unwrap_or_else(|e| panic!("{e}"));
-    let mut rec = dynastep::analysis::dynamic::Recorder::default();
-    let report = sim.run(&mut [&mut rec]);
-    assert!(
-        matches!(report.status, RunStatus::Completed),
-        "{:?}",
-        report.status
-    );
-    let e = cartpole_score(rec.states.iter().map(|s| (s.t, s.q[0], s.q[1])));
+    let r = util::run_with(&m, &RunOptions::default());
+    r.assert_completed();
+    let e = cartpole_score(r.rec.states.iter().map(|s| (s.t, s.q[0], s.q[1])));
     println!(
         "light cart-pole, minimal coordinates, esdirk4-6 rtol 1e-12: e = {e:.2e} ({} steps, {} rejected)",
-        report.steps, report.rejected_steps
+        r.report.steps, r.report.rejected_steps
     );
     assert!(e <= 1e-6, "{e}");
 }
@@ -330,26 +326,12 @@ fn light_cartpole_body_coordinates_with_projection_and_dopri5() {
         },
         ..RunOptions::default()
     };
-    let mut sim = Simulation::new(&m, &opts).unwrap_or_else(|e| panic!("{e}"));
-    let mut rec = dynastep::analysis::dynamic::Recorder::default();
-    let report = sim.run(&mut [&mut rec]);
-    assert!(
-        matches!(report.status, RunStatus::Completed),
-        "{:?}",
-        report.status
-    );
-    let (cart, tip) = (
-        sim.system.body_index("cart").unwrap(),
-        sim.system.body_index("tip").unwrap(),
-    );
-    let e = cartpole_score(rec.states.iter().map(|state| {
-        let c = sim.system.body_pose(cart, &state.q);
-        let p = sim.system.body_pose(tip, &state.q);
-        (state.t, c[0], (p[0] - c[0]).atan2(c[1] - p[1]))
-    }));
+    let r = util::run_with(&m, &opts);
+    r.assert_completed();
+    let e = body_coordinates_score(&r);
     println!(
         "light cart-pole, projection + dopri5 rtol 1e-10: e = {e:.2e} ({} steps, {} rejected)",
-        report.steps, report.rejected_steps
+        r.report.steps, r.report.rejected_steps
     );
     assert!(e <= 1e-6, "{e}");
 }
@@ -366,14 +348,7 @@ fn light_cartpole_needs_error_control() {
     let m = model("light-cartpole");
     let r = adaptive(&m, "generalized-alpha", 1e-10, Some(0.01));
     r.assert_completed();
-    let score = |run: &Run| {
-        let (cart, tip) = (run.body("cart"), run.body("tip"));
-        cartpole_score(run.rec.states.iter().map(|state| {
-            let c = run.system.body_pose(cart, &state.q);
-            let p = run.system.body_pose(tip, &state.q);
-            (state.t, c[0], (p[0] - c[0]).atan2(c[1] - p[1]))
-        }))
-    };
+    let score = body_coordinates_score;
     let e = score(&r);
     let mean_h = r.report.h_sum / r.report.steps as f64;
     // Fixed steps: without the example's `[solver.step]`, whose rtol would make `dt` only the first
