@@ -533,9 +533,14 @@ fn check(path: &Path, set: &[String]) -> Result<ExitCode> {
 }
 
 fn examples() -> Result<ExitCode> {
+    let width = dynastep::examples::EXAMPLES
+        .iter()
+        .map(|ex| ex.name.len())
+        .max()
+        .unwrap_or(0);
     for ex in dynastep::examples::EXAMPLES {
         println!(
-            "{:<16} {}\n{:<16} {}\n",
+            "{:<width$} {}\n{:<width$} {}\n",
             ex.name, ex.title, "", ex.description
         );
     }
