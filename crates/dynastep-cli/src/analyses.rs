@@ -15,7 +15,8 @@ use dynastep::analysis::kinematics::{self, KinematicSettings};
 use dynastep::analysis::simulation::{assembled, RunOptions, Simulation};
 use dynastep::io::history::HistoryWriter;
 use dynastep::io::summary::AnalysisSummary;
-use dynastep::system::planar::PlanarSystem;
+use dynastep::system::mechanism::Mechanism;
+use dynastep::system::multibody::Multibody;
 
 use crate::{load_model, parse_params};
 
@@ -119,7 +120,7 @@ pub(crate) fn write_summary<T: serde::Serialize>(out: &Path, summary: &T) -> Res
 pub fn kinematics(args: KinematicArgs, inverse: bool) -> Result<ExitCode> {
     let src = &args.source;
     let (model, stem) = load_model(src.model.as_deref(), src.example.as_deref(), &src.set)?;
-    let system = PlanarSystem::new(&model).map_err(|e| anyhow!("{e}"))?;
+    let system = Multibody::new(&model).map_err(|e| anyhow!("{e}"))?;
     // Undriven or conflicting drivers are named before assembly, which would fail on them less
     // clearly (the rank is checked again at the assembled configuration).
     let rough = system.initial_state(model.solver.t_start.unwrap_or(0.0));
@@ -170,7 +171,7 @@ pub fn kinematics(args: KinematicArgs, inverse: bool) -> Result<ExitCode> {
     crate::signals::install();
     let mut watch = crate::signals::Watch;
     let report = {
-        let mut observers: Vec<&mut dyn Observer<PlanarSystem>> = vec![&mut writer, &mut watch];
+        let mut observers: Vec<&mut dyn Observer<Multibody>> = vec![&mut writer, &mut watch];
         kinematics::run(&system, &x0, &settings, &mut observers).map_err(|e| anyhow!("{e}"))?
     };
     writer
@@ -248,7 +249,7 @@ pub fn equilibrium(args: EquilibriumArgs) -> Result<ExitCode> {
         crate::signals::install();
         let mut watch = crate::signals::Watch;
         let (report, result) = {
-            let mut observers: Vec<&mut dyn Observer<PlanarSystem>> = vec![&mut writer, &mut watch];
+            let mut observers: Vec<&mut dyn Observer<Multibody>> = vec![&mut writer, &mut watch];
             equilibrium::settle::solve(
                 &sim.system,
                 sim.scheme.as_mut(),
@@ -269,7 +270,7 @@ pub fn equilibrium(args: EquilibriumArgs) -> Result<ExitCode> {
             Some(history_path),
         )
     } else {
-        let system = PlanarSystem::new(&model).map_err(|e| anyhow!("{e}"))?;
+        let system = Multibody::new(&model).map_err(|e| anyhow!("{e}"))?;
         let (x0, assembly) = assembled(&model, &system).map_err(|e| anyhow!("{e}"))?;
         let result = if method == EquilibriumMethod::Newton {
             equilibrium::newton::solve(&system, x0.t, &x0.q, &statics)

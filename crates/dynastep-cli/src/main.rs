@@ -46,7 +46,8 @@ use dynastep::io::history::HistoryWriter;
 use dynastep::io::summary::Summary;
 use dynastep::model::{parse, Model};
 use dynastep::scheme::{SchemeParams, REGISTRY};
-use dynastep::system::planar::PlanarSystem;
+use dynastep::system::mechanism::Mechanism;
+use dynastep::system::multibody::Multibody;
 
 #[derive(Parser)]
 #[command(
@@ -304,8 +305,8 @@ struct Progress {
     t0: f64,
 }
 
-impl Observer<PlanarSystem> for Progress {
-    fn sample(&mut self, _sys: &PlanarSystem, s: &Sample<'_>) -> Result<Flow, String> {
+impl<S: dynastep::system::System> Observer<S> for Progress {
+    fn sample(&mut self, _sys: &S, s: &Sample<'_>) -> Result<Flow, String> {
         self.bar
             .set_position(((s.state.t - self.t0) * 1000.0) as u64);
         self.bar
@@ -391,7 +392,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     signals::install();
     let mut watch = signals::Watch;
     let report = {
-        let mut observers: Vec<&mut dyn Observer<PlanarSystem>> = vec![&mut writer, &mut watch];
+        let mut observers: Vec<&mut dyn Observer<Multibody>> = vec![&mut writer, &mut watch];
         if show {
             observers.push(&mut progress);
         }
@@ -480,13 +481,12 @@ pub(crate) fn write_model(out: &Path, model: &Model) -> Result<()> {
 
 /// Says on the terminal which bodies assembly moved (by more than 1e-9 m or rad) and which given
 /// values it held, so that a corrected model is never a surprise.
-pub(crate) fn report_assembly(sys: &PlanarSystem, assembled: &dynastep::scheme::State) {
+pub(crate) fn report_assembly<M: Mechanism>(sys: &M, assembled: &dynastep::scheme::State) {
     let given = sys.initial_state(assembled.t);
     let held = sys.given_values();
     let mut moved = Vec::new();
     for (b, name) in sys.body_names().iter().enumerate() {
-        let (p0, p1) = (sys.body_pose(b, &given.q), sys.body_pose(b, &assembled.q));
-        let (dr, dth) = ((p1[0] - p0[0]).hypot(p1[1] - p0[1]), (p1[2] - p0[2]).abs());
+        let (dr, dth) = sys.body_displacement(b, &given.q, &assembled.q);
         if dr > 1e-9 || dth > 1e-9 {
             moved.push(format!("`{name}` by {dr:.3e} m and {dth:.3e} rad"));
         }
@@ -496,7 +496,7 @@ pub(crate) fn report_assembly(sys: &PlanarSystem, assembled: &dynastep::scheme::
     }
     let labels: Vec<String> = (0..held.positions.len())
         .filter(|&i| held.positions[i])
-        .map(|i| dynastep::system::System::coordinate_label(sys, i))
+        .map(|i| sys.coordinate_label(i))
         .collect();
     let why = if labels.is_empty() {
         "no coordinate is marked `given`".to_string()
@@ -511,7 +511,7 @@ pub(crate) fn report_assembly(sys: &PlanarSystem, assembled: &dynastep::scheme::
 
 fn check(path: &Path, set: &[String]) -> Result<ExitCode> {
     let (model, _) = load_model(Some(path), None, set)?;
-    let system = PlanarSystem::new(&model).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let system = Multibody::new(&model).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     // What `run` would refuse: the run settings when the model has them, else the assembly.
     if model.solver.t_end.is_some() {
         Simulation::new(&model, &RunOptions::default())

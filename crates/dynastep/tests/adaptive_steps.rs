@@ -13,7 +13,7 @@ use dynastep::analysis::dynamic::{Flow, Observer, RunStatus, Sample};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::analysis::step_control::{StepControl, StepSettings};
 use dynastep::model::Model;
-use dynastep::system::planar::PlanarSystem;
+use dynastep::system::System;
 use util::{model, reference, Run};
 
 const ANDREWS_BETA: f64 = 15.81077119629904;
@@ -241,8 +241,8 @@ fn hopeless_settings_are_refused() {
 /// An observer that stops the run at t ≥ 0.5 s.
 struct StopAtHalf;
 
-impl Observer<PlanarSystem> for StopAtHalf {
-    fn sample(&mut self, _: &PlanarSystem, s: &Sample<'_>) -> Result<Flow, String> {
+impl<S: System> Observer<S> for StopAtHalf {
+    fn sample(&mut self, _: &S, s: &Sample<'_>) -> Result<Flow, String> {
         Ok(if s.state.t >= 0.5 {
             Flow::Stop
         } else {

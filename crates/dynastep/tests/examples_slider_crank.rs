@@ -74,7 +74,7 @@ fn driver_torque_equals_the_energy_rate() {
         Some(0.0),
     );
     run.assert_completed();
-    let sys = &run.system;
+    let sys = run.system.planar().expect("a planar model");
     let slider = sys.body(run.body("slider")).first_coordinate();
     let mut scratch = dynastep::linalg::Vector::zeros(sys.n());
     let energy: Vec<f64> = run

@@ -19,7 +19,8 @@ use std::time::{Duration, Instant};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::examples::EXAMPLES;
 use dynastep::model::parse;
-use dynastep::system::planar::PlanarSystem;
+use dynastep::system::mechanism::Mechanism;
+use dynastep::system::multibody::Multibody;
 
 /// The case being run, for the panic hook's message.
 static CASE: AtomicU64 = AtomicU64::new(0);
@@ -122,7 +123,7 @@ fn exercise(text: &str) {
         return;
     };
     // One source of rules: what the file reader accepts, the assembler builds.
-    if let Err(e) = PlanarSystem::new(&model) {
+    if let Err(e) = Multibody::new(&model) {
         panic!("the file reader accepted a model the assembler refuses: {e}");
     }
     let t0 = model.solver.t_start.unwrap_or(0.0);

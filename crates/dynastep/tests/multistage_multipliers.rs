@@ -9,6 +9,7 @@
 mod util;
 
 use dynastep::scheme::REGISTRY;
+use dynastep::system::mechanism::Mechanism;
 use util::{model, run, slider_crank_driver_torque};
 
 /// Largest |τ − τ_exact| over the samples of a slider-crank run of `scheme` with step `h` to 0.5 s.

@@ -1,4 +1,4 @@
-//! A whole simulation of a model: build the planar system, assemble a consistent initial state, choose
+//! A whole simulation of a model: build the system (planar or spatial), assemble a consistent initial state, choose
 //! the scheme and run the dynamic analysis. This is what `dynastep run` does, as a library call.
 
 use crate::analysis::assembly::{assemble, AssemblyError, AssemblyReport, AssemblySettings};
@@ -8,7 +8,8 @@ use crate::analysis::step_control::StepSettings;
 use crate::formulation;
 use crate::model::Model;
 use crate::scheme::{build, Scheme, SchemeError, SchemeParams, State};
-use crate::system::planar::{PlanarError, PlanarSystem};
+use crate::system::mechanism::Mechanism;
+use crate::system::multibody::{BuildError, Multibody};
 
 /// Default scheme when neither the command line nor the model names one.
 pub const DEFAULT_SCHEME: &str = "generalized-alpha";
@@ -18,9 +19,9 @@ pub const DEFAULT_SCHEME: &str = "generalized-alpha";
 ///
 /// # Errors
 /// [`SimulationError::Assembly`] when the constraints cannot be met.
-pub fn assembled(
+pub fn assembled<M: Mechanism>(
     model: &Model,
-    system: &PlanarSystem,
+    system: &M,
 ) -> Result<(State, AssemblyReport), SimulationError> {
     let mut initial = system.initial_state(model.solver.t_start.unwrap_or(0.0));
     let settings = AssemblySettings {
@@ -62,7 +63,7 @@ pub struct RunOptions {
 pub enum SimulationError {
     /// The model does not describe a valid mechanism.
     #[error(transparent)]
-    Model(#[from] PlanarError),
+    Model(#[from] BuildError),
     /// The scheme or its parameters are invalid.
     #[error(transparent)]
     Scheme(#[from] SchemeError),
@@ -79,7 +80,7 @@ pub struct Simulation {
     /// The model simulated (with overrides applied).
     pub model: Model,
     /// The equations.
-    pub system: PlanarSystem,
+    pub system: Multibody,
     /// The consistent initial state (after assembly).
     pub initial: State,
     /// What assembly found (redundant constraints, corrections).
@@ -116,7 +117,7 @@ impl Simulation {
     pub fn new(model: &Model, opts: &RunOptions) -> Result<Self, SimulationError> {
         let clock = std::time::Instant::now();
         let solver = &model.solver;
-        let system = PlanarSystem::new(model)?;
+        let system = Multibody::new(model)?;
         let scheme_name = opts
             .scheme
             .clone()
@@ -233,7 +234,7 @@ impl Simulation {
 
     /// Runs the dynamic analysis from the assembled state; observers receive every output sample.
     /// A numerical failure is reported in the returned [`RunReport`]'s status, never as a panic.
-    pub fn run(&mut self, observers: &mut [&mut dyn Observer<PlanarSystem>]) -> RunReport {
+    pub fn run(&mut self, observers: &mut [&mut dyn Observer<Multibody>]) -> RunReport {
         run(
             &self.system,
             self.scheme.as_mut(),

@@ -1,4 +1,4 @@
-//! The CSV time history of a planar simulation.
+//! The CSV time history of a simulation.
 //!
 //! Columns, in order:
 //! - `t` \[s\];
@@ -42,7 +42,7 @@ use std::time::{Duration, Instant};
 
 use super::history_table::HistoryTable;
 use crate::analysis::dynamic::{Flow, Observer, Sample};
-use crate::system::planar::{Body, PlanarSystem};
+use crate::system::mechanism::Mechanism;
 
 /// Rows gathered before they are written out.
 const FLUSH_BYTES: usize = 1 << 16;
@@ -50,18 +50,18 @@ const FLUSH_BYTES: usize = 1 << 16;
 /// Longest time rows wait in memory.
 const FLUSH_EVERY: Duration = Duration::from_secs(1);
 
-/// The columns of a planar time history (see the module documentation) and how one row of them is
+/// The columns of a time history (see the module documentation) and how one row of them is
 /// computed from a [`Sample`]: shared by the CSV [`HistoryWriter`] and the in-memory
-/// [`HistoryRecorder`], so both hold the same numbers.
+/// [`HistoryRecorder`], so both hold the same numbers. The mechanism names its own body, marker
+/// and reaction columns ([`Mechanism`]).
 #[derive(Debug, Clone)]
 pub struct HistoryColumns {
     names: Vec<String>,
     /// Coordinates of an equation-based model (0 otherwise).
     coordinates: usize,
-    point_mass: Vec<bool>,
+    bodies: usize,
     markers: usize,
-    /// Per joint: has a torque column.
-    joint_torque: Vec<bool>,
+    joints: usize,
     drivers: usize,
     forces: bool,
     omega_max: bool,
@@ -70,30 +70,25 @@ pub struct HistoryColumns {
 impl HistoryColumns {
     /// The columns of a dynamic history of `system`: with `forces` the reactions, driver forces
     /// and energies (false for a kinematic history), with `omega_max` the last column `omega_max`.
-    pub fn new(system: &PlanarSystem, forces: bool, omega_max: bool) -> Self {
+    pub fn new<M: Mechanism>(system: &M, forces: bool, omega_max: bool) -> Self {
         let mut names = vec!["t".to_string(), "h".to_string()];
         let coordinates = system.equations().map_or(&[][..], |e| e.coordinate_names());
         names.extend(coordinates.iter().cloned());
         names.extend(coordinates.iter().map(|c| format!("{c}_dot")));
-        let point_mass: Vec<bool> = (0..system.n_bodies())
-            .map(|b| matches!(system.body(b), Body::Point(_)))
-            .collect();
-        for (b, name) in system.body_names().iter().enumerate() {
-            let columns: &[&str] = if point_mass[b] {
-                &["x", "y", "vx", "vy"]
-            } else {
-                &["x", "y", "theta", "vx", "vy", "omega"]
-            };
-            names.extend(columns.iter().map(|c| format!("{name}.{c}")));
+        let bodies = system.body_names();
+        for (b, name) in bodies.iter().enumerate() {
+            let (pose, velocity) = system.body_columns(b);
+            let columns = pose.iter().chain(velocity);
+            names.extend(columns.map(|c| format!("{name}.{c}")));
         }
-        for name in system.marker_names() {
-            names.extend(["x", "y", "vx", "vy"].iter().map(|c| format!("{name}.{c}")));
+        let markers = system.marker_names();
+        let (position, velocity) = system.marker_columns();
+        for name in &markers {
+            let columns = position.iter().chain(velocity);
+            names.extend(columns.map(|c| format!("{name}.{c}")));
         }
-        let joint_torque: Vec<bool> = (0..system.joint_names().len())
-            .map(|k| system.joint_has_torque(k))
-            .collect();
         if forces {
-            Self::force_names(system, &joint_torque, &mut names);
+            Self::force_names(system, &mut names);
         }
         names.extend(
             [
@@ -110,9 +105,9 @@ impl HistoryColumns {
         HistoryColumns {
             names,
             coordinates: coordinates.len(),
-            point_mass,
-            markers: system.marker_names().len(),
-            joint_torque,
+            bodies: bodies.len(),
+            markers: markers.len(),
+            joints: system.joint_names().len(),
             drivers: system.driver_names().len(),
             forces,
             omega_max,
@@ -120,22 +115,13 @@ impl HistoryColumns {
     }
 
     /// Names of the reaction, driver and energy columns.
-    fn force_names(system: &PlanarSystem, joint_torque: &[bool], names: &mut Vec<String>) {
+    fn force_names<M: Mechanism>(system: &M, names: &mut Vec<String>) {
         for (k, name) in system.joint_names().iter().enumerate() {
-            let columns: &[&str] = if joint_torque[k] {
-                &["fx", "fy", "torque", "fx_joint", "fy_joint"]
-            } else {
-                &["fx", "fy", "fx_joint", "fy_joint"]
-            };
+            let columns = system.joint_columns(k);
             names.extend(columns.iter().map(|c| format!("{name}.{c}")));
         }
         for (k, name) in system.driver_names().iter().enumerate() {
-            let unit = if system.driver_is_angular(k) {
-                "torque"
-            } else {
-                "force"
-            };
-            let column = format!("{name}.{unit}");
+            let column = format!("{name}.{}", system.driver_unit(k));
             if names.contains(&column) {
                 names.push(format!("driver.{column}"));
             } else {
@@ -162,25 +148,20 @@ impl HistoryColumns {
 
     /// Replaces the contents of `row` with the values of `s`, one per column (no allocation once
     /// `row` has the capacity).
-    pub fn fill(&self, sys: &PlanarSystem, s: &Sample<'_>, row: &mut Vec<f64>) {
+    pub fn fill<M: Mechanism>(&self, sys: &M, s: &Sample<'_>, row: &mut Vec<f64>) {
         let x = s.state;
         row.clear();
         row.push(x.t);
         row.push(s.h);
         row.extend(x.q.iter().take(self.coordinates));
         row.extend(x.v.iter().take(self.coordinates));
-        for b in 0..self.point_mass.len() {
-            let p = sys.body_pose(b, &x.q);
-            let v = sys.body_velocity(b, &x.q, &x.v);
-            if self.point_mass[b] {
-                row.extend_from_slice(&[p[0], p[1], v[0], v[1]]);
-            } else {
-                row.extend_from_slice(&[p[0], p[1], p[2], v[0], v[1], v[2]]);
-            }
+        for b in 0..self.bodies {
+            sys.push_body_pose(b, &x.q, row);
+            sys.push_body_velocity(b, &x.q, &x.v, row);
         }
         for k in 0..self.markers {
-            let (p, v) = sys.marker_state(k, &x.q, &x.v);
-            row.extend_from_slice(&[p[0], p[1], v[0], v[1]]);
+            sys.push_marker_position(k, &x.q, row);
+            sys.push_marker_velocity(k, &x.q, &x.v, row);
         }
         if self.forces {
             self.push_forces(sys, s, row);
@@ -196,16 +177,10 @@ impl HistoryColumns {
     }
 
     /// Reactions, driver forces and energies of the sample into the row.
-    fn push_forces(&self, sys: &PlanarSystem, s: &Sample<'_>, row: &mut Vec<f64>) {
+    fn push_forces<M: Mechanism>(&self, sys: &M, s: &Sample<'_>, row: &mut Vec<f64>) {
         let x = s.state;
-        for (k, &torque) in self.joint_torque.iter().enumerate() {
-            let f = sys.joint_reaction(k, &x.q, &x.lambda);
-            let e = sys.joint_frame_axis(k, &x.q);
-            row.extend_from_slice(&[f[0], f[1]]);
-            if torque {
-                row.push(f[2]);
-            }
-            row.extend_from_slice(&[e[0] * f[0] + e[1] * f[1], -e[1] * f[0] + e[0] * f[1]]);
+        for k in 0..self.joints {
+            sys.push_joint_history(k, &x.q, &x.lambda, row);
         }
         for k in 0..self.drivers {
             row.push(sys.driver_effort(k, &x.lambda));
@@ -245,7 +220,7 @@ impl<W: Write> HistoryWriter<W> {
     ///
     /// # Errors
     /// Any error of the underlying writer.
-    pub fn new(system: &PlanarSystem, out: W) -> Result<Self, csv::Error> {
+    pub fn new<M: Mechanism>(system: &M, out: W) -> Result<Self, csv::Error> {
         Self::with_columns(HistoryColumns::new(system, true, false), out)
     }
 
@@ -254,7 +229,7 @@ impl<W: Write> HistoryWriter<W> {
     ///
     /// # Errors
     /// Any error of the underlying writer.
-    pub fn with_omega_max(system: &PlanarSystem, out: W) -> Result<Self, csv::Error> {
+    pub fn with_omega_max<M: Mechanism>(system: &M, out: W) -> Result<Self, csv::Error> {
         Self::with_columns(HistoryColumns::new(system, true, true), out)
     }
 
@@ -262,7 +237,7 @@ impl<W: Write> HistoryWriter<W> {
     ///
     /// # Errors
     /// Any error of the underlying writer.
-    pub fn kinematic(system: &PlanarSystem, out: W) -> Result<Self, csv::Error> {
+    pub fn kinematic<M: Mechanism>(system: &M, out: W) -> Result<Self, csv::Error> {
         Self::with_columns(HistoryColumns::new(system, false, false), out)
     }
 
@@ -316,8 +291,8 @@ impl<W: Write> HistoryWriter<W> {
     }
 }
 
-impl<W: Write> Observer<PlanarSystem> for HistoryWriter<W> {
-    fn sample(&mut self, sys: &PlanarSystem, s: &Sample<'_>) -> Result<Flow, String> {
+impl<W: Write, M: Mechanism> Observer<M> for HistoryWriter<W> {
+    fn sample(&mut self, sys: &M, s: &Sample<'_>) -> Result<Flow, String> {
         self.columns.fill(sys, s, &mut self.row);
         for &v in &self.row {
             let text = if v.is_finite() {
@@ -371,8 +346,8 @@ impl HistoryRecorder {
     }
 }
 
-impl Observer<PlanarSystem> for HistoryRecorder {
-    fn sample(&mut self, sys: &PlanarSystem, s: &Sample<'_>) -> Result<Flow, String> {
+impl<M: Mechanism> Observer<M> for HistoryRecorder {
+    fn sample(&mut self, sys: &M, s: &Sample<'_>) -> Result<Flow, String> {
         self.columns.fill(sys, s, &mut self.row);
         for (column, &v) in self.table.columns.iter_mut().zip(&self.row) {
             column.push(v);

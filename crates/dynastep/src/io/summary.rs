@@ -8,7 +8,7 @@ use crate::analysis::natural_frequency::{critical_omega, OmegaMaxRecord};
 use crate::analysis::simulation::Simulation;
 use crate::analysis::step_control::Tolerances;
 use crate::scheme::{SchemeParams, State};
-use crate::system::planar::PlanarSystem;
+use crate::system::mechanism::Mechanism;
 
 /// Newton counters in the summary.
 #[derive(Debug, Clone, Serialize)]
@@ -63,44 +63,42 @@ pub struct FinalState {
     pub a: Vec<f64>,
     /// Multipliers.
     pub lambda: Vec<f64>,
-    /// Body-frame pose (x, y, θ) of each body by name.
-    pub bodies: std::collections::BTreeMap<String, [f64; 3]>,
-    /// Marker positions by name.
-    pub markers: std::collections::BTreeMap<String, [f64; 2]>,
-    /// Joint reactions on body j by joint name: `[f_x, f_y, τ]` in global axes \[N, N, N m\], τ
-    /// about the joint point.
-    pub reactions: std::collections::BTreeMap<String, [f64; 3]>,
+    /// Body-frame pose of each body by name, in the order of its history columns (planar
+    /// `x, y, θ` \[m, m, rad\]; a point mass `x, y`).
+    pub bodies: std::collections::BTreeMap<String, Vec<f64>>,
+    /// Marker positions by name \[m\].
+    pub markers: std::collections::BTreeMap<String, Vec<f64>>,
+    /// Joint reactions on body j by joint name, in global axes: the force \[N\], then the torque
+    /// about the joint point \[N m\] (planar `[f_x, f_y, τ]`).
+    pub reactions: std::collections::BTreeMap<String, Vec<f64>>,
     /// Driver generalized forces by driver name (torque \[N m\] or force \[N\], −λ of the row).
     pub drivers: std::collections::BTreeMap<String, f64>,
 }
 
 impl FinalState {
     /// The record of state `x` of `sys`.
-    pub fn new(sys: &PlanarSystem, x: &State) -> Self {
+    pub fn new<M: Mechanism>(sys: &M, x: &State) -> Self {
+        let named = |names: Vec<&str>, push: &dyn Fn(usize, &mut Vec<f64>)| {
+            let entry = |(k, n): (usize, &&str)| {
+                let mut values = Vec::new();
+                push(k, &mut values);
+                (n.to_string(), values)
+            };
+            names.iter().enumerate().map(entry).collect()
+        };
         FinalState {
             t: x.t,
             q: x.q.iter().copied().collect(),
             v: x.v.iter().copied().collect(),
             a: x.a.iter().copied().collect(),
             lambda: x.lambda.iter().copied().collect(),
-            bodies: sys
-                .body_names()
-                .iter()
-                .enumerate()
-                .map(|(b, n)| (n.to_string(), sys.body_pose(b, &x.q)))
-                .collect(),
-            markers: sys
-                .marker_names()
-                .iter()
-                .enumerate()
-                .map(|(k, n)| (n.to_string(), sys.marker_state(k, &x.q, &x.v).0))
-                .collect(),
-            reactions: sys
-                .joint_names()
-                .iter()
-                .enumerate()
-                .map(|(k, n)| (n.to_string(), sys.joint_reaction(k, &x.q, &x.lambda)))
-                .collect(),
+            bodies: named(sys.body_names(), &|b, out| sys.push_body_pose(b, &x.q, out)),
+            markers: named(sys.marker_names(), &|k, out| {
+                sys.push_marker_position(k, &x.q, out)
+            }),
+            reactions: named(sys.joint_names(), &|k, out| {
+                sys.push_joint_reaction(k, &x.q, &x.lambda, out)
+            }),
             drivers: sys
                 .driver_names()
                 .iter()
@@ -426,9 +424,9 @@ pub struct AnalysisSummary {
 
 impl AnalysisSummary {
     /// The summary of a kinematic (or inverse dynamic) analysis of `sys` with `report`.
-    pub fn kinematic(
+    pub fn kinematic<M: Mechanism>(
         model: &str,
-        sys: &PlanarSystem,
+        sys: &M,
         assembly: &AssemblyReport,
         settings: &crate::analysis::kinematics::KinematicSettings,
         report: &crate::analysis::kinematics::KinematicReport,
@@ -473,9 +471,9 @@ impl AnalysisSummary {
 
     /// The summary of an equilibrium analysis of `sys` by `method`: the equilibrium found, or the
     /// reason it was not (`last` is then the last state reached).
-    pub fn equilibrium(
+    pub fn equilibrium<M: Mechanism>(
         model: &str,
-        sys: &PlanarSystem,
+        sys: &M,
         assembly: &AssemblyReport,
         method: &str,
         result: &Result<

@@ -9,6 +9,7 @@ pub mod function;
 pub mod geometry;
 pub mod jet;
 pub mod parse;
+pub mod spatial;
 pub mod types;
 pub mod validate;
 

@@ -56,6 +56,10 @@ pub struct Model {
     /// (then the model has no bodies, joints, drivers, forces or markers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub equations: Option<super::equations::EquationSpec>,
+    /// A spatial mechanism: bodies, joints, forces and markers in three dimensions (then the
+    /// model has no planar bodies, joints, drivers, forces or markers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spatial: Option<super::spatial::SpatialSpec>,
     /// Solver settings; the command line overrides them.
     #[serde(default)]
     pub solver: SolverSpec,

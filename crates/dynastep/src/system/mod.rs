@@ -22,8 +22,13 @@ pub fn sane(x: f64) -> bool {
 }
 
 pub mod damped;
+#[cfg(test)]
+pub(crate) mod derivative_check;
 pub mod equations;
+pub mod mechanism;
+pub mod multibody;
 pub mod planar;
+pub mod spatial;
 pub mod test_problems;
 
 use crate::linalg::{MatVec, Sink, TransposeMatVec, Vector};

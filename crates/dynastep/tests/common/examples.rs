@@ -4,7 +4,8 @@
 use dynastep::analysis::dynamic::{Recorder, RunReport, RunStatus};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::model::Model;
-use dynastep::system::planar::PlanarSystem;
+use dynastep::system::mechanism::Mechanism;
+use dynastep::system::multibody::Multibody;
 
 /// The embedded example `name`, parsed.
 pub fn model(name: &str) -> Model {
@@ -15,7 +16,7 @@ pub fn model(name: &str) -> Model {
 
 /// A finished run: the system (for markers and poses), the report and every sampled state.
 pub struct Run {
-    pub system: PlanarSystem,
+    pub system: Multibody,
     pub report: RunReport,
     pub rec: Recorder,
 }
@@ -40,7 +41,8 @@ impl Run {
     /// Position of marker `k` in sample `s`.
     pub fn marker_at(&self, k: usize, s: usize) -> [f64; 2] {
         let st = &self.rec.states[s];
-        self.system.marker_state(k, &st.q, &st.v).0
+        let p = self.system.marker_state(k, &st.q, &st.v).0;
+        [p[0], p[1]]
     }
 
     /// Panics unless the run reached its end time.

@@ -18,6 +18,7 @@ mod forces;
 mod joints;
 mod markers;
 mod solver;
+mod spatial;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -171,6 +172,10 @@ fn checker(model: &Model) -> Checker<'_> {
 
 /// Gravity, the ground and every element, in file order of the kinds.
 fn elements<'m>(c: &mut Checker<'m>, model: &'m Model) {
+    if let Some(spec) = &model.spatial {
+        spatial::check(c, model, spec);
+        return;
+    }
     c.finite(p(&[&"gravity"]), "", "gravity", &model.gravity);
     c.points(&p(&[&"ground"]), "ground", &model.ground.points);
     bodies::check(c, model);

@@ -38,6 +38,7 @@ mod drivers;
 mod forces;
 mod joints;
 mod kinematics;
+mod mechanism;
 mod rates;
 mod resolver;
 #[cfg(test)]

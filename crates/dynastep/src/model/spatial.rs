@@ -1,0 +1,397 @@
+//! The `[spatial]` table of a model file: a mechanism in three dimensions.
+//!
+//! A model with `[spatial]` is spatial; its bodies, joints, forces and markers are written under
+//! it (`[[spatial.bodies]]`, `[[spatial.joints]]`, …), and the top-level planar tables stay empty,
+//! so every planar file keeps its meaning. Positions are in metres in the global frame unless a
+//! field says "body frame"; a body frame sits at the body's centroid.
+
+// Doc strings become JSON Schema descriptions: units in brackets, not escaped for rustdoc.
+#![allow(rustdoc::broken_intra_doc_links)]
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A spatial mechanism.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpatialSpec {
+    /// Gravitational acceleration (gx, gy, gz) [m/s²]; default (0, 0, 0).
+    #[serde(default)]
+    pub gravity: [f64; 3],
+    /// Named points fixed in the global frame [m].
+    #[serde(default)]
+    pub ground: BTreeMap<String, [f64; 3]>,
+    /// Moving bodies.
+    #[serde(default)]
+    pub bodies: Vec<SpatialBodySpec>,
+    /// Joints between two bodies.
+    #[serde(default)]
+    pub joints: Vec<SpatialJointSpec>,
+    /// Force elements (gravity is set by `gravity`).
+    #[serde(default)]
+    pub forces: Vec<SpatialForceSpec>,
+    /// Points whose global position, velocity, orientation and angular velocity are output.
+    #[serde(default)]
+    pub markers: Vec<SpatialMarkerSpec>,
+}
+
+/// Kind of a spatial body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SpatialBodyKind {
+    /// Rigid body: centroid and Euler parameters (7 coordinates).
+    #[default]
+    Rigid,
+    /// Point mass: position only (3 coordinates), no inertia.
+    Point,
+}
+
+/// Axes in which a vector is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Axes {
+    /// The global frame.
+    #[default]
+    Global,
+    /// The body frame.
+    Body,
+}
+
+/// The initial orientation of a body frame (body → global). Give exactly one of
+/// `euler_parameters`, `matrix`, `axis` with `angle`, or `sequence` with `angles`; none means
+/// aligned with the global frame.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OrientationSpec {
+    /// Euler parameters (e0, e1, e2, e3); normalized on the way in.
+    #[serde(default)]
+    pub euler_parameters: Option<[f64; 4]>,
+    /// Rotation matrix, rows [[a11, a12, a13], …]: columns are the body axes in global axes.
+    #[serde(default)]
+    pub matrix: Option<[[f64; 3]; 3]>,
+    /// Rotation axis (with `angle`) in global axes; need not be unit [-].
+    #[serde(default)]
+    pub axis: Option<[f64; 3]>,
+    /// Rotation angle about `axis` [rad].
+    #[serde(default)]
+    pub angle: Option<f64>,
+    /// Euler or Cardan angle sequence of rotations about moving axes, such as `zxz` (Euler) or
+    /// `xyz` (Cardan); with `angles`.
+    #[serde(default)]
+    pub sequence: Option<String>,
+    /// The three angles of `sequence`, in order [rad].
+    #[serde(default)]
+    pub angles: Option<[f64; 3]>,
+}
+
+/// A spatial rigid body or point mass.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpatialBodySpec {
+    /// Unique name (not `ground`).
+    pub name: String,
+    /// `rigid` (default) or `point`.
+    #[serde(default)]
+    pub kind: SpatialBodyKind,
+    /// Mass [kg]; positive.
+    pub mass: f64,
+    /// Principal moments (Ixx, Iyy, Izz) about the centroid in body axes [kg m²]; rigid bodies
+    /// give this or `inertia_tensor`.
+    #[serde(default)]
+    pub inertia: Option<[f64; 3]>,
+    /// Full inertia tensor about the centroid in body axes, rows [kg m²]; symmetric, positive
+    /// definite, with every principal moment at most the sum of the other two.
+    #[serde(default)]
+    pub inertia_tensor: Option<[[f64; 3]; 3]>,
+    /// Initial centroid position [m] (approximate: assembly corrects it).
+    #[serde(default)]
+    pub position: [f64; 3],
+    /// Initial orientation of the body frame.
+    #[serde(default)]
+    pub orientation: OrientationSpec,
+    /// Initial centroid velocity [m/s], global axes.
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    /// Initial angular velocity [rad/s], in `angular_velocity_axes`.
+    #[serde(default)]
+    pub angular_velocity: [f64; 3],
+    /// Axes of `angular_velocity`: `global` (default) or `body`.
+    #[serde(default)]
+    pub angular_velocity_axes: Axes,
+    /// Named points in the body frame, from the centroid [m]. The centroid is point `origin`.
+    #[serde(default)]
+    pub points: BTreeMap<String, [f64; 3]>,
+}
+
+/// Kind of a spatial joint (Haug 1989, §9.3, built from the basic constraints of §9.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SpatialJointKind {
+    /// Points coincide (3 equations).
+    Spherical,
+    /// Points coincide, rotation only about `axis` (5).
+    Revolute,
+    /// Point j on the line through point i along `axis`, rotation only about it (4).
+    Cylindrical,
+    /// Point j on the line through point i along `axis`, no rotation (5).
+    Prismatic,
+    /// Points coincide; `axis` on body i and `axis_j` on body j stay perpendicular (Hooke's
+    /// joint, 4).
+    Universal,
+    /// Points coincide, no relative rotation (6).
+    Fixed,
+    /// Constant distance between the points: a massless rod (1).
+    Distance,
+    /// Point j in the plane through point i normal to `axis`, rotation only about `axis` (3).
+    Planar,
+}
+
+/// A joint between a point of body i and a point of body j. The joint frame is given at the
+/// initial configuration: `axis` (and `axis_j`) in global axes, fixed in the bodies from there
+/// on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpatialJointSpec {
+    /// Unique name among joints.
+    pub name: String,
+    /// Kind.
+    #[serde(rename = "type")]
+    pub kind: SpatialJointKind,
+    /// First body (`ground` allowed).
+    pub body_i: String,
+    /// Point of body i (default `origin`; on the ground, a point of `[spatial.ground]`).
+    #[serde(default)]
+    pub point_i: Option<String>,
+    /// Second body (`ground` allowed; not the same as body i).
+    pub body_j: String,
+    /// Point of body j (default `origin`).
+    #[serde(default)]
+    pub point_j: Option<String>,
+    /// The joint point in global coordinates at the initial configuration [m], in place of
+    /// `point_i` and `point_j`.
+    #[serde(default)]
+    pub at: Option<[f64; 3]>,
+    /// Joint axis in global axes at the initial configuration [-] (need not be unit): the
+    /// rotation axis (revolute, cylindrical), the sliding axis (prismatic, cylindrical), the plane
+    /// normal (planar), the cross axis on body i (universal).
+    #[serde(default)]
+    pub axis: Option<[f64; 3]>,
+    /// Universal joint: the cross axis on body j, in global axes at the initial configuration,
+    /// perpendicular to `axis` [-].
+    #[serde(default)]
+    pub axis_j: Option<[f64; 3]>,
+    /// Distance: rod length [m]; default the initial distance.
+    #[serde(default)]
+    pub length: Option<f64>,
+}
+
+/// A spatial force element.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SpatialForceSpec {
+    /// Translational spring–damper between two points. Tension f = k (l − l₀) + c l̇ pulls the
+    /// points together when positive.
+    Tsda {
+        /// Unique name among forces.
+        name: String,
+        /// First body.
+        body_i: String,
+        /// Point of body i (default `origin`).
+        #[serde(default)]
+        point_i: Option<String>,
+        /// Second body.
+        body_j: String,
+        /// Point of body j (default `origin`).
+        #[serde(default)]
+        point_j: Option<String>,
+        /// Stiffness k [N/m] (default 0).
+        #[serde(default)]
+        stiffness: f64,
+        /// Free length l₀ [m] (default: the initial distance).
+        #[serde(default)]
+        free_length: Option<f64>,
+        /// Damping c [N s/m] (default 0).
+        #[serde(default)]
+        damping: f64,
+    },
+}
+
+impl SpatialForceSpec {
+    /// The element's unique name among forces.
+    pub fn name(&self) -> &str {
+        match self {
+            SpatialForceSpec::Tsda { name, .. } => name,
+        }
+    }
+}
+
+/// A named point whose global position, velocity, its body's orientation (Euler parameters) and
+/// angular velocity are output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpatialMarkerSpec {
+    /// Unique name among markers.
+    pub name: String,
+    /// The body (`ground` allowed).
+    pub body: String,
+    /// Point of the body (default `origin`).
+    #[serde(default)]
+    pub point: Option<String>,
+}
+
+/// Rotation matrix about the global axis `axis` (0 = x, 1 = y, 2 = z) by `angle` \[rad\].
+fn axis_rotation(axis: usize, angle: f64) -> nalgebra::Matrix3<f64> {
+    let v = nalgebra::Vector3::ith(axis, 1.0);
+    *nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_unchecked(v), angle).matrix()
+}
+
+impl OrientationSpec {
+    /// The rotation matrix body → global, or what is wrong with the specification (the field at
+    /// fault and the message). Euler parameters are normalized; a matrix must be orthonormal
+    /// with determinant +1 to 1e-9; an axis must have length > 1e-12; a sequence names three
+    /// axes of `x`, `y`, `z`, no two consecutive alike (rotations about the moving axes, applied
+    /// left to right: A = R₁(α₁) R₂(α₂) R₃(α₃)).
+    ///
+    /// # Errors
+    /// `(field, message)` for a missing, conflicting or degenerate specification.
+    pub fn rotation(&self) -> Result<nalgebra::Matrix3<f64>, (&'static str, String)> {
+        use nalgebra::{Matrix3, Unit, Vector3};
+        let given = [
+            ("euler_parameters", self.euler_parameters.is_some()),
+            ("matrix", self.matrix.is_some()),
+            ("axis", self.axis.is_some() || self.angle.is_some()),
+            ("sequence", self.sequence.is_some() || self.angles.is_some()),
+        ];
+        let forms: Vec<&str> = given.iter().filter(|g| g.1).map(|g| g.0).collect();
+        if forms.len() > 1 {
+            return Err((
+                forms[1],
+                format!("give one orientation form, not {}", forms.join(" and ")),
+            ));
+        }
+        if let Some(p) = self.euler_parameters {
+            let n = p.iter().map(|e| e * e).sum::<f64>().sqrt();
+            if !(n > 1e-12 && n.is_finite()) {
+                return Err(("euler_parameters", "Euler parameters of zero length".into()));
+            }
+            let q = nalgebra::Quaternion::new(p[0] / n, p[1] / n, p[2] / n, p[3] / n);
+            return Ok(*nalgebra::UnitQuaternion::new_unchecked(q)
+                .to_rotation_matrix()
+                .matrix());
+        }
+        if let Some(m) = self.matrix {
+            let a = Matrix3::from_fn(|r, c| m[r][c]);
+            let off = (a.transpose() * a - Matrix3::identity()).norm();
+            if !(off < 1e-9 && (a.determinant() - 1.0).abs() < 1e-9) {
+                return Err((
+                    "matrix",
+                    format!(
+                        "not a rotation matrix (‖AᵀA − I‖ = {off:.1e}, det A = {:.6})",
+                        a.determinant()
+                    ),
+                ));
+            }
+            return Ok(a);
+        }
+        if self.axis.is_some() || self.angle.is_some() {
+            let (Some(axis), Some(angle)) = (self.axis, self.angle) else {
+                let missing = if self.axis.is_none() { "axis" } else { "angle" };
+                return Err((
+                    missing,
+                    format!("`axis` and `angle` go together; `{missing}` is missing"),
+                ));
+            };
+            let v = Vector3::from(axis);
+            if !(v.norm() > 1e-12 && v.norm().is_finite() && angle.is_finite()) {
+                return Err(("axis", "the rotation axis has zero length".into()));
+            }
+            return Ok(
+                *nalgebra::Rotation3::from_axis_angle(&Unit::new_normalize(v), angle).matrix(),
+            );
+        }
+        if self.sequence.is_some() || self.angles.is_some() {
+            let (Some(seq), Some(angles)) = (&self.sequence, self.angles) else {
+                let missing = if self.sequence.is_none() {
+                    "sequence"
+                } else {
+                    "angles"
+                };
+                return Err((
+                    missing,
+                    format!("`sequence` and `angles` go together; `{missing}` is missing"),
+                ));
+            };
+            let axes: Vec<usize> = seq
+                .chars()
+                .filter_map(|c| "xyz".find(c.to_ascii_lowercase()))
+                .collect();
+            let valid = axes.len() == 3
+                && seq.chars().count() == 3
+                && axes[0] != axes[1]
+                && axes[1] != axes[2];
+            if !valid {
+                return Err((
+                    "sequence",
+                    format!("`{seq}` is not an Euler or Cardan sequence: three of x, y, z, no two consecutive alike (e.g. `zxz`, `xyz`)"),
+                ));
+            }
+            return Ok(axis_rotation(axes[0], angles[0])
+                * axis_rotation(axes[1], angles[1])
+                * axis_rotation(axes[2], angles[2]));
+        }
+        Ok(Matrix3::identity())
+    }
+}
+
+impl SpatialBodySpec {
+    /// The inertia tensor about the centroid in body axes, or what is wrong with it (the field
+    /// and the message): exactly one of `inertia`, `inertia_tensor` for a rigid body, symmetric
+    /// to 1e-9 relative, positive definite, and every principal moment at most the sum of the
+    /// other two (the triangle inequality of a real mass distribution).
+    ///
+    /// # Errors
+    /// `(field, message)`.
+    pub fn inertia_matrix(&self) -> Result<nalgebra::Matrix3<f64>, (&'static str, String)> {
+        use nalgebra::Matrix3;
+        let j = match (self.inertia, self.inertia_tensor) {
+            (Some(_), Some(_)) => {
+                return Err((
+                    "inertia_tensor",
+                    "give `inertia` or `inertia_tensor`, not both".into(),
+                ))
+            }
+            (Some(d), None) => Matrix3::from_diagonal(&nalgebra::Vector3::from(d)),
+            (None, Some(t)) => Matrix3::from_fn(|r, c| t[r][c]),
+            (None, None) => {
+                return Err((
+                    "inertia",
+                    "a rigid body needs `inertia` (principal moments) or `inertia_tensor`".into(),
+                ))
+            }
+        };
+        let field = if self.inertia.is_some() {
+            "inertia"
+        } else {
+            "inertia_tensor"
+        };
+        if j.iter().any(|x| !x.is_finite()) {
+            return Err((field, "the inertia must be finite".into()));
+        }
+        if (j - j.transpose()).norm() > 1e-9 * j.norm() {
+            return Err((field, "the inertia tensor is not symmetric".into()));
+        }
+        let moments = j.symmetric_eigenvalues();
+        let min = moments.min();
+        if min <= 0.0 {
+            return Err((field, format!("the inertia tensor is not positive definite (smallest principal moment {min:e} kg m²)")));
+        }
+        let sum = moments.sum();
+        let max = moments.max();
+        if max > sum - max + 1e-12 * sum {
+            return Err((field, format!("principal moments {:.6e}, {:.6e}, {:.6e} kg m² violate the triangle inequality (each must be at most the sum of the other two)", moments[0], moments[1], moments[2])));
+        }
+        Ok(j)
+    }
+}

@@ -1,0 +1,427 @@
+//! The rules of a `[spatial]` model: names, inertia and orientation of bodies, joint axes, the
+//! bodies each joint kind accepts, spring–dampers and markers. Every path starts with `spatial`.
+
+use std::collections::BTreeMap;
+
+use super::super::spatial::*;
+use super::super::types::{Model, GROUND};
+use super::checker::{label, p, AsSeg, Checker};
+use super::{suggest, PathSeg};
+
+/// Shortest axis accepted as a direction \[-\].
+const MIN_AXIS: f64 = 1e-12;
+
+/// Body name → (index, kind).
+type Names<'m> = BTreeMap<&'m str, (usize, SpatialBodyKind)>;
+
+fn at(segs: &[&dyn AsSeg]) -> Vec<PathSeg> {
+    let mut v = p(&[&"spatial"]);
+    v.extend(p(segs));
+    v
+}
+
+/// Checks the `[spatial]` table, and that the planar tables are empty beside it.
+pub(super) fn check(c: &mut Checker<'_>, model: &Model, s: &SpatialSpec) {
+    let planar = [
+        ("bodies", model.bodies.is_empty()),
+        ("joints", model.joints.is_empty()),
+        ("drivers", model.drivers.is_empty()),
+        ("forces", model.forces.is_empty()),
+        ("markers", model.markers.is_empty()),
+        ("equations", model.equations.is_none()),
+    ];
+    for (table, empty) in planar {
+        if !empty {
+            c.push(
+                p(&[&table]),
+                "",
+                format!("a spatial model cannot also have planar `{table}`"),
+                format!("move them under [spatial] (`[[spatial.{table}]]`), or remove [spatial]"),
+            );
+        }
+    }
+    c.finite(at(&[&"gravity"]), "", "gravity", &s.gravity);
+    for (name, x) in &s.ground {
+        c.finite(at(&[&"ground", name]), "ground", "a ground point", x);
+    }
+    let names = bodies(c, s);
+    let mut joint_names = Names::new();
+    for (i, j) in s.joints.iter().enumerate() {
+        unique(c, &mut joint_names, "joints", "joint", i, &j.name);
+        joint(c, s, &names, i, j);
+    }
+    let mut force_names = Names::new();
+    for (i, f) in s.forces.iter().enumerate() {
+        unique(c, &mut force_names, "forces", "force", i, f.name());
+        force(c, s, &names, i, f);
+    }
+    let mut marker_names = Names::new();
+    for (i, mk) in s.markers.iter().enumerate() {
+        unique(c, &mut marker_names, "markers", "marker", i, &mk.name);
+        let e = label("marker", "spatial.markers", i, &mk.name);
+        if let Some(b) = body_ref(c, &names, at(&[&"markers", &i, &"body"]), &e, &mk.body) {
+            point_ref(
+                c,
+                s,
+                b,
+                at(&[&"markers", &i, &"point"]),
+                &e,
+                mk.point.as_deref(),
+            );
+        }
+    }
+}
+
+/// Records a name, refusing empty and duplicate ones.
+fn unique<'m>(
+    c: &mut Checker<'_>,
+    seen: &mut Names<'m>,
+    array: &str,
+    kind: &str,
+    i: usize,
+    name: &'m str,
+) {
+    let path = at(&[&array, &i, &"name"]);
+    let entity = label(kind, &format!("spatial.{array}"), i, name);
+    if name.is_empty() {
+        c.push(
+            path,
+            &entity,
+            format!("the {kind} name is empty"),
+            format!("give each {kind} a unique, non-empty name"),
+        );
+    } else if let Some((first, _)) = seen.get(name) {
+        c.push(
+            path,
+            &entity,
+            format!("duplicate {kind} name `{name}` (also spatial.{array}[{first}])"),
+            format!("rename one of them: {kind} names must be unique"),
+        );
+    } else {
+        seen.insert(name, (i, SpatialBodyKind::Rigid));
+    }
+}
+
+fn bodies<'m>(c: &mut Checker<'_>, s: &'m SpatialSpec) -> Names<'m> {
+    let mut names = Names::new();
+    for (i, b) in s.bodies.iter().enumerate() {
+        unique(c, &mut names, "bodies", "body", i, &b.name);
+        if let Some(entry) = names.get_mut(b.name.as_str()) {
+            if entry.0 == i {
+                entry.1 = b.kind;
+            }
+        }
+        body(c, i, b);
+    }
+    names
+}
+
+fn body(c: &mut Checker<'_>, i: usize, b: &SpatialBodySpec) {
+    let e = label("body", "spatial.bodies", i, &b.name);
+    let f = |field: &str| at(&[&"bodies", &i, &field]);
+    if b.name == GROUND {
+        c.push(
+            f("name"),
+            &e,
+            "a body may not be named `ground`".into(),
+            "the ground is implicit (its points go in [spatial.ground]); rename the body".into(),
+        );
+    }
+    c.positive(
+        f("mass"),
+        &e,
+        "mass",
+        b.mass,
+        "give the mass in kg, e.g. `mass = 1.0`",
+    );
+    for (field, x) in [
+        ("position", &b.position),
+        ("velocity", &b.velocity),
+        ("angular_velocity", &b.angular_velocity),
+    ] {
+        c.finite(f(field), &e, field, x);
+    }
+    for (name, x) in &b.points {
+        c.finite(at(&[&"bodies", &i, &"points", name]), &e, "a body point", x);
+    }
+    match b.kind {
+        SpatialBodyKind::Rigid => {
+            if let Err((field, message)) = b.inertia_matrix() {
+                c.push(f(field), &e, message, "give the principal moments `inertia = [Ixx, Iyy, Izz]` or the full `inertia_tensor` about the centroid in body axes, in kg m²".into());
+            }
+            if let Err((field, message)) = b.orientation.rotation() {
+                let mut path = f("orientation");
+                path.push(PathSeg::Key(field.into()));
+                c.push(path, &e, message, "give one of `euler_parameters`, `matrix`, `axis` with `angle`, `sequence` with `angles` (docs/model-format.md)".into());
+            }
+        }
+        SpatialBodyKind::Point => {
+            let rotational = b.inertia.is_some()
+                || b.inertia_tensor.is_some()
+                || b.orientation != OrientationSpec::default()
+                || b.angular_velocity != [0.0; 3];
+            if rotational {
+                c.push(
+                    f("kind"),
+                    &e,
+                    "a point mass has no inertia, orientation or angular velocity".into(),
+                    "remove them, or make the body `kind = \"rigid\"`".into(),
+                );
+            }
+            if b.points.keys().any(|k| k != "origin") {
+                c.push(
+                    f("points"),
+                    &e,
+                    "a point mass has only its own position as a point".into(),
+                    "attach elements to `origin`, or make the body rigid".into(),
+                );
+            }
+        }
+    }
+}
+
+/// A body reference: `Some(None)` for the ground, `Some(Some(kind))` for a body.
+fn body_ref(
+    c: &mut Checker<'_>,
+    names: &Names<'_>,
+    path: Vec<PathSeg>,
+    entity: &str,
+    name: &str,
+) -> Option<Option<(usize, SpatialBodyKind)>> {
+    if name == GROUND {
+        return Some(None);
+    }
+    match names.get(name) {
+        Some(&b) => Some(Some(b)),
+        None => {
+            let mut known: Vec<&str> = names.keys().copied().collect();
+            known.push(GROUND);
+            c.push(
+                path,
+                entity,
+                format!("unknown body `{name}`"),
+                suggest(name, &known, "known bodies"),
+            );
+            None
+        }
+    }
+}
+
+fn point_ref(
+    c: &mut Checker<'_>,
+    s: &SpatialSpec,
+    body: Option<(usize, SpatialBodyKind)>,
+    path: Vec<PathSeg>,
+    entity: &str,
+    point: Option<&str>,
+) {
+    let point = point.unwrap_or("origin");
+    if point == "origin" {
+        return;
+    }
+    let (points, whose): (Vec<&str>, String) = match body {
+        None => (
+            s.ground.keys().map(String::as_str).collect(),
+            "the ground".into(),
+        ),
+        Some((i, _)) => (
+            s.bodies[i].points.keys().map(String::as_str).collect(),
+            format!("body `{}`", s.bodies[i].name),
+        ),
+    };
+    if !points.contains(&point) {
+        let mut known = points.clone();
+        known.push("origin");
+        c.push(
+            path,
+            entity,
+            format!("{whose} has no point `{point}`"),
+            suggest(point, &known, &format!("points of {whose}")),
+        );
+    }
+}
+
+/// Checks a direction: present when required, finite and not degenerate.
+fn direction(
+    c: &mut Checker<'_>,
+    path: Vec<PathSeg>,
+    entity: &str,
+    what: &str,
+    axis: Option<[f64; 3]>,
+    required: bool,
+) -> Option<nalgebra::Vector3<f64>> {
+    match axis {
+        None if required => {
+            c.push(path, entity, format!("this joint needs `{what}`"), format!("add `{what} = [x, y, z]`, a direction in global axes at the initial configuration"));
+            None
+        }
+        None => None,
+        Some(a) => {
+            let v = nalgebra::Vector3::from(a);
+            if !(v.norm() > MIN_AXIS && v.norm().is_finite()) {
+                c.push(
+                    path,
+                    entity,
+                    format!(
+                        "the joint axis `{what}` = {a:?} is degenerate (zero length or not finite)"
+                    ),
+                    "give a direction with non-zero length, e.g. [0, 0, 1]".into(),
+                );
+                return None;
+            }
+            Some(v.normalize())
+        }
+    }
+}
+
+fn joint(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, j: &SpatialJointSpec) {
+    use SpatialJointKind as K;
+    let e = format!(
+        "{} ({:?})",
+        label("joint", "spatial.joints", i, &j.name),
+        j.kind
+    )
+    .to_lowercase();
+    let f = |field: &str| at(&[&"joints", &i, &field]);
+    let bi = body_ref(c, names, f("body_i"), &e, &j.body_i);
+    let bj = body_ref(c, names, f("body_j"), &e, &j.body_j);
+    if j.body_i == j.body_j {
+        c.push(
+            f("body_j"),
+            &e,
+            "a joint needs two different bodies".into(),
+            "join the body to another body or to `ground`".into(),
+        );
+    }
+    match j.at {
+        Some(x) => {
+            c.finite(f("at"), &e, "the joint point", &x);
+            if j.point_i.is_some() || j.point_j.is_some() {
+                c.push(
+                    f("at"),
+                    &e,
+                    "give the joint point as `at` or as `point_i` and `point_j`, not both".into(),
+                    "remove `at`, or the point names".into(),
+                );
+            }
+        }
+        None => {
+            for (b, field, point) in [(bi, "point_i", &j.point_i), (bj, "point_j", &j.point_j)] {
+                if let Some(b) = b {
+                    point_ref(c, s, b, f(field), &e, point.as_deref());
+                }
+            }
+        }
+    }
+    let needs_axis = matches!(
+        j.kind,
+        K::Revolute | K::Cylindrical | K::Prismatic | K::Universal | K::Planar
+    );
+    let axis = direction(c, f("axis"), &e, "axis", j.axis, needs_axis);
+    let axis_j = direction(
+        c,
+        f("axis_j"),
+        &e,
+        "axis_j",
+        j.axis_j,
+        j.kind == K::Universal,
+    );
+    if let (Some(a), Some(b)) = (axis, axis_j) {
+        if a.dot(&b).abs() > 1e-6 {
+            c.push(
+                f("axis_j"),
+                &e,
+                format!(
+                    "the cross axes of a universal joint must be perpendicular (cos = {:.3e})",
+                    a.dot(&b)
+                ),
+                "give `axis_j` perpendicular to `axis`".into(),
+            );
+        }
+    }
+    if j.axis_j.is_some() && j.kind != K::Universal {
+        c.push(
+            f("axis_j"),
+            &e,
+            "only a universal joint has `axis_j`".into(),
+            "remove it".into(),
+        );
+    }
+    let point_mass = |b: Option<Option<(usize, SpatialBodyKind)>>| {
+        matches!(b, Some(Some((_, SpatialBodyKind::Point))))
+    };
+    if !matches!(j.kind, K::Spherical | K::Distance) && (point_mass(bi) || point_mass(bj)) {
+        c.push(
+            f(if point_mass(bi) { "body_i" } else { "body_j" }),
+            &e,
+            "this joint constrains rotations, which a point mass does not have".into(),
+            "use a spherical or distance joint, or make the body rigid".into(),
+        );
+    }
+    if let Some(l) = j.length {
+        c.positive(
+            f("length"),
+            &e,
+            "length",
+            l,
+            "give the rod length in m, or leave it out to take the initial distance",
+        );
+    }
+    if j.length.is_some() && j.kind != K::Distance {
+        c.push(
+            f("length"),
+            &e,
+            "only a distance joint has a `length`".into(),
+            "remove it".into(),
+        );
+    }
+}
+
+fn force(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &SpatialForceSpec) {
+    let SpatialForceSpec::Tsda {
+        name,
+        body_i,
+        point_i,
+        body_j,
+        point_j,
+        stiffness,
+        free_length,
+        damping,
+    } = f;
+    let e = format!("{} (tsda)", label("force", "spatial.forces", i, name));
+    let path = |field: &str| at(&[&"forces", &i, &field]);
+    let bi = body_ref(c, names, path("body_i"), &e, body_i);
+    let bj = body_ref(c, names, path("body_j"), &e, body_j);
+    if body_i == body_j {
+        c.push(
+            path("body_j"),
+            &e,
+            "a spring–damper needs two different bodies".into(),
+            "attach it to another body or to `ground`".into(),
+        );
+    }
+    for (b, field, point) in [(bi, "point_i", point_i), (bj, "point_j", point_j)] {
+        if let Some(b) = b {
+            point_ref(c, s, b, path(field), &e, point.as_deref());
+        }
+    }
+    for (field, v) in [("stiffness", *stiffness), ("damping", *damping)] {
+        if !(v.is_finite() && v >= 0.0) {
+            c.push(
+                path(field),
+                &e,
+                format!("{field} must be finite and not negative, got {v}"),
+                format!("give the {field} in SI units"),
+            );
+        }
+    }
+    if let Some(l) = free_length {
+        c.positive(
+            path("free_length"),
+            &e,
+            "free length",
+            *l,
+            "give the free length in m, or leave it out to take the initial distance",
+        );
+    }
+}

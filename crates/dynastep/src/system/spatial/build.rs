@@ -1,0 +1,258 @@
+//! [`SpatialSystem::new`]: number the coordinates and rows of a checked `[spatial]` model and
+//! let each element build itself from the initial configuration.
+
+use std::collections::BTreeMap;
+
+use nalgebra::Matrix3;
+
+use super::body::SpatialBody;
+use super::euler::{e_matrix, from_rotation, V3, V4};
+use super::forces::Tsda;
+use super::joints::{complete_frame, JointGeometry, SpatialJoint};
+use super::kinematics::{Expr, Slots};
+use super::{SpatialMarker, SpatialSystem};
+use crate::model::spatial::{
+    Axes, SpatialBodyKind, SpatialForceSpec, SpatialJointKind, SpatialJointSpec, SpatialSpec,
+};
+use crate::model::validate::{self, Issue};
+use crate::model::Model;
+
+/// Why a spatial model cannot be built.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SpatialError {
+    /// The model has no `[spatial]` table.
+    #[error("the model has no [spatial] table")]
+    NotSpatial,
+    /// The model breaks rules of [`validate::check_elements`]: every issue found, each naming
+    /// the entity, the path of the offending value, and how to fix it.
+    #[error("{}", issues.iter().map(Issue::to_string).collect::<Vec<_>>().join("\n"))]
+    Invalid {
+        /// The issues, in the order of the model's entries.
+        issues: Vec<Issue>,
+    },
+}
+
+/// A body resolved for an element: `None` is the ground.
+type BodyIndex = Option<usize>;
+
+/// Initial pose of a side: centroid and rotation matrix (the ground: origin and identity).
+struct Pose {
+    r: V3,
+    a: Matrix3<f64>,
+}
+
+struct Builder<'m> {
+    spec: &'m SpatialSpec,
+    bodies: Vec<SpatialBody>,
+    rotations: Vec<Matrix3<f64>>,
+    index: BTreeMap<&'m str, usize>,
+}
+
+impl Builder<'_> {
+    fn body(&self, name: &str) -> BodyIndex {
+        self.index.get(name).copied()
+    }
+
+    fn pose(&self, b: BodyIndex) -> Pose {
+        match b {
+            Some(i) => Pose {
+                r: self.bodies[i].initial.0,
+                a: self.rotations[i],
+            },
+            None => Pose {
+                r: V3::zeros(),
+                a: Matrix3::identity(),
+            },
+        }
+    }
+
+    /// Body-frame coordinates of a named point (ground: global).
+    fn point(&self, b: BodyIndex, name: Option<&str>) -> V3 {
+        let name = name.unwrap_or("origin");
+        let found = match b {
+            Some(i) => self.spec.bodies[i].points.get(name),
+            None => self.spec.ground.get(name),
+        };
+        found.map_or(V3::zeros(), |p| V3::from(*p))
+    }
+
+    fn slots(&self, i: BodyIndex, j: BodyIndex) -> Slots {
+        let side = |b: BodyIndex| b.map(|k| &self.bodies[k]);
+        let (bi, bj) = (side(i), side(j));
+        Slots {
+            r: [bi.map(|b| b.r), bj.map(|b| b.r)],
+            p: [bi.and_then(|b| b.p), bj.and_then(|b| b.p)],
+        }
+    }
+
+    fn joint(&self, j: &SpatialJointSpec, first_row: usize) -> SpatialJoint {
+        let (bi, bj) = (self.body(&j.body_i), self.body(&j.body_j));
+        let (pi, pj) = (self.pose(bi), self.pose(bj));
+        let s = match j.at {
+            Some(at) => {
+                let at = V3::from(at);
+                [
+                    pi.a.transpose() * (at - pi.r),
+                    pj.a.transpose() * (at - pj.r),
+                ]
+            }
+            None => [
+                self.point(bi, j.point_i.as_deref()),
+                self.point(bj, j.point_j.as_deref()),
+            ],
+        };
+        let h = j.axis.map_or(V3::z(), V3::from).normalize();
+        let (f, g) = complete_frame(&h);
+        let local = |a: &Matrix3<f64>| [a.transpose() * f, a.transpose() * g, a.transpose() * h];
+        let axis_j = j.axis_j.map_or(V3::x(), V3::from).normalize();
+        let global = |k: usize, p: &Pose| p.r + p.a * s[k];
+        let geometry = JointGeometry {
+            s,
+            frame: [local(&pi.a), local(&pj.a)],
+            axis_j: pj.a.transpose() * axis_j,
+            length: j
+                .length
+                .unwrap_or_else(|| (global(1, &pj) - global(0, &pi)).norm()),
+        };
+        SpatialJoint::new(
+            j.name.clone(),
+            j.kind,
+            self.slots(bi, bj),
+            &geometry,
+            first_row,
+        )
+    }
+}
+
+/// Number of constraint rows of a joint kind.
+fn rows(kind: SpatialJointKind) -> usize {
+    use SpatialJointKind as K;
+    match kind {
+        K::Spherical | K::Planar => 3,
+        K::Revolute | K::Prismatic => 5,
+        K::Cylindrical | K::Universal => 4,
+        K::Fixed => 6,
+        K::Distance => 1,
+    }
+}
+
+impl SpatialSystem {
+    /// Builds the spatial system of `model` (its `[spatial]` table).
+    ///
+    /// # Errors
+    /// [`SpatialError::NotSpatial`] without `[spatial]`; [`SpatialError::Invalid`] with every
+    /// issue of [`validate::check_elements`] (unknown names, degenerate axes, invalid inertia or
+    /// orientation, …).
+    pub fn new(model: &Model) -> Result<Self, SpatialError> {
+        let spec = model.spatial.as_ref().ok_or(SpatialError::NotSpatial)?;
+        let issues = validate::check_elements(model);
+        if !issues.is_empty() {
+            return Err(SpatialError::Invalid { issues });
+        }
+        let mut b = Builder {
+            spec,
+            bodies: Vec::new(),
+            rotations: Vec::new(),
+            index: BTreeMap::new(),
+        };
+        let mut n = 0;
+        for (k, s) in spec.bodies.iter().enumerate() {
+            let a = s
+                .orientation
+                .rotation()
+                .unwrap_or_else(|_| Matrix3::identity());
+            let p = from_rotation(&a);
+            let w = V3::from(s.angular_velocity);
+            let w = if s.angular_velocity_axes == Axes::Body {
+                a * w
+            } else {
+                w
+            };
+            let rigid = s.kind == SpatialBodyKind::Rigid;
+            b.bodies.push(SpatialBody {
+                name: s.name.clone(),
+                mass: s.mass,
+                inertia: if rigid { s.inertia_matrix().ok() } else { None },
+                r: n,
+                p: rigid.then_some(n + 3),
+                initial: (
+                    V3::from(s.position),
+                    if rigid {
+                        p
+                    } else {
+                        V4::new(1.0, 0.0, 0.0, 0.0)
+                    },
+                    V3::from(s.velocity),
+                    if rigid {
+                        0.5 * e_matrix(&p).transpose() * w
+                    } else {
+                        V4::zeros()
+                    },
+                ),
+            });
+            b.rotations
+                .push(if rigid { a } else { Matrix3::identity() });
+            b.index.insert(&s.name, k);
+            n += if rigid { 7 } else { 3 };
+        }
+        let normalizations = b.bodies.iter().filter(|x| x.p.is_some()).count();
+        let mut m = normalizations;
+        let mut joints = Vec::new();
+        for j in &spec.joints {
+            joints.push(b.joint(j, m));
+            m += rows(j.kind);
+        }
+        let tsdas = spec.forces.iter().map(|f| b.force(f)).collect();
+        let markers = spec
+            .markers
+            .iter()
+            .map(|mk| {
+                let body = b.body(&mk.body);
+                SpatialMarker {
+                    name: mk.name.clone(),
+                    body,
+                    s: b.point(body, mk.point.as_deref()),
+                }
+            })
+            .collect();
+        Ok(SpatialSystem {
+            bodies: b.bodies,
+            joints,
+            tsdas,
+            markers,
+            gravity: V3::from(spec.gravity),
+            n,
+            m,
+            normalizations,
+        })
+    }
+}
+
+impl Builder<'_> {
+    fn force(&self, f: &SpatialForceSpec) -> Tsda {
+        let SpatialForceSpec::Tsda {
+            body_i,
+            point_i,
+            body_j,
+            point_j,
+            stiffness,
+            free_length,
+            damping,
+            ..
+        } = f;
+        let (bi, bj) = (self.body(body_i), self.body(body_j));
+        let (si, sj) = (
+            self.point(bi, point_i.as_deref()),
+            self.point(bj, point_j.as_deref()),
+        );
+        let (pi, pj) = (self.pose(bi), self.pose(bj));
+        let initial = (pj.r + pj.a * sj - pi.r - pi.a * si).norm();
+        Tsda {
+            slots: self.slots(bi, bj),
+            d: Expr::between(si, sj),
+            k: *stiffness,
+            free_length: free_length.unwrap_or(initial),
+            c: *damping,
+        }
+    }
+}

@@ -1,0 +1,114 @@
+//! Spatial force elements: the translational spring–damper (TSDA) between two body points
+//! (Haug 1989, §11.5.1; Nikravesh 1988, §11.6).
+//!
+//! With d = P_j − P_i, l = |d|, u = d/l and tension f = k (l − l₀) + c l̇ (positive pulls the
+//! points together), the generalized force is Q = −f D_qᵀ u. Its derivatives:
+//!
+//! ```text
+//! ∂Q/∂q = −D_qᵀu f_q − f (D_qᵀ u_q + ∂²(uᵀd)/∂q²|_u),  u_q = (I − uuᵀ) D_q / l
+//! f_q = k uᵀD_q + c (ḋᵀ u_q + uᵀ Ḋ_q),                Ḋ_q = d(D_q)/dt
+//! ∂Q/∂v = −c D_qᵀu uᵀD_q
+//! ```
+
+use super::euler::V3;
+use super::kinematics::{
+    add_jt_j, axpy, j_times, jt_times, Expr, LJac, LMat, LVec, Motion, Slots, NS,
+};
+
+/// A spring–damper between two points.
+#[derive(Debug, Clone)]
+pub(crate) struct Tsda {
+    /// Where the two bodies' coordinates are.
+    pub slots: Slots,
+    /// d = P_j − P_i.
+    pub d: Expr,
+    /// Stiffness \[N/m\].
+    pub k: f64,
+    /// Free length \[m\].
+    pub free_length: f64,
+    /// Damping \[N s/m\].
+    pub c: f64,
+}
+
+/// A TSDA's state: length, its rate, direction, and D_q.
+struct Stretch {
+    l: f64,
+    ldot: f64,
+    u: V3,
+    dq: LJac,
+}
+
+impl Tsda {
+    fn stretch(&self, m: &Motion) -> Stretch {
+        let d = self.d.value(&m.x);
+        let dq = self.d.jacobian(&self.slots, &m.x.p, true);
+        let l = d.norm();
+        let u = if l > 0.0 { d / l } else { V3::zeros() };
+        Stretch {
+            l,
+            ldot: u.dot(&j_times(&dq, &m.v)),
+            u,
+            dq,
+        }
+    }
+
+    /// The tension f \[N\].
+    fn tension(&self, s: &Stretch) -> f64 {
+        self.k * (s.l - self.free_length) + self.c * s.ldot
+    }
+
+    /// The local generalized force (14).
+    pub fn force(&self, m: &Motion) -> LVec {
+        let s = self.stretch(m);
+        let mut q = jt_times(&s.dq, &s.u);
+        let f = self.tension(&s);
+        q.iter_mut().for_each(|e| *e *= -f);
+        q
+    }
+
+    /// Adds the local ∂Q/∂q and ∂Q/∂v (14 × 14 each) to `kq`, `kv`.
+    pub fn add_derivatives(&self, m: &Motion, kq: &mut LMat, kv: &mut LMat) {
+        let s = self.stretch(m);
+        if s.l == 0.0 {
+            return;
+        }
+        let f = self.tension(&s);
+        // u_q = (I − uuᵀ) D_q / l, row by row.
+        let mut uq = s.dq;
+        for k in 0..NS {
+            let col = V3::new(s.dq[0][k], s.dq[1][k], s.dq[2][k]);
+            let c = (col - s.u * s.u.dot(&col)) / s.l;
+            for (r, row) in uq.iter_mut().enumerate() {
+                row[k] = c[r];
+            }
+        }
+        let lq = jt_times(&s.dq, &s.u);
+        let ddq = self.d.jacobian(&self.slots, &m.pdot, false);
+        let ddot = j_times(&s.dq, &m.v);
+        let mut ldq = jt_times(&uq, &ddot);
+        axpy(&mut ldq, 1.0, &jt_times(&ddq, &s.u));
+        let mut fq = [0.0; NS];
+        axpy(&mut fq, self.k, &lq);
+        axpy(&mut fq, self.c, &ldq);
+        for r in 0..NS {
+            for c in 0..NS {
+                kq[r][c] -= lq[r] * fq[c];
+                kv[r][c] -= self.c * lq[r] * lq[c];
+            }
+        }
+        add_jt_j(&s.dq, &uq, -f, kq);
+        self.d.add_hessian(&self.slots, &s.u, -f, kq);
+    }
+
+    /// Potential energy ½ k (l − l₀)² \[J\].
+    pub fn potential(&self, m: &Motion) -> f64 {
+        let l = self.d.value(&m.x).norm();
+        0.5 * self.k * (l - self.free_length).powi(2)
+    }
+
+    /// Power of the damper −c l̇² \[W\].
+    pub fn power(&self, m: &Motion) -> f64 {
+        let s = self.stretch(m);
+        -self.c * s.ldot * s.ldot
+    }
+}

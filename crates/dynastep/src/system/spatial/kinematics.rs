@@ -1,0 +1,410 @@
+//! The spatial constraint kernels: points and vectors fixed in a body, their sums, and the scalar
+//! kernel `scale · uᵀw − offset` from which every joint row is built (Haug 1989, §9.2: the
+//! dot-1, dot-2, spherical and distance constraints are all of this form).
+//!
+//! # Local layout
+//! An element sees at most two bodies, i and j. Its local coordinates are the fourteen *slots*
+//! `[r_i (3), p_i (4), r_j (3), p_j (4)]`. A slot whose coordinate does not exist (the ground, the
+//! Euler parameters of a point mass) is evaluated frozen (r = 0, p = (1, 0, 0, 0)) and dropped when
+//! the element writes into a global vector or matrix; the written entries depend only on which
+//! slots exist, so every call writes the same entries in the same order.
+//!
+//! # Derivatives
+//! A point `r + A(p)s` or vector `A(p)s` is linear in r and quadratic in p, so (module
+//! [`super::euler`]) its p-Jacobian is B(p, s), linear in p: its rate along the motion is B(ṗ, s),
+//! its second rate B(p̈, s), the velocity part of its acceleration B(ṗ, s)ṗ, and the Hessian of
+//! wᵀ(A s) is the constant H(w, s). The kernels combine these by the product rule; nothing is
+//! differentiated numerically.
+
+use nalgebra::{Matrix3x4, Matrix4};
+
+use super::euler::{b_matrix, h_matrix, rotation, V3, V4};
+
+/// Number of local slots of an element.
+pub(crate) const NS: usize = 14;
+/// A local vector (one entry per slot).
+pub(crate) type LVec = [f64; NS];
+/// A local square matrix (slot × slot).
+pub(crate) type LMat = [[f64; NS]; NS];
+/// A local 3 × 14 Jacobian of a 3-vector.
+pub(crate) type LJac = [[f64; NS]; 3];
+
+/// First slot of side `side`'s position (0 = body i, 1 = body j).
+pub(crate) const fn r_slot(side: usize) -> usize {
+    7 * side
+}
+
+/// First slot of side `side`'s Euler parameters.
+pub(crate) const fn p_slot(side: usize) -> usize {
+    7 * side + 3
+}
+
+/// The state of the two sides of an element, gathered from the global vectors.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Sides {
+    /// Positions (zero for the ground).
+    pub r: [V3; 2],
+    /// Euler parameters ((1, 0, 0, 0) for the ground and point masses).
+    pub p: [V4; 2],
+}
+
+/// The local layout of an element: which slots exist, and where they are in q.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Slots {
+    /// Global index of the first position coordinate of each side; `None` for the ground.
+    pub r: [Option<usize>; 2],
+    /// Global index of the first Euler parameter of each side; `None` for the ground and point
+    /// masses.
+    pub p: [Option<usize>; 2],
+}
+
+impl Slots {
+    /// The global index of local slot `k`, when it exists.
+    pub fn global(&self, k: usize) -> Option<usize> {
+        let side = k / 7;
+        let within = k % 7;
+        if within < 3 {
+            self.r[side].map(|i| i + within)
+        } else {
+            self.p[side].map(|i| i + within - 3)
+        }
+    }
+
+    /// Gathers the local values of a global vector x (q, v or a).
+    pub fn gather(&self, x: &crate::linalg::Vector) -> LVec {
+        let mut out = [0.0; NS];
+        for (k, o) in out.iter_mut().enumerate() {
+            if let Some(i) = self.global(k) {
+                *o = x[i];
+            }
+        }
+        out
+    }
+
+    /// The two sides' positions and Euler parameters at the local values `x` (from [`Slots::gather`]
+    /// of q): frozen values where a slot does not exist.
+    pub fn sides(&self, x: &LVec) -> Sides {
+        let mut s = Sides {
+            r: [V3::zeros(); 2],
+            p: [V4::new(1.0, 0.0, 0.0, 0.0); 2],
+        };
+        for side in 0..2 {
+            let (r, p) = (r_slot(side), p_slot(side));
+            s.r[side] = V3::new(x[r], x[r + 1], x[r + 2]);
+            if self.p[side].is_some() {
+                s.p[side] = V4::new(x[p], x[p + 1], x[p + 2], x[p + 3]);
+            }
+        }
+        s
+    }
+
+    /// The Euler-parameter rates (or accelerations) of both sides from local values `x` of v (or
+    /// a): zero where a side has none.
+    pub fn p_rates(&self, x: &LVec) -> [V4; 2] {
+        let mut out = [V4::zeros(); 2];
+        for (side, o) in out.iter_mut().enumerate() {
+            if self.p[side].is_some() {
+                let p = p_slot(side);
+                *o = V4::new(x[p], x[p + 1], x[p + 2], x[p + 3]);
+            }
+        }
+        out
+    }
+}
+
+/// A point (`r + A s`) or vector (`A s`) fixed in side `side` of an element, with sign ±1, or a
+/// constant global vector (`side` = `None`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Term {
+    /// 0 = body i, 1 = body j, `None` = a constant of the ground frame.
+    pub side: Option<usize>,
+    /// +1 or −1.
+    pub sign: f64,
+    /// Body-frame coordinates \[m or −\].
+    pub s: V3,
+    /// True for a point (adds the body's position), false for a direction.
+    pub point: bool,
+}
+
+/// A sum of at most two [`Term`]s: a global vector as a function of the element's slots, such as
+/// d = P_j − P_i or a joint axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Expr {
+    terms: [Term; 2],
+    len: usize,
+}
+
+impl Expr {
+    /// One term.
+    pub fn one(t: Term) -> Self {
+        Expr {
+            terms: [t, t],
+            len: 1,
+        }
+    }
+
+    /// A direction fixed in side `side` (body-frame components `s`).
+    pub fn vector(side: usize, s: V3) -> Self {
+        Self::one(Term {
+            side: Some(side),
+            sign: 1.0,
+            s,
+            point: false,
+        })
+    }
+
+    /// A constant global vector.
+    pub fn constant(s: V3) -> Self {
+        Self::one(Term {
+            side: None,
+            sign: 1.0,
+            s,
+            point: false,
+        })
+    }
+
+    /// d = P_j − P_i from body-frame points s_i of body i and s_j of body j.
+    pub fn between(s_i: V3, s_j: V3) -> Self {
+        let point = |side, sign, s| Term {
+            side: Some(side),
+            sign,
+            s,
+            point: true,
+        };
+        Expr {
+            terms: [point(1, 1.0, s_j), point(0, -1.0, s_i)],
+            len: 2,
+        }
+    }
+
+    fn terms(&self) -> &[Term] {
+        &self.terms[..self.len]
+    }
+
+    /// The value at the sides' state.
+    pub fn value(&self, x: &Sides) -> V3 {
+        let mut out = V3::zeros();
+        for t in self.terms() {
+            out += t.sign
+                * match t.side {
+                    None => t.s,
+                    Some(k) => {
+                        let a = rotation(&x.p[k]) * t.s;
+                        if t.point {
+                            x.r[k] + a
+                        } else {
+                            a
+                        }
+                    }
+                };
+        }
+        out
+    }
+
+    /// The Jacobian with respect to the slots, 3 × 14 (`slots` says which exist). With `p` the
+    /// Euler parameters of the sides it is the Jacobian itself; with their rates (or
+    /// accelerations) in place of `p` and `translations` false, it is the Jacobian's rate (second
+    /// rate), since the p-blocks B(p, s) are linear in p and the r-blocks constant.
+    pub fn jacobian(&self, slots: &Slots, p: &[V4; 2], translations: bool) -> LJac {
+        let mut out = [[0.0; NS]; 3];
+        for t in self.terms() {
+            let Some(k) = t.side else { continue };
+            if t.point && translations && slots.r[k].is_some() {
+                for (c, row) in out.iter_mut().enumerate() {
+                    row[r_slot(k) + c] += t.sign;
+                }
+            }
+            if slots.p[k].is_some() {
+                let b: Matrix3x4<f64> = b_matrix(&p[k], &t.s);
+                for (c, row) in out.iter_mut().enumerate() {
+                    for e in 0..4 {
+                        row[p_slot(k) + e] += t.sign * b[(c, e)];
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The velocity-dependent part of the acceleration, Σ ± B(ṗ, s) ṗ (the rest is the Jacobian
+    /// times the local accelerations).
+    pub fn acceleration_from_rates(&self, slots: &Slots, pdot: &[V4; 2]) -> V3 {
+        let mut out = V3::zeros();
+        for t in self.terms() {
+            if let Some(k) = t.side.filter(|&k| slots.p[k].is_some()) {
+                out += t.sign * (b_matrix(&pdot[k], &t.s) * pdot[k]);
+            }
+        }
+        out
+    }
+
+    /// Adds the Hessian of wᵀ·(this expression) with w held fixed, times `scale`, to `out`: the
+    /// constant blocks ± H(w, s) on each side's Euler parameters.
+    pub fn add_hessian(&self, slots: &Slots, w: &V3, scale: f64, out: &mut LMat) {
+        for t in self.terms() {
+            let Some(k) = t.side.filter(|&k| slots.p[k].is_some()) else {
+                continue;
+            };
+            let h: Matrix4<f64> = h_matrix(w, &t.s);
+            let o = p_slot(k);
+            for a in 0..4 {
+                for b in 0..4 {
+                    out[o + a][o + b] += scale * t.sign * h[(a, b)];
+                }
+            }
+        }
+    }
+}
+
+/// Jᵀ x for a local Jacobian J (3 × 14) and a 3-vector x.
+pub(crate) fn jt_times(j: &LJac, x: &V3) -> LVec {
+    let mut out = [0.0; NS];
+    for (k, o) in out.iter_mut().enumerate() {
+        *o = j[0][k] * x.x + j[1][k] * x.y + j[2][k] * x.z;
+    }
+    out
+}
+
+/// J y for a local Jacobian J and local vector y.
+pub(crate) fn j_times(j: &LJac, y: &LVec) -> V3 {
+    let row = |r: &[f64; NS]| r.iter().zip(y).map(|(a, b)| a * b).sum::<f64>();
+    V3::new(row(&j[0]), row(&j[1]), row(&j[2]))
+}
+
+/// `out += scale · aᵀ b` for local Jacobians a, b (14 × 14).
+pub(crate) fn add_jt_j(a: &LJac, b: &LJac, scale: f64, out: &mut LMat) {
+    for r in 0..NS {
+        for c in 0..NS {
+            out[r][c] += scale * (a[0][r] * b[0][c] + a[1][r] * b[1][c] + a[2][r] * b[2][c]);
+        }
+    }
+}
+
+/// `out += scale · x` for local vectors.
+pub(crate) fn axpy(out: &mut LVec, scale: f64, x: &LVec) {
+    for (o, v) in out.iter_mut().zip(x) {
+        *o += scale * v;
+    }
+}
+
+/// The local kinematic state an element is evaluated at: slot values of q (as [`Sides`]), v and
+/// a, with the Euler-parameter rates and accelerations split out.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Motion {
+    /// Positions and orientations.
+    pub x: Sides,
+    /// Local velocities (14).
+    pub v: LVec,
+    /// Euler-parameter rates of each side.
+    pub pdot: [V4; 2],
+    /// Local accelerations (14; zero when not needed).
+    pub a: LVec,
+    /// Euler-parameter accelerations of each side.
+    pub pddot: [V4; 2],
+}
+
+/// The scalar kernel `scale · uᵀw − offset` of two expressions: the dot-1 (two body vectors),
+/// dot-2 (a body vector and d), spherical (d and a constant axis) and distance (`½ dᵀd − ½ L²`)
+/// constraints of Haug 1989, §9.2.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Kernel {
+    pub u: Expr,
+    pub w: Expr,
+    pub scale: f64,
+    pub offset: f64,
+}
+
+/// Everything about one kernel at one state: the values and rates of u and w, and their
+/// Jacobians.
+struct Parts {
+    u: V3,
+    w: V3,
+    uq: LJac,
+    wq: LJac,
+}
+
+impl Kernel {
+    /// `uᵀw` (scale 1, no offset).
+    pub fn dot(u: Expr, w: Expr) -> Self {
+        Kernel {
+            u,
+            w,
+            scale: 1.0,
+            offset: 0.0,
+        }
+    }
+
+    fn parts(&self, slots: &Slots, x: &Sides) -> Parts {
+        Parts {
+            u: self.u.value(x),
+            w: self.w.value(x),
+            uq: self.u.jacobian(slots, &x.p, true),
+            wq: self.w.jacobian(slots, &x.p, true),
+        }
+    }
+
+    /// Φ at the sides' state.
+    pub fn value(&self, x: &Sides) -> f64 {
+        self.scale * self.u.value(x).dot(&self.w.value(x)) - self.offset
+    }
+
+    /// Φ_q (14): `scale · (U_qᵀ w + W_qᵀ u)`.
+    pub fn gradient(&self, slots: &Slots, x: &Sides) -> LVec {
+        let s = self.parts(slots, x);
+        let mut g = jt_times(&s.uq, &s.w);
+        axpy(&mut g, 1.0, &jt_times(&s.wq, &s.u));
+        g.iter_mut().for_each(|e| *e *= self.scale);
+        g
+    }
+
+    /// Ḣ row = dΦ_q/dt (14) and γ = −(Φ̈ − Φ_q a) along the motion m (accelerations unused).
+    pub fn rate(&self, slots: &Slots, m: &Motion) -> (LVec, f64) {
+        let s = self.parts(slots, &m.x);
+        let (ud, wd) = (j_times(&s.uq, &m.v), j_times(&s.wq, &m.v));
+        let uqd = self.u.jacobian(slots, &m.pdot, false);
+        let wqd = self.w.jacobian(slots, &m.pdot, false);
+        let mut h = jt_times(&s.uq, &wd);
+        axpy(&mut h, 1.0, &jt_times(&uqd, &s.w));
+        axpy(&mut h, 1.0, &jt_times(&s.wq, &ud));
+        axpy(&mut h, 1.0, &jt_times(&wqd, &s.u));
+        h.iter_mut().for_each(|e| *e *= self.scale);
+        let u0 = self.u.acceleration_from_rates(slots, &m.pdot);
+        let w0 = self.w.acceleration_from_rates(slots, &m.pdot);
+        let gamma = -self.scale * (u0.dot(&s.w) + 2.0 * ud.dot(&wd) + s.u.dot(&w0));
+        (h, gamma)
+    }
+
+    /// Ḧ row = d²Φ_q/dt² (14) along the motion m (with accelerations).
+    pub fn second_rate(&self, slots: &Slots, m: &Motion) -> LVec {
+        let s = self.parts(slots, &m.x);
+        let (ud, wd) = (j_times(&s.uq, &m.v), j_times(&s.wq, &m.v));
+        let udd = j_times(&s.uq, &m.a) + self.u.acceleration_from_rates(slots, &m.pdot);
+        let wdd = j_times(&s.wq, &m.a) + self.w.acceleration_from_rates(slots, &m.pdot);
+        let (uqd, wqd) = (
+            self.u.jacobian(slots, &m.pdot, false),
+            self.w.jacobian(slots, &m.pdot, false),
+        );
+        let (uqdd, wqdd) = (
+            self.u.jacobian(slots, &m.pddot, false),
+            self.w.jacobian(slots, &m.pddot, false),
+        );
+        let mut h = jt_times(&s.uq, &wdd);
+        axpy(&mut h, 2.0, &jt_times(&uqd, &wd));
+        axpy(&mut h, 1.0, &jt_times(&uqdd, &s.w));
+        axpy(&mut h, 1.0, &jt_times(&s.wq, &udd));
+        axpy(&mut h, 2.0, &jt_times(&wqd, &ud));
+        axpy(&mut h, 1.0, &jt_times(&wqdd, &s.u));
+        h.iter_mut().for_each(|e| *e *= self.scale);
+        h
+    }
+
+    /// Adds `λ · Φ_qq` (14 × 14) to `out`.
+    pub fn add_hessian(&self, slots: &Slots, x: &Sides, lambda: f64, out: &mut LMat) {
+        let s = self.parts(slots, x);
+        let l = lambda * self.scale;
+        add_jt_j(&s.uq, &s.wq, l, out);
+        add_jt_j(&s.wq, &s.uq, l, out);
+        self.u.add_hessian(slots, &s.w, l, out);
+        self.w.add_hessian(slots, &s.u, l, out);
+    }
+}

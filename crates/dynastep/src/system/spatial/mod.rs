@@ -1,0 +1,357 @@
+//! The spatial multibody system: rigid bodies in centroid and Euler-parameter coordinates, point
+//! masses, joints built from Haug's basic constraints, gravity and spring–dampers.
+//!
+//! # Coordinates and rows
+//! Each rigid body contributes `(x, y, z, e₀, e₁, e₂, e₃)` (centroid and Euler parameters of its
+//! centroidal body frame), each point mass `(x, y, z)`, in model order; v = q̇ (Haug 1989, ch. 11;
+//! Nikravesh 1988, ch. 11). The constraint rows are first the normalization ½(pᵀp − 1) of every
+//! rigid body (model order), then the joints' rows (model order, see [`joints`]).
+//!
+//! Sign convention as in the planar system: `M a + Φ_qᵀ λ = Q`.
+//!
+//! # Elements
+//! Every joint and force element works on the fourteen local slots of at most two bodies
+//! ([`kinematics`]) and returns exact first, second and third derivatives built from the
+//! Euler-parameter identities of [`euler`]; the tests check each against finite differences.
+
+mod body;
+mod build;
+pub(crate) mod euler;
+mod forces;
+mod joints;
+pub(crate) mod kinematics;
+mod mechanism;
+#[cfg(test)]
+mod tests;
+
+use nalgebra::Matrix4;
+
+use self::body::SpatialBody;
+use self::euler::V3;
+use self::forces::Tsda;
+use self::joints::SpatialJoint;
+use self::kinematics::{LMat, LVec, Motion, Slots, NS};
+use super::System;
+use crate::linalg::{Sink, Vector};
+
+pub use build::SpatialError;
+
+/// A marker: a point of a body (or the ground).
+#[derive(Debug, Clone)]
+pub(crate) struct SpatialMarker {
+    pub name: String,
+    /// The body, `None` for the ground.
+    pub body: Option<usize>,
+    /// Body-frame point from the centroid (global point for the ground) \[m\].
+    pub s: V3,
+}
+
+/// A spatial mechanism as a [`System`]. Build it with [`SpatialSystem::new`].
+#[derive(Debug, Clone)]
+pub struct SpatialSystem {
+    bodies: Vec<SpatialBody>,
+    joints: Vec<SpatialJoint>,
+    tsdas: Vec<Tsda>,
+    markers: Vec<SpatialMarker>,
+    gravity: V3,
+    n: usize,
+    m: usize,
+    /// Rows of the Euler-parameter normalizations (one per rigid body, first in Φ).
+    normalizations: usize,
+}
+
+/// Adds a local row (14 slots) to row `row` of `out`, every existing slot.
+fn add_row<S: Sink>(out: &mut S, slots: &Slots, row: usize, g: &LVec, scale: f64) {
+    for (k, gk) in g.iter().enumerate() {
+        if let Some(i) = slots.global(k) {
+            out.add(row, i, scale * gk);
+        }
+    }
+}
+
+/// Adds a local matrix (14 × 14) to `out`, every pair of existing slots.
+fn add_local<S: Sink>(out: &mut S, slots: &Slots, m: &LMat, scale: f64) {
+    for (r, mr) in m.iter().enumerate() {
+        let Some(i) = slots.global(r) else { continue };
+        for (c, mrc) in mr.iter().enumerate() {
+            if let Some(j) = slots.global(c) {
+                out.add(i, j, scale * mrc);
+            }
+        }
+    }
+}
+
+/// Adds a 4 × 4 block at (first, first).
+fn add_block4<S: Sink>(out: &mut S, first: usize, m: &Matrix4<f64>, scale: f64) {
+    for a in 0..4 {
+        for b in 0..4 {
+            out.add(first + a, first + b, scale * m[(a, b)]);
+        }
+    }
+}
+
+impl SpatialSystem {
+    /// The local motion of an element at q, v and (optionally) a.
+    fn motion(slots: &Slots, q: &Vector, v: &Vector, a: Option<&Vector>) -> Motion {
+        let x = slots.sides(&slots.gather(q));
+        let vl = slots.gather(v);
+        let al = a.map_or([0.0; NS], |a| slots.gather(a));
+        Motion {
+            x,
+            v: vl,
+            pdot: slots.p_rates(&vl),
+            a: al,
+            pddot: slots.p_rates(&al),
+        }
+    }
+
+    /// Rigid bodies with their Euler-parameter index, in row order of the normalizations.
+    fn rigid(&self) -> impl Iterator<Item = (usize, &SpatialBody)> {
+        self.bodies.iter().filter_map(|b| b.p.map(|i| (i, b)))
+    }
+
+    /// Number of moving bodies.
+    pub fn n_bodies(&self) -> usize {
+        self.bodies.len()
+    }
+}
+
+impl System for SpatialSystem {
+    fn n(&self) -> usize {
+        self.n
+    }
+
+    fn m(&self) -> usize {
+        self.m
+    }
+
+    fn mass<S: Sink>(&self, q: &Vector, scale: f64, out: &mut S) {
+        for b in &self.bodies {
+            b.add_mass(q, scale, out);
+        }
+    }
+
+    fn mass_acceleration_q<S: Sink>(&self, q: &Vector, a: &Vector, scale: f64, out: &mut S) {
+        for b in &self.bodies {
+            b.add_mass_acceleration_q(q, a, scale, out);
+        }
+    }
+
+    fn forces(&self, _t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
+        out.fill(0.0);
+        for b in &self.bodies {
+            for k in 0..3 {
+                out[b.r + k] += b.mass * self.gravity[k];
+            }
+            b.add_gyroscopic(q, v, out);
+        }
+        for e in &self.tsdas {
+            let f = e.force(&Self::motion(&e.slots, q, v, None));
+            for (k, fk) in f.iter().enumerate() {
+                if let Some(i) = e.slots.global(k) {
+                    out[i] += fk;
+                }
+            }
+        }
+    }
+
+    fn forces_q<S: Sink>(&self, _t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+        for b in &self.bodies {
+            b.add_gyroscopic_q(v, scale, out);
+        }
+        for e in &self.tsdas {
+            let (mut kq, mut kv) = ([[0.0; NS]; NS], [[0.0; NS]; NS]);
+            e.add_derivatives(&Self::motion(&e.slots, q, v, None), &mut kq, &mut kv);
+            add_local(out, &e.slots, &kq, scale);
+        }
+    }
+
+    fn forces_v<S: Sink>(&self, _t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+        for b in &self.bodies {
+            b.add_gyroscopic_v(q, v, scale, out);
+        }
+        for e in &self.tsdas {
+            let (mut kq, mut kv) = ([[0.0; NS]; NS], [[0.0; NS]; NS]);
+            e.add_derivatives(&Self::motion(&e.slots, q, v, None), &mut kq, &mut kv);
+            add_local(out, &e.slots, &kv, scale);
+        }
+    }
+
+    fn forces_depend_on_velocity(&self) -> bool {
+        self.bodies.iter().any(|b| b.p.is_some()) || self.tsdas.iter().any(|e| e.c != 0.0)
+    }
+
+    fn constraints(&self, _t: f64, q: &Vector, out: &mut Vector) {
+        for (row, (i, _)) in self.rigid().enumerate() {
+            let p = q.rows(i, 4);
+            out[row] = 0.5 * (p.norm_squared() - 1.0);
+        }
+        for j in &self.joints {
+            let x = j.slots.sides(&j.slots.gather(q));
+            for (r, k) in j.rows.iter().enumerate() {
+                out[j.first_row + r] = k.value(&x);
+            }
+        }
+    }
+
+    fn constraint_jacobian<S: Sink>(&self, _t: f64, q: &Vector, scale: f64, out: &mut S) {
+        for (row, (i, _)) in self.rigid().enumerate() {
+            for k in 0..4 {
+                out.add(row, i + k, scale * q[i + k]);
+            }
+        }
+        for j in &self.joints {
+            let x = j.slots.sides(&j.slots.gather(q));
+            for (r, k) in j.rows.iter().enumerate() {
+                add_row(
+                    out,
+                    &j.slots,
+                    j.first_row + r,
+                    &k.gradient(&j.slots, &x),
+                    scale,
+                );
+            }
+        }
+    }
+
+    fn constraint_time_derivative(&self, _t: f64, _q: &Vector, out: &mut Vector) {
+        out.fill(0.0);
+    }
+
+    fn gamma(&self, _t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
+        for (row, (i, _)) in self.rigid().enumerate() {
+            out[row] = -v.rows(i, 4).norm_squared();
+        }
+        for j in &self.joints {
+            let m = Self::motion(&j.slots, q, v, None);
+            for (r, k) in j.rows.iter().enumerate() {
+                out[j.first_row + r] = k.rate(&j.slots, &m).1;
+            }
+        }
+    }
+
+    fn constraint_jacobian_rate<S: Sink>(
+        &self,
+        _t: f64,
+        q: &Vector,
+        v: &Vector,
+        scale: f64,
+        out: &mut S,
+    ) {
+        for (row, (i, _)) in self.rigid().enumerate() {
+            for k in 0..4 {
+                out.add(row, i + k, scale * v[i + k]);
+            }
+        }
+        for j in &self.joints {
+            let m = Self::motion(&j.slots, q, v, None);
+            for (r, k) in j.rows.iter().enumerate() {
+                add_row(
+                    out,
+                    &j.slots,
+                    j.first_row + r,
+                    &k.rate(&j.slots, &m).0,
+                    scale,
+                );
+            }
+        }
+    }
+
+    fn constraint_jacobian_second_rate<S: Sink>(
+        &self,
+        _t: f64,
+        q: &Vector,
+        v: &Vector,
+        a: &Vector,
+        scale: f64,
+        out: &mut S,
+    ) {
+        for (row, (i, _)) in self.rigid().enumerate() {
+            for k in 0..4 {
+                out.add(row, i + k, scale * a[i + k]);
+            }
+        }
+        for j in &self.joints {
+            let m = Self::motion(&j.slots, q, v, Some(a));
+            for (r, k) in j.rows.iter().enumerate() {
+                let h = k.second_rate(&j.slots, &m);
+                add_row(out, &j.slots, j.first_row + r, &h, scale);
+            }
+        }
+    }
+
+    fn constraint_force_q<S: Sink>(
+        &self,
+        _t: f64,
+        q: &Vector,
+        lambda: &Vector,
+        scale: f64,
+        out: &mut S,
+    ) {
+        for (row, (i, _)) in self.rigid().enumerate() {
+            add_block4(out, i, &(lambda[row] * Matrix4::identity()), scale);
+        }
+        for j in &self.joints {
+            let x = j.slots.sides(&j.slots.gather(q));
+            let mut h = [[0.0; NS]; NS];
+            for (r, k) in j.rows.iter().enumerate() {
+                k.add_hessian(&j.slots, &x, lambda[j.first_row + r], &mut h);
+            }
+            add_local(out, &j.slots, &h, scale);
+        }
+    }
+
+    fn potential_energy(&self, _t: f64, q: &Vector) -> f64 {
+        let mut u = 0.0;
+        for b in &self.bodies {
+            u -= b.mass * self.gravity.dot(&b.position(q));
+        }
+        for e in &self.tsdas {
+            let x = e.slots.sides(&e.slots.gather(q));
+            let m = Motion {
+                x,
+                v: [0.0; NS],
+                pdot: Default::default(),
+                a: [0.0; NS],
+                pddot: Default::default(),
+            };
+            u += e.potential(&m);
+        }
+        u
+    }
+
+    fn nonconservative_power(&self, _t: f64, q: &Vector, v: &Vector) -> f64 {
+        self.tsdas
+            .iter()
+            .map(|e| e.power(&Self::motion(&e.slots, q, v, None)))
+            .sum()
+    }
+
+    fn constraint_label(&self, row: usize) -> String {
+        if row < self.normalizations {
+            let (_, b) = self.rigid().nth(row).expect("row in range");
+            return format!("body `{}`: Euler parameter normalization", b.name);
+        }
+        for j in &self.joints {
+            if (j.first_row..j.first_row + j.rows.len()).contains(&row) {
+                let kind = format!("{:?}", j.kind).to_lowercase();
+                return format!(
+                    "joint `{}` ({kind}), {}",
+                    j.name,
+                    j.row_label(row - j.first_row)
+                );
+            }
+        }
+        format!("constraint row {row}")
+    }
+
+    fn coordinate_label(&self, i: usize) -> String {
+        const NAMES: [&str; 7] = ["x", "y", "z", "e0", "e1", "e2", "e3"];
+        for b in &self.bodies {
+            if (b.r..b.r + b.dofs()).contains(&i) {
+                return format!("{}.{}", b.name, NAMES[i - b.r]);
+            }
+        }
+        format!("q[{i}]")
+    }
+}

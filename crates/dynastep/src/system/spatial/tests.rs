@@ -1,0 +1,312 @@
+//! Tests of the spatial system: every element's derivatives against finite differences, the
+//! energy of a free body, reactions, and construction errors.
+
+use super::*;
+use crate::model::spatial::*;
+use crate::model::Model;
+use crate::system::derivative_check::{check_derivatives, noise};
+use crate::system::mechanism::Mechanism;
+
+fn rigid(name: &str, position: [f64; 3], axis: [f64; 3], angle: f64) -> SpatialBodySpec {
+    SpatialBodySpec {
+        name: name.into(),
+        kind: SpatialBodyKind::Rigid,
+        mass: 1.3,
+        inertia: None,
+        inertia_tensor: Some([[0.3, 0.02, -0.01], [0.02, 0.25, 0.03], [-0.01, 0.03, 0.2]]),
+        position,
+        orientation: OrientationSpec {
+            axis: Some(axis),
+            angle: Some(angle),
+            ..Default::default()
+        },
+        velocity: [0.1, -0.2, 0.3],
+        angular_velocity: [0.5, -1.0, 2.0],
+        angular_velocity_axes: Axes::Global,
+        points: [("P".to_string(), [0.2, -0.1, 0.3])].into(),
+    }
+}
+
+fn joint(kind: SpatialJointKind, bi: &str, bj: &str) -> SpatialJointSpec {
+    SpatialJointSpec {
+        name: format!("{kind:?}"),
+        kind,
+        body_i: bi.into(),
+        point_i: None,
+        body_j: bj.into(),
+        point_j: Some("P".into()).filter(|_| bj != "ground"),
+        at: None,
+        axis: Some([0.3, 1.0, -0.4]),
+        axis_j: (kind == SpatialJointKind::Universal).then_some([1.0, -0.3, 0.0]),
+        length: None,
+    }
+}
+
+fn model(joints: Vec<SpatialJointSpec>, forces: Vec<SpatialForceSpec>) -> Model {
+    let mut point = rigid("m", [0.5, 0.5, 0.5], [1.0, 0.0, 0.0], 0.0);
+    point.kind = SpatialBodyKind::Point;
+    point.inertia_tensor = None;
+    point.orientation = OrientationSpec::default();
+    point.angular_velocity = [0.0; 3];
+    point.points.clear();
+    Model {
+        spatial: Some(SpatialSpec {
+            gravity: [0.0, -9.81, 1.0],
+            ground: [("G".to_string(), [0.1, 0.2, -0.3])].into(),
+            bodies: vec![
+                rigid("a", [0.4, 0.1, -0.2], [1.0, 2.0, 3.0], 0.7),
+                rigid("b", [1.1, -0.3, 0.5], [-1.0, 0.5, 0.2], 1.9),
+                point,
+            ],
+            joints,
+            forces,
+            markers: vec![SpatialMarkerSpec {
+                name: "M".into(),
+                body: "b".into(),
+                point: Some("P".into()),
+            }],
+        }),
+        ..Default::default()
+    }
+}
+
+/// Derivatives at a state off the constraint manifold (and off the unit sphere of p).
+fn check(model: &Model) -> SpatialSystem {
+    let sys = SpatialSystem::new(model).expect("builds");
+    let x = sys.initial_state(0.3);
+    let q = &x.q + noise(sys.n(), 1) * 0.05;
+    let v = &x.v + noise(sys.n(), 2);
+    check_derivatives(&sys, 0.3, &q, &v);
+    sys
+}
+
+#[test]
+fn every_joint_kind_between_two_bodies_and_to_the_ground() {
+    use SpatialJointKind as K;
+    for kind in [
+        K::Spherical,
+        K::Revolute,
+        K::Cylindrical,
+        K::Prismatic,
+        K::Universal,
+        K::Fixed,
+        K::Distance,
+        K::Planar,
+    ] {
+        check(&model(vec![joint(kind, "a", "b")], vec![]));
+        check(&model(vec![joint(kind, "ground", "b")], vec![]));
+        check(&model(vec![joint(kind, "b", "ground")], vec![]));
+    }
+    // Point masses take spherical and distance joints.
+    check(&model(
+        vec![joint(K::Spherical, "a", "m")]
+            .into_iter()
+            .map(|mut j| {
+                j.point_j = None;
+                j
+            })
+            .collect(),
+        vec![],
+    ));
+    check(&model(vec![joint(K::Distance, "m", "b")], vec![]));
+}
+
+#[test]
+fn spring_dampers_and_gyroscopic_forces() {
+    let tsda = |bi: &str, bj: &str| SpatialForceSpec::Tsda {
+        name: format!("{bi}{bj}"),
+        body_i: bi.into(),
+        point_i: Some(if bi == "ground" { "G" } else { "P" }.into()),
+        body_j: bj.into(),
+        point_j: None,
+        stiffness: 300.0,
+        free_length: Some(0.2),
+        damping: 7.0,
+    };
+    check(&model(
+        vec![],
+        vec![tsda("a", "b"), tsda("a", "m"), tsda("ground", "b")],
+    ));
+}
+
+#[test]
+fn joints_hold_at_the_initial_configuration() {
+    use SpatialJointKind as K;
+    for kind in [
+        K::Spherical,
+        K::Revolute,
+        K::Cylindrical,
+        K::Prismatic,
+        K::Universal,
+        K::Fixed,
+        K::Distance,
+        K::Planar,
+    ] {
+        let mut j = joint(kind, "a", "b");
+        j.point_j = None;
+        j.at = Some([0.7, 0.0, 0.2]);
+        let sys = SpatialSystem::new(&model(vec![j], vec![])).expect("builds");
+        let x = sys.initial_state(0.0);
+        let mut phi = Vector::zeros(sys.m());
+        sys.constraints(0.0, &x.q, &mut phi);
+        assert!(phi.amax() < 1e-14, "{kind:?}: Φ = {phi}");
+    }
+}
+
+#[test]
+fn kinetic_energy_and_angular_velocity_from_the_initial_state() {
+    // Initial velocities: ṗ = ½ Eᵀ ω, so the body's kinetic energy is ½ m v² + ½ ωᵀ A J' Aᵀ ω.
+    let sys = SpatialSystem::new(&model(vec![], vec![])).expect("builds");
+    let x = sys.initial_state(0.0);
+    let mut scratch = Vector::zeros(sys.n());
+    let e = sys.energy(0.0, &x.q, &x.v, &mut scratch);
+    let spec = model(vec![], vec![]).spatial.unwrap();
+    let w = V3::from(spec.bodies[0].angular_velocity);
+    let expected: f64 = spec
+        .bodies
+        .iter()
+        .map(|b| {
+            let v = V3::from(b.velocity);
+            let rotational = match b.kind {
+                SpatialBodyKind::Rigid => {
+                    let (a, j) = (
+                        b.orientation.rotation().unwrap(),
+                        b.inertia_matrix().unwrap(),
+                    );
+                    let w = V3::from(b.angular_velocity);
+                    0.5 * w.dot(&(a * j * a.transpose() * w))
+                }
+                SpatialBodyKind::Point => 0.0,
+            };
+            0.5 * b.mass * v.norm_squared() + rotational
+        })
+        .sum();
+    assert!(
+        (e.kinetic - expected).abs() < 1e-12 * e.kinetic,
+        "{} vs {expected}",
+        e.kinetic
+    );
+    let mut out = Vec::new();
+    sys.push_body_velocity(0, &x.q, &x.v, &mut out);
+    assert!((V3::new(out[3], out[4], out[5]) - w).norm() < 1e-14);
+}
+
+fn refused(model: &Model, path: &str, text: &str) {
+    let issues = crate::model::validate::check(model);
+    assert!(
+        issues
+            .iter()
+            .any(|i| crate::model::validate::path_string(&i.path) == path
+                && i.message.contains(text)),
+        "expected `{text}` at {path}, got {issues:#?}"
+    );
+}
+
+#[test]
+fn construction_errors_name_the_entry() {
+    use SpatialJointKind as K;
+    let mut j = joint(K::Revolute, "a", "b");
+    j.axis = Some([0.0, 0.0, 0.0]);
+    refused(
+        &model(vec![j], vec![]),
+        "spatial.joints[0].axis",
+        "degenerate",
+    );
+    let mut j = joint(K::Revolute, "a", "b");
+    j.axis = None;
+    refused(
+        &model(vec![j], vec![]),
+        "spatial.joints[0].axis",
+        "needs `axis`",
+    );
+    let mut j = joint(K::Universal, "a", "b");
+    j.axis_j = Some([0.3, 1.0, -0.4]);
+    refused(
+        &model(vec![j], vec![]),
+        "spatial.joints[0].axis_j",
+        "perpendicular",
+    );
+    refused(
+        &model(vec![joint(K::Revolute, "a", "m")], vec![]),
+        "spatial.joints[0].body_j",
+        "point mass",
+    );
+    refused(
+        &model(vec![joint(K::Revolute, "a", "bb")], vec![]),
+        "spatial.joints[0].body_j",
+        "unknown body `bb`",
+    );
+    let mut m = model(vec![], vec![]);
+    m.spatial.as_mut().unwrap().bodies[0].inertia_tensor =
+        Some([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 2.5]]);
+    refused(
+        &m,
+        "spatial.bodies[0].inertia_tensor",
+        "triangle inequality",
+    );
+    let mut m = model(vec![], vec![]);
+    m.spatial.as_mut().unwrap().bodies[0].inertia_tensor =
+        Some([[1.0, 0.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 0.5]]);
+    refused(
+        &m,
+        "spatial.bodies[0].inertia_tensor",
+        "not positive definite",
+    );
+    let mut m = model(vec![], vec![]);
+    m.spatial.as_mut().unwrap().bodies[1].orientation = OrientationSpec {
+        matrix: Some([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1.0]]),
+        ..Default::default()
+    };
+    refused(
+        &m,
+        "spatial.bodies[1].orientation.matrix",
+        "not a rotation matrix",
+    );
+    let mut m = model(vec![], vec![]);
+    m.spatial.as_mut().unwrap().bodies[1].orientation = OrientationSpec {
+        sequence: Some("zzx".into()),
+        angles: Some([0.1, 0.2, 0.3]),
+        ..Default::default()
+    };
+    refused(
+        &m,
+        "spatial.bodies[1].orientation.sequence",
+        "not an Euler or Cardan sequence",
+    );
+}
+
+#[test]
+fn orientation_forms_agree() {
+    let angle: f64 = 0.9;
+    let axis = [0.0, 0.0, 1.0];
+    let by_axis = OrientationSpec {
+        axis: Some(axis),
+        angle: Some(angle),
+        ..Default::default()
+    };
+    let (s, c) = (0.5 * angle).sin_cos();
+    let by_p = OrientationSpec {
+        euler_parameters: Some([c, 0.0, 0.0, s]),
+        ..Default::default()
+    };
+    let by_seq = OrientationSpec {
+        sequence: Some("zxz".into()),
+        angles: Some([0.4, 0.0, 0.5]),
+        ..Default::default()
+    };
+    let (a, b, d) = (
+        by_axis.rotation().unwrap(),
+        by_p.rotation().unwrap(),
+        by_seq.rotation().unwrap(),
+    );
+    assert!((a - b).norm() < 1e-15 && (a - d).norm() < 1e-15);
+    let by_matrix = OrientationSpec {
+        matrix: Some([
+            [a[(0, 0)], a[(0, 1)], a[(0, 2)]],
+            [a[(1, 0)], a[(1, 1)], a[(1, 2)]],
+            [a[(2, 0)], a[(2, 1)], a[(2, 2)]],
+        ]),
+        ..Default::default()
+    };
+    assert!((by_matrix.rotation().unwrap() - a).norm() < 1e-15);
+}
