@@ -163,6 +163,39 @@ pub const EXAMPLES: &[Example] = &[
             schemes: FAMILIES, dt: &[4e-3, 2e-3, 1e-3, 5e-4], rtol: &[], columns: &[], measure: "max",
         },
     },
+    Example {
+        name: "spatial-slider-crank",
+        title: "Spatial slider-crank (IFToMM, Masoudi)",
+        description: "Crank, rod and slider in three dimensions (revolute, spherical, universal and \
+                      prismatic joints), 5 s; checked against a minimal-coordinate DOP853 solution.",
+        text: include_str!("../../../examples/spatial-slider-crank.toml"),
+        file: "spatial-slider-crank.toml",
+        compare: DefaultComparison {
+            schemes: &["esdirk4-6", "esdirk3-5", "generalized-alpha"], dt: &[], rtol: &[1e-7, 1e-8, 1e-9], columns: &["slider.x"], measure: "max",
+        },
+    },
+    Example {
+        name: "spatial-top",
+        title: "Heavy symmetric top in steady precession (spatial rigid body)",
+        description: "A top on a spherical joint in Euler parameters, started in slow steady \
+                      precession, 10 s; checked against the analytic precession rate.",
+        text: include_str!("../../../examples/spatial-top.toml"),
+        file: "spatial-top.toml",
+        compare: DefaultComparison {
+            schemes: &["esdirk4-6", "generalized-alpha"], dt: &[], rtol: &[1e-7, 1e-8, 1e-9], columns: &["top.x", "top.y"], measure: "max",
+        },
+    },
+    Example {
+        name: "bricard",
+        title: "Bricard's mechanism (GDLC06 A04)",
+        description: "Five rods in a closed loop of six revolute joints, one redundant constraint, \
+                      released from rest, 10 s; checked against an Exudyn solution and its energy.",
+        text: include_str!("../../../examples/bricard.toml"),
+        file: "bricard.toml",
+        compare: DefaultComparison {
+            schemes: FAMILIES, dt: &[4e-3, 2e-3, 1e-3, 5e-4], rtol: &[], columns: &["J2.x", "J2.y", "J2.z"], measure: "max",
+        },
+    },
 ];
 
 /// The example called `name`, if any.

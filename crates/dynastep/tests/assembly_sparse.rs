@@ -9,7 +9,8 @@ use dynastep::examples::EXAMPLES;
 use dynastep::formulation::LinearSolver;
 use dynastep::model::parse::from_str;
 use dynastep::scheme::State;
-use dynastep::system::planar::PlanarSystem;
+use dynastep::system::mechanism::Mechanism;
+use dynastep::system::multibody::Multibody;
 use dynastep::system::System;
 use dynastep::Vector;
 
@@ -38,7 +39,7 @@ fn difference(a: &State, b: &State) -> [f64; 4] {
 fn sparse_start_up_finds_the_dense_state_on_every_example() {
     for ex in EXAMPLES {
         let model = from_str(ex.text, ex.file).unwrap_or_else(|e| panic!("{}: {e}", ex.file));
-        let system = PlanarSystem::new(&model).unwrap_or_else(|e| panic!("{}: {e}", ex.file));
+        let system = Multibody::new(&model).unwrap_or_else(|e| panic!("{}: {e}", ex.file));
         if system.m() == 0 {
             continue;
         }
@@ -78,9 +79,14 @@ fn sparse_start_up_finds_the_dense_state_on_every_example() {
                 "{}",
                 ex.name
             );
-            assert_eq!(rs.rank, system.m(), "{}", ex.name);
+            // Bricard's mechanism has one redundant constraint by design.
+            let redundant = usize::from(ex.name == "bricard");
+            assert_eq!(rs.rank + redundant, system.m(), "{}", ex.name);
+            // With a redundant constraint the two paths stop at different points of the same
+            // tolerance (Newton's position tolerance, 1e-8 scaled): compare within it.
+            let dq = if redundant == 1 { 1e-8 } else { 1e-12 };
             assert!(
-                d[0] < 1e-12 && d[1] < 1e-10 && d[2] < 1e-8 && d[3] < 1e-8,
+                d[0] < dq && d[1] < 1e-10 && d[2] < 1e-8 && d[3] < 1e-8,
                 "{} (moved: {moved}): {d:?}",
                 ex.name
             );

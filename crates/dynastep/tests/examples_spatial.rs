@@ -1,0 +1,135 @@
+//! The spatial examples against their independent references (reference/spatial/, made by the
+//! Python scripts there):
+//! - the spatial slider-crank against a minimal-coordinate DOP853 solution;
+//! - the heavy top against the analytic rate of steady precession;
+//! - Bricard's mechanism: energy, the redundant constraint named by joint, and the joint points
+//!   against Exudyn's solution.
+
+#[path = "common/examples.rs"]
+mod util;
+
+use dynastep::analysis::assembly::redundant_constraints;
+use dynastep::analysis::simulation::RunOptions;
+use dynastep::system::System;
+use util::{model, reference, run_with, sample_at, Run};
+
+/// Body `name`'s pose columns at sample k.
+fn pose(run: &Run, name: &str, k: usize) -> Vec<f64> {
+    run.system.body_pose(run.body(name), &run.rec.states[k].q)
+}
+
+/// Global direction of body axis `axis` (0 = x, 1 = y, 2 = z) from Euler parameters e.
+fn body_axis(e: &[f64], axis: usize) -> [f64; 3] {
+    let (e0, e1, e2, e3) = (e[0], e[1], e[2], e[3]);
+    let a = [
+        [
+            e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3,
+            2.0 * (e1 * e2 - e0 * e3),
+            2.0 * (e1 * e3 + e0 * e2),
+        ],
+        [
+            2.0 * (e1 * e2 + e0 * e3),
+            e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3,
+            2.0 * (e2 * e3 - e0 * e1),
+        ],
+        [
+            2.0 * (e1 * e3 - e0 * e2),
+            2.0 * (e2 * e3 + e0 * e1),
+            e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3,
+        ],
+    ];
+    let n = e0 * e0 + e1 * e1 + e2 * e2 + e3 * e3;
+    [a[0][axis] / n, a[1][axis] / n, a[2][axis] / n]
+}
+
+#[test]
+fn spatial_slider_crank_meets_its_reference() {
+    let run = run_with(&model("spatial-slider-crank"), &RunOptions::default());
+    run.assert_completed();
+    let reference = reference("spatial/slider_crank_3d.csv");
+    let mut worst = 0.0_f64;
+    for row in &reference {
+        let k = sample_at(&run.rec, row[0]);
+        worst = worst.max((pose(&run, "slider", k)[0] - row[1]).abs());
+    }
+    println!(
+        "slider x: max error {worst:.2e} m over 5 s, {} steps",
+        run.report.steps
+    );
+    assert!(worst < 1e-6, "slider x: max error {worst:e} m");
+}
+
+#[test]
+fn spatial_top_precesses_at_the_analytic_rate() {
+    // φ̇ = 2 m g l / (I3 ω3 + √((I3 ω3)² − 4 I1 cos θ m g l)), data of examples/spatial-top.toml.
+    let (m, g, l, i1, i3) = (0.02, 9.81, 0.05, 1.5e-4, 2e-4);
+    let (theta, w3) = (std::f64::consts::FRAC_PI_6, 4.0 * std::f64::consts::PI);
+    let c = i3 * w3;
+    let rate = 2.0 * m * g * l / (c + (c * c - 4.0 * i1 * theta.cos() * m * g * l).sqrt());
+    let run = run_with(&model("spatial-top"), &RunOptions::default());
+    run.assert_completed();
+    let (mut azimuth, mut last, mut nutation) = (0.0, f64::NAN, 0.0_f64);
+    for k in 0..run.rec.states.len() {
+        let axis = body_axis(&pose(&run, "top", k)[3..], 2);
+        let a = axis[1].atan2(axis[0]);
+        if last.is_finite() {
+            let mut d = a - last;
+            d -= (d / (2.0 * std::f64::consts::PI)).round() * 2.0 * std::f64::consts::PI;
+            azimuth += d;
+        }
+        last = a;
+        nutation = nutation.max((axis[2].acos() - theta).abs());
+    }
+    let t = run.rec.states.last().unwrap().t;
+    let measured = azimuth / t;
+    let relative = (measured / rate - 1.0).abs();
+    println!("precession {measured:.12} rad/s vs {rate:.12} (relative {relative:.1e}); nutation within {nutation:.1e} rad");
+    assert!(relative < 1e-6, "precession rate off by {relative:e}");
+    assert!(nutation < 1e-6, "nutation drifted by {nutation:e} rad");
+}
+
+#[test]
+fn bricard_conserves_energy_and_names_its_redundant_constraint() {
+    let m = model("bricard");
+    let sim = dynastep::analysis::simulation::Simulation::new(&m, &RunOptions::default()).unwrap();
+    // Rank 34 of 35 at the assembled state: one redundant row, and the rows of its dependency (the
+    // whole loop) named by joint.
+    let x = &sim.initial;
+    let (rank, _) = redundant_constraints(&sim.system, x.t, &x.q, 1e-9);
+    assert_eq!(sim.system.m() - rank, 1, "one redundant constraint");
+    let named = &sim.assembly.redundant;
+    for joint in ["J0", "J1", "J2", "J3", "J4", "J5"] {
+        let label = format!("joint `{joint}` (revolute)");
+        assert!(
+            named.iter().any(|l| l.starts_with(&label)),
+            "{joint} not named: {named:?}"
+        );
+    }
+    let run = run_with(&m, &RunOptions::default());
+    run.assert_completed();
+    let mut scratch = dynastep::Vector::zeros(run.system.n());
+    let mut energy = |k: usize| {
+        let x = &run.rec.states[k];
+        let e = run.system.energy(x.t, &x.q, &x.v, &mut scratch);
+        e.kinetic + e.potential
+    };
+    let e0 = energy(0);
+    let drift = (0..run.rec.states.len())
+        .map(|k| (energy(k) - e0).abs())
+        .fold(0.0, f64::max);
+    let reference = reference("spatial/bricard.csv");
+    let mut worst = 0.0_f64;
+    for row in &reference {
+        let k = sample_at(&run.rec, row[0]);
+        let x = &run.rec.states[k];
+        for (j, name) in ["J1", "J2", "J3", "J4"].iter().enumerate() {
+            let p = run.system.marker_state(run.marker(name), &x.q, &x.v).0;
+            for c in 0..3 {
+                worst = worst.max((p[c] - row[1 + 3 * j + c]).abs());
+            }
+        }
+    }
+    println!("energy drift {drift:.2e} J, joint points within {worst:.2e} m of Exudyn");
+    assert!(drift < 1e-3, "energy drift {drift:e} J");
+    assert!(worst < 1e-4, "joint points {worst:e} m from the reference");
+}
