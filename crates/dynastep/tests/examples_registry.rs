@@ -29,7 +29,10 @@ fn every_example_parses_and_assembles_in_place() {
         assert!(
             !model.markers.is_empty()
                 || model.equations.is_some()
-                || model.spatial.as_ref().is_some_and(|s| !s.markers.is_empty()),
+                || model
+                    .spatial
+                    .as_ref()
+                    .is_some_and(|s| !s.markers.is_empty()),
             "{}: no markers",
             ex.file
         );

@@ -19,7 +19,6 @@ use std::time::{Duration, Instant};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::examples::EXAMPLES;
 use dynastep::model::parse;
-use dynastep::system::mechanism::Mechanism;
 use dynastep::system::multibody::Multibody;
 
 /// The case being run, for the panic hook's message.

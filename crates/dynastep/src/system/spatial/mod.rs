@@ -5,14 +5,14 @@
 //! Each rigid body contributes `(x, y, z, e₀, e₁, e₂, e₃)` (centroid and Euler parameters of its
 //! centroidal body frame), each point mass `(x, y, z)`, in model order; v = q̇ (Haug 1989, ch. 11;
 //! Nikravesh 1988, ch. 11). The constraint rows are first the normalization ½(pᵀp − 1) of every
-//! rigid body (model order), then the joints' rows (model order, see [`joints`]).
+//! rigid body (model order), then the joints' rows (model order, see `joints.rs`).
 //!
 //! Sign convention as in the planar system: `M a + Φ_qᵀ λ = Q`.
 //!
 //! # Elements
 //! Every joint and force element works on the fourteen local slots of at most two bodies
-//! ([`kinematics`]) and returns exact first, second and third derivatives built from the
-//! Euler-parameter identities of [`euler`]; the tests check each against finite differences.
+//! (`kinematics.rs`) and returns exact first, second and third derivatives built from the
+//! Euler-parameter identities of `euler.rs`; the tests check each against finite differences.
 
 mod body;
 mod build;
