@@ -58,6 +58,33 @@ fn run_plot_draws_the_default_panels_of_every_example() {
     }
 }
 
+/// The player draws in the plane: a spatial run is refused with a message that says what to do,
+/// not drawn as an empty page.
+#[test]
+fn animate_refuses_a_spatial_run() {
+    let out = scratch("animate-spatial");
+    let dir = out.to_str().unwrap();
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "spatial-top",
+        "--t-end",
+        "0.05",
+        "--quiet",
+        "--out",
+        dir,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = dynastep(&["animate", dir]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("planar mechanisms only"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.join("animation.html").exists());
+}
+
 #[test]
 fn a_failed_run_is_drawn_up_to_where_it_stopped() {
     let out = scratch("failed");

@@ -137,7 +137,8 @@ fn frame_rows(rows: usize) -> Vec<usize> {
 /// The player's data for `run` (see `assets/player.html` for the fields).
 ///
 /// # Errors
-/// [`PlotError::Data`] when the folder has no `model.json` or the history lacks a body's columns.
+/// [`PlotError::Data`] when the folder has no `model.json`, the model is spatial (the player
+/// draws in the plane), or the history lacks a body's columns.
 pub fn player_data(run: &RunFolder) -> Result<serde_json::Value, PlotError> {
     let model = run.model.as_ref().ok_or_else(|| {
         PlotError::Data(format!(
@@ -145,6 +146,12 @@ pub fn player_data(run: &RunFolder) -> Result<serde_json::Value, PlotError> {
             run.dir.display()
         ))
     })?;
+    if model.spatial.is_some() {
+        return Err(PlotError::Data(format!(
+            "{} holds a spatial model, and the player draws planar mechanisms only; plot its columns with `dynastep plot --columns`",
+            run.dir.display()
+        )));
+    }
     let r = Resolver { model, run };
     let rows = frame_rows(run.table.rows());
     let t = run.table.t();

@@ -395,3 +395,39 @@ impl SpatialBodySpec {
         Ok(j)
     }
 }
+
+impl SpatialSpec {
+    /// The initial global position \[m\] of `point` (default `origin`, the centroid) of `body`
+    /// (`ground` allowed: its named points are global): the body's centroid plus the point
+    /// rotated by the body's initial orientation. `None` when the body or point is unknown or
+    /// the orientation invalid (the validator reports those).
+    pub fn initial_point(&self, body: &str, point: Option<&str>) -> Option<nalgebra::Vector3<f64>> {
+        let point = point.unwrap_or("origin");
+        if body == super::types::GROUND {
+            return match point {
+                "origin" => Some(nalgebra::Vector3::zeros()),
+                name => self.ground.get(name).map(|p| nalgebra::Vector3::from(*p)),
+            };
+        }
+        let b = self.bodies.iter().find(|b| b.name == body)?;
+        let s = match point {
+            "origin" => nalgebra::Vector3::zeros(),
+            name => nalgebra::Vector3::from(*b.points.get(name)?),
+        };
+        let a = match b.kind {
+            SpatialBodyKind::Rigid => b.orientation.rotation().ok()?,
+            SpatialBodyKind::Point => nalgebra::Matrix3::identity(),
+        };
+        Some(nalgebra::Vector3::from(b.position) + a * s)
+    }
+
+    /// The initial distance \[m\] between `point_i` of `body_i` and `point_j` of `body_j` (see
+    /// [`SpatialSpec::initial_point`]).
+    pub fn initial_distance(
+        &self,
+        (body_i, point_i): (&str, Option<&str>),
+        (body_j, point_j): (&str, Option<&str>),
+    ) -> Option<f64> {
+        Some((self.initial_point(body_j, point_j)? - self.initial_point(body_i, point_i)?).norm())
+    }
+}

@@ -170,6 +170,21 @@ impl<'m> Checker<'m> {
         }
     }
 
+    /// A spring's free length, when given: non-negative and finite (planar and spatial TSDAs).
+    pub(super) fn free_length(&mut self, path: Vec<PathSeg>, entity: &str, l: Option<f64>) {
+        if let Some(l) = l {
+            if !(l.is_finite() && l >= 0.0) {
+                self.push(
+                    path,
+                    entity,
+                    format!("free_length must be non-negative and finite, got {l}"),
+                    "give the unstretched length in m, or leave it out to use the initial distance"
+                        .into(),
+                );
+            }
+        }
+    }
+
     pub(super) fn finite(&mut self, path: Vec<PathSeg>, entity: &str, what: &str, values: &[f64]) {
         if values.iter().any(|v| !v.is_finite()) {
             self.push(

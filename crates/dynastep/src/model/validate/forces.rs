@@ -84,17 +84,7 @@ fn tsda(c: &mut Checker<'_>, e: &str, i: usize, f: &ForceSpec) {
     }
     c.finite(at(i, "stiffness"), e, "stiffness", &[*stiffness]);
     c.finite(at(i, "damping"), e, "damping", &[*damping]);
-    if let Some(l) = free_length {
-        if !(l.is_finite() && *l >= 0.0) {
-            c.push(
-                at(i, "free_length"),
-                e,
-                format!("free_length must be non-negative and finite, got {l}"),
-                "give the unstretched length in m, or leave it out to use the initial distance"
-                    .into(),
-            );
-        }
-    }
+    c.free_length(at(i, "free_length"), e, *free_length);
     if let Some(a) = actuator {
         c.function(at(i, "actuator"), e, a);
     }

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use super::super::geometry::{is_usable_length, MIN_LENGTH};
 use super::super::spatial::*;
 use super::super::types::{Model, GROUND};
 use super::checker::{label, p, AsSeg, Checker};
@@ -276,12 +277,8 @@ fn direction(
 
 fn joint(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, j: &SpatialJointSpec) {
     use SpatialJointKind as K;
-    let e = format!(
-        "{} ({:?})",
-        label("joint", "spatial.joints", i, &j.name),
-        j.kind
-    )
-    .to_lowercase();
+    let kind = format!("{:?}", j.kind).to_lowercase();
+    let e = format!("{} ({kind})", label("joint", "spatial.joints", i, &j.name));
     let f = |field: &str| at(&[&"joints", &i, &field]);
     let bi = body_ref(c, names, f("body_i"), &e, &j.body_i);
     let bj = body_ref(c, names, f("body_j"), &e, &j.body_j);
@@ -358,14 +355,8 @@ fn joint(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, j: &
             "use a spherical or distance joint, or make the body rigid".into(),
         );
     }
-    if let Some(l) = j.length {
-        c.positive(
-            f("length"),
-            &e,
-            "length",
-            l,
-            "give the rod length in m, or leave it out to take the initial distance",
-        );
+    if j.kind == K::Distance {
+        distance(c, s, i, j, &e);
     }
     if j.length.is_some() && j.kind != K::Distance {
         c.push(
@@ -405,23 +396,55 @@ fn force(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &
             point_ref(c, s, b, path(field), &e, point.as_deref());
         }
     }
-    for (field, v) in [("stiffness", *stiffness), ("damping", *damping)] {
-        if !(v.is_finite() && v >= 0.0) {
+    c.finite(path("stiffness"), &e, "stiffness", &[*stiffness]);
+    c.finite(path("damping"), &e, "damping", &[*damping]);
+    c.free_length(path("free_length"), &e, *free_length);
+    let ends = (
+        (body_i.as_str(), point_i.as_deref()),
+        (body_j.as_str(), point_j.as_deref()),
+    );
+    if let Some(l) = s.initial_distance(ends.0, ends.1) {
+        if !is_usable_length(l) {
             c.push(
-                path(field),
+                path("body_j"),
                 &e,
-                format!("{field} must be finite and not negative, got {v}"),
-                format!("give the {field} in SI units"),
+                format!("its points are {l:e} m apart initially, and a TSDA needs a direction"),
+                "move the points apart".into(),
             );
         }
     }
-    if let Some(l) = free_length {
-        c.positive(
-            path("free_length"),
-            &e,
-            "free length",
-            *l,
-            "give the free length in m, or leave it out to take the initial distance",
+}
+
+/// A distance joint joins two named points, and its length (given, or else the initial
+/// distance) is usable (the rules of the planar distance joint).
+fn distance(c: &mut Checker<'_>, s: &SpatialSpec, i: usize, j: &SpatialJointSpec, e: &str) {
+    let f = |field: &str| at(&[&"joints", &i, &field]);
+    if j.at.is_some() {
+        c.push(
+            f("at"),
+            e,
+            "a distance joint joins two points, and `at` makes them one".into(),
+            "give `point_i` and `point_j` instead".into(),
         );
+        return;
+    }
+    let ends = (
+        (j.body_i.as_str(), j.point_i.as_deref()),
+        (j.body_j.as_str(), j.point_j.as_deref()),
+    );
+    match (j.length, s.initial_distance(ends.0, ends.1)) {
+        (Some(l), _) if !is_usable_length(l) => c.push(
+            f("length"),
+            e,
+            format!("length must be at least {MIN_LENGTH:e} m and finite, got {l}"),
+            "give the rod length in m, or leave it out to use the initial distance; for coincident points use a spherical joint".into(),
+        ),
+        (None, Some(l)) if !is_usable_length(l) => c.push(
+            f("point_j"),
+            e,
+            format!("the points are {l:e} m apart initially, and the joint has no `length`"),
+            "give `length` (m), or move the points apart; for coincident points use a spherical joint".into(),
+        ),
+        _ => {}
     }
 }

@@ -27,6 +27,21 @@ fn rigid(name: &str, position: [f64; 3], axis: [f64; 3], angle: f64) -> SpatialB
     }
 }
 
+/// Every spatial joint kind.
+const ALL_KINDS: [SpatialJointKind; 8] = {
+    use SpatialJointKind as K;
+    [
+        K::Spherical,
+        K::Revolute,
+        K::Cylindrical,
+        K::Prismatic,
+        K::Universal,
+        K::Fixed,
+        K::Distance,
+        K::Planar,
+    ]
+};
+
 fn joint(kind: SpatialJointKind, bi: &str, bj: &str) -> SpatialJointSpec {
     SpatialJointSpec {
         name: format!("{kind:?}"),
@@ -83,16 +98,7 @@ fn check(model: &Model) -> SpatialSystem {
 #[test]
 fn every_joint_kind_between_two_bodies_and_to_the_ground() {
     use SpatialJointKind as K;
-    for kind in [
-        K::Spherical,
-        K::Revolute,
-        K::Cylindrical,
-        K::Prismatic,
-        K::Universal,
-        K::Fixed,
-        K::Distance,
-        K::Planar,
-    ] {
+    for kind in ALL_KINDS {
         check(&model(vec![joint(kind, "a", "b")], vec![]));
         check(&model(vec![joint(kind, "ground", "b")], vec![]));
         check(&model(vec![joint(kind, "b", "ground")], vec![]));
@@ -131,20 +137,13 @@ fn spring_dampers_and_gyroscopic_forces() {
 
 #[test]
 fn joints_hold_at_the_initial_configuration() {
-    use SpatialJointKind as K;
-    for kind in [
-        K::Spherical,
-        K::Revolute,
-        K::Cylindrical,
-        K::Prismatic,
-        K::Universal,
-        K::Fixed,
-        K::Distance,
-        K::Planar,
-    ] {
+    for kind in ALL_KINDS {
         let mut j = joint(kind, "a", "b");
-        j.point_j = None;
-        j.at = Some([0.7, 0.0, 0.2]);
+        if kind != SpatialJointKind::Distance {
+            // A distance joint joins two named points (`at` would make them one).
+            j.point_j = None;
+            j.at = Some([0.7, 0.0, 0.2]);
+        }
         let sys = SpatialSystem::new(&model(vec![j], vec![])).expect("builds");
         let x = sys.initial_state(0.0);
         let mut phi = Vector::zeros(sys.m());
@@ -231,6 +230,28 @@ fn construction_errors_name_the_entry() {
         "spatial.joints[0].body_j",
         "point mass",
     );
+    let mut j = joint(K::Distance, "a", "b");
+    j.at = Some([0.7, 0.0, 0.2]);
+    refused(
+        &model(vec![j], vec![]),
+        "spatial.joints[0].at",
+        "makes them one",
+    );
+    let coincident = SpatialForceSpec::Tsda {
+        name: "s".into(),
+        body_i: "a".into(),
+        point_i: None,
+        body_j: "a2".into(),
+        point_j: None,
+        stiffness: 1.0,
+        free_length: None,
+        damping: 0.0,
+    };
+    let mut m = model(vec![], vec![coincident]);
+    let mut twin = m.spatial.as_ref().unwrap().bodies[0].clone();
+    twin.name = "a2".into();
+    m.spatial.as_mut().unwrap().bodies.push(twin);
+    refused(&m, "spatial.forces[0].body_j", "needs a direction");
     refused(
         &model(vec![joint(K::Revolute, "a", "bb")], vec![]),
         "spatial.joints[0].body_j",
