@@ -12,7 +12,7 @@ use super::joints::{complete_frame, JointGeometry, SpatialJoint};
 use super::kinematics::{Expr, Slots};
 use super::{SpatialMarker, SpatialSystem};
 use crate::model::spatial::{
-    Axes, SpatialBodyKind, SpatialForceSpec, SpatialJointKind, SpatialJointSpec, SpatialSpec,
+    Axes, SpatialBodyKind, SpatialForceSpec, SpatialJointSpec, SpatialSpec,
 };
 use crate::model::validate::{self, Issue};
 use crate::model::Model;
@@ -105,14 +105,17 @@ impl Builder<'_> {
         let (f, g) = complete_frame(&h);
         let local = |a: &Matrix3<f64>| [a.transpose() * f, a.transpose() * g, a.transpose() * h];
         let axis_j = j.axis_j.map_or(V3::x(), V3::from).normalize();
-        let global = |k: usize, p: &Pose| p.r + p.a * s[k];
         let geometry = JointGeometry {
             s,
             frame: [local(&pi.a), local(&pj.a)],
             axis_j: pj.a.transpose() * axis_j,
-            length: j
-                .length
-                .unwrap_or_else(|| (global(1, &pj) - global(0, &pi)).norm()),
+            length: j.length.unwrap_or_else(|| {
+                let ends = (
+                    (j.body_i.as_str(), j.point_i.as_deref()),
+                    (j.body_j.as_str(), j.point_j.as_deref()),
+                );
+                self.spec.initial_distance(ends.0, ends.1).unwrap_or(0.0)
+            }),
         };
         SpatialJoint::new(
             j.name.clone(),
@@ -121,18 +124,6 @@ impl Builder<'_> {
             &geometry,
             first_row,
         )
-    }
-}
-
-/// Number of constraint rows of a joint kind.
-fn rows(kind: SpatialJointKind) -> usize {
-    use SpatialJointKind as K;
-    match kind {
-        K::Spherical | K::Planar => 3,
-        K::Revolute | K::Prismatic => 5,
-        K::Cylindrical | K::Universal => 4,
-        K::Fixed => 6,
-        K::Distance => 1,
     }
 }
 
@@ -199,8 +190,9 @@ impl SpatialSystem {
         let mut m = normalizations;
         let mut joints = Vec::new();
         for j in &spec.joints {
-            joints.push(b.joint(j, m));
-            m += rows(j.kind);
+            let joint = b.joint(j, m);
+            m += joint.rows.len();
+            joints.push(joint);
         }
         let tsdas = spec.forces.iter().map(|f| b.force(f)).collect();
         let markers = spec
@@ -245,8 +237,10 @@ impl Builder<'_> {
             self.point(bi, point_i.as_deref()),
             self.point(bj, point_j.as_deref()),
         );
-        let (pi, pj) = (self.pose(bi), self.pose(bj));
-        let initial = (pj.r + pj.a * sj - pi.r - pi.a * si).norm();
+        let initial = self
+            .spec
+            .initial_distance((body_i, point_i.as_deref()), (body_j, point_j.as_deref()))
+            .unwrap_or(0.0);
         Tsda {
             slots: self.slots(bi, bj),
             d: Expr::between(si, sj),

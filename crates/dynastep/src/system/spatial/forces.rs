@@ -12,7 +12,7 @@
 
 use super::euler::V3;
 use super::kinematics::{
-    add_jt_j, axpy, j_times, jt_times, Expr, LJac, LMat, LVec, Motion, Slots, NS,
+    add_jt_j, axpy, j_times, jt_times, Expr, LJac, LMat, LVec, Motion, Sides, Slots, NS,
 };
 
 /// A spring–damper between two points.
@@ -66,8 +66,22 @@ impl Tsda {
         q
     }
 
-    /// Adds the local ∂Q/∂q and ∂Q/∂v (14 × 14 each) to `kq`, `kv`.
-    pub fn add_derivatives(&self, m: &Motion, kq: &mut LMat, kv: &mut LMat) {
+    /// Adds the local ∂Q/∂v = −c D_qᵀu uᵀD_q (14 × 14) to `kv`.
+    pub fn add_velocity_derivative(&self, m: &Motion, kv: &mut LMat) {
+        let s = self.stretch(m);
+        if s.l == 0.0 {
+            return;
+        }
+        let lq = jt_times(&s.dq, &s.u);
+        for r in 0..NS {
+            for c in 0..NS {
+                kv[r][c] -= self.c * lq[r] * lq[c];
+            }
+        }
+    }
+
+    /// Adds the local ∂Q/∂q (14 × 14) to `kq`.
+    pub fn add_position_derivative(&self, m: &Motion, kq: &mut LMat) {
         let s = self.stretch(m);
         if s.l == 0.0 {
             return;
@@ -93,16 +107,15 @@ impl Tsda {
         for r in 0..NS {
             for c in 0..NS {
                 kq[r][c] -= lq[r] * fq[c];
-                kv[r][c] -= self.c * lq[r] * lq[c];
             }
         }
         add_jt_j(&s.dq, &uq, -f, kq);
         self.d.add_hessian(&self.slots, &s.u, -f, kq);
     }
 
-    /// Potential energy ½ k (l − l₀)² \[J\].
-    pub fn potential(&self, m: &Motion) -> f64 {
-        let l = self.d.value(&m.x).norm();
+    /// Potential energy ½ k (l − l₀)² \[J\] at the sides' state.
+    pub fn potential(&self, x: &Sides) -> f64 {
+        let l = self.d.value(x).norm();
         0.5 * self.k * (l - self.free_length).powi(2)
     }
 

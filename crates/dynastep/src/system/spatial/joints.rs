@@ -153,9 +153,11 @@ impl SpatialJoint {
         }
     }
 
-    /// The reaction on body j (side 1) from the joint's rows' gradients `grads` and their
-    /// multipliers: the force \[N\] and the torque about the joint point \[N m\], global axes.
-    /// `r_j`, `p_j` are body j's centroid and Euler parameters.
+    /// The reaction on side `side` (0 = body i, 1 = body j) from the joint's rows' gradients and
+    /// multipliers `grads` (one pair per row): the force \[N\] and the torque about the joint point
+    /// \[N m\], global axes. `p` are that body's Euler parameters and `s` the joint point in its
+    /// frame \[m\]. The force is −Σλ ∂Φ/∂r; the torque about the centroid is ½ E(p) Q_p / pᵀp
+    /// with Q_p = −Σλ ∂Φ/∂p (Haug 1989, §11.6), moved to the joint point.
     pub fn reaction_on(side: usize, grads: &[([f64; NS], f64)], p: &V4, s: &V3) -> (V3, V3) {
         let (mut f, mut qp) = (V3::zeros(), V4::zeros());
         for (g, l) in grads {

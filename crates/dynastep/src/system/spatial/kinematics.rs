@@ -357,8 +357,9 @@ impl Kernel {
         g
     }
 
-    /// Ḣ row = dΦ_q/dt (14) and γ = −(Φ̈ − Φ_q a) along the motion m (accelerations unused).
-    pub fn rate(&self, slots: &Slots, m: &Motion) -> (LVec, f64) {
+    /// Ḣ row = dΦ_q/dt (14) along the motion m (accelerations unused):
+    /// `scale · (U_qᵀẇ + U̇_qᵀw + W_qᵀu̇ + Ẇ_qᵀu)`.
+    pub fn rate(&self, slots: &Slots, m: &Motion) -> LVec {
         let s = self.parts(slots, &m.x);
         let (ud, wd) = (j_times(&s.uq, &m.v), j_times(&s.wq, &m.v));
         let uqd = self.u.jacobian(slots, &m.pdot, false);
@@ -368,10 +369,17 @@ impl Kernel {
         axpy(&mut h, 1.0, &jt_times(&s.wq, &ud));
         axpy(&mut h, 1.0, &jt_times(&wqd, &s.u));
         h.iter_mut().for_each(|e| *e *= self.scale);
+        h
+    }
+
+    /// γ = −(Φ̈ − Φ_q a) along the motion m: `−scale · (ü₀ᵀw + 2u̇ᵀẇ + uᵀẅ₀)`, with ü₀, ẅ₀ the
+    /// velocity parts of the accelerations.
+    pub fn gamma(&self, slots: &Slots, m: &Motion) -> f64 {
+        let s = self.parts(slots, &m.x);
+        let (ud, wd) = (j_times(&s.uq, &m.v), j_times(&s.wq, &m.v));
         let u0 = self.u.acceleration_from_rates(slots, &m.pdot);
         let w0 = self.w.acceleration_from_rates(slots, &m.pdot);
-        let gamma = -self.scale * (u0.dot(&s.w) + 2.0 * ud.dot(&wd) + s.u.dot(&w0));
-        (h, gamma)
+        -self.scale * (u0.dot(&s.w) + 2.0 * ud.dot(&wd) + s.u.dot(&w0))
     }
 
     /// Ḧ row = d²Φ_q/dt² (14) along the motion m (with accelerations).

@@ -24,18 +24,28 @@ impl SpatialSystem {
         2.0 * e_matrix(&body.euler(q)) * body.euler_rate(v)
     }
 
-    /// Global position, velocity, Euler parameters and angular velocity of marker `k`.
-    fn marker(&self, k: usize, q: &Vector, v: &Vector) -> (V3, V3, V4, V3) {
+    /// Global position of marker `k` and the Euler parameters of its body ((1, 0, 0, 0) on the
+    /// ground), with the arm from the body's centroid.
+    fn marker_pose(&self, k: usize, q: &Vector) -> (V3, V4, V3) {
         let SpatialMarker { body, s, .. } = &self.markers[k];
         let Some(b) = *body else {
-            return (*s, V3::zeros(), V4::new(1.0, 0.0, 0.0, 0.0), V3::zeros());
+            return (*s, V4::new(1.0, 0.0, 0.0, 0.0), V3::zeros());
         };
         let body = &self.bodies[b];
         let p = body.euler(q);
         let arm = rotation(&p) * s;
+        (body.position(q) + arm, p, arm)
+    }
+
+    /// Global velocity and angular velocity of marker `k`: ṙ + ω × arm, ω (zero on the ground).
+    fn marker_rates(&self, k: usize, q: &Vector, v: &Vector) -> (V3, V3) {
+        let Some(b) = self.markers[k].body else {
+            return (V3::zeros(), V3::zeros());
+        };
+        let (_, _, arm) = self.marker_pose(k, q);
         let w = self.angular_velocity(b, q, v);
-        let rdot = V3::new(v[body.r], v[body.r + 1], v[body.r + 2]);
-        (body.position(q) + arm, rdot + w.cross(&arm), p, w)
+        let r = self.bodies[b].r;
+        (V3::new(v[r], v[r + 1], v[r + 2]) + w.cross(&arm), w)
     }
 
     /// Reaction of joint `k` on its body j (on body i, negated, when body j is the ground).
@@ -121,12 +131,12 @@ impl Mechanism for SpatialSystem {
     }
 
     fn push_marker_position(&self, k: usize, q: &Vector, out: &mut Vec<f64>) {
-        let (r, _, p, _) = self.marker(k, q, q);
+        let (r, p, _) = self.marker_pose(k, q);
         out.extend(r.iter().chain(p.iter()));
     }
 
     fn push_marker_velocity(&self, k: usize, q: &Vector, v: &Vector, out: &mut Vec<f64>) {
-        let (_, rdot, _, w) = self.marker(k, q, v);
+        let (rdot, w) = self.marker_rates(k, q, v);
         out.extend(rdot.iter().chain(w.iter()));
     }
 

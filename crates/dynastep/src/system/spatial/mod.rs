@@ -160,8 +160,8 @@ impl System for SpatialSystem {
             b.add_gyroscopic_q(v, scale, out);
         }
         for e in &self.tsdas {
-            let (mut kq, mut kv) = ([[0.0; NS]; NS], [[0.0; NS]; NS]);
-            e.add_derivatives(&Self::motion(&e.slots, q, v, None), &mut kq, &mut kv);
+            let mut kq = [[0.0; NS]; NS];
+            e.add_position_derivative(&Self::motion(&e.slots, q, v, None), &mut kq);
             add_local(out, &e.slots, &kq, scale);
         }
     }
@@ -171,8 +171,8 @@ impl System for SpatialSystem {
             b.add_gyroscopic_v(q, v, scale, out);
         }
         for e in &self.tsdas {
-            let (mut kq, mut kv) = ([[0.0; NS]; NS], [[0.0; NS]; NS]);
-            e.add_derivatives(&Self::motion(&e.slots, q, v, None), &mut kq, &mut kv);
+            let mut kv = [[0.0; NS]; NS];
+            e.add_velocity_derivative(&Self::motion(&e.slots, q, v, None), &mut kv);
             add_local(out, &e.slots, &kv, scale);
         }
     }
@@ -225,7 +225,7 @@ impl System for SpatialSystem {
         for j in &self.joints {
             let m = Self::motion(&j.slots, q, v, None);
             for (r, k) in j.rows.iter().enumerate() {
-                out[j.first_row + r] = k.rate(&j.slots, &m).1;
+                out[j.first_row + r] = k.gamma(&j.slots, &m);
             }
         }
     }
@@ -246,13 +246,7 @@ impl System for SpatialSystem {
         for j in &self.joints {
             let m = Self::motion(&j.slots, q, v, None);
             for (r, k) in j.rows.iter().enumerate() {
-                add_row(
-                    out,
-                    &j.slots,
-                    j.first_row + r,
-                    &k.rate(&j.slots, &m).0,
-                    scale,
-                );
+                add_row(out, &j.slots, j.first_row + r, &k.rate(&j.slots, &m), scale);
             }
         }
     }
@@ -307,15 +301,7 @@ impl System for SpatialSystem {
             u -= b.mass * self.gravity.dot(&b.position(q));
         }
         for e in &self.tsdas {
-            let x = e.slots.sides(&e.slots.gather(q));
-            let m = Motion {
-                x,
-                v: [0.0; NS],
-                pdot: Default::default(),
-                a: [0.0; NS],
-                pddot: Default::default(),
-            };
-            u += e.potential(&m);
+            u += e.potential(&e.slots.sides(&e.slots.gather(q)));
         }
         u
     }
