@@ -203,7 +203,8 @@ fn sparse_step_loop_does_not_allocate() {
     );
 }
 
-/// Allocations of a whole planar run (assembled model, no observers) of `steps` steps.
+/// Allocations of a whole run of an embedded example (assembled model, no observers) of `steps`
+/// steps (planar or spatial).
 fn planar_allocations(example: &str, scheme: &str, dt: f64, steps: usize) -> usize {
     planar_allocations_with(example, scheme, None, None, dt, steps)
 }
@@ -219,7 +220,9 @@ fn planar_allocations_with(
 ) -> usize {
     use dynastep::analysis::simulation::{RunOptions, Simulation};
     let ex = dynastep::examples::find(example).unwrap();
-    let model = dynastep::model::parse::from_str(ex.text, ex.file).unwrap();
+    let mut model = dynastep::model::parse::from_str(ex.text, ex.file).unwrap();
+    // Steps fixed unless `rtol` is given here (the example's own error control is dropped).
+    model.solver.step = Default::default();
     let opts = RunOptions {
         scheme: Some(scheme.into()),
         formulation: formulation.map(String::from),
@@ -256,6 +259,48 @@ fn planar_step_loop_does_not_allocate() {
                 "{example}/{scheme}: {short} allocations for 50 steps, {long} for 500"
             );
         }
+    }
+}
+
+/// Spatial models (Euler parameters; revolute, spherical, universal and prismatic joints; a
+/// redundant constraint) with index-3, tangent-space and acceleration-level pairs, fixed and
+/// adaptive steps.
+#[test]
+fn spatial_step_loop_does_not_allocate() {
+    // (example, scheme, formulation, rtol, dt)
+    type Case = (
+        &'static str,
+        &'static str,
+        Option<&'static str>,
+        Option<f64>,
+        f64,
+    );
+    let cases: [Case; 5] = [
+        ("bricard", "generalized-alpha", None, None, 1e-3),
+        (
+            "bricard",
+            "generalized-alpha",
+            Some("tangent-space"),
+            None,
+            1e-3,
+        ),
+        ("spatial-slider-crank", "esdirk4-6", None, Some(1e-6), 1e-4),
+        (
+            "spatial-slider-crank",
+            "rk4",
+            Some("projection"),
+            None,
+            1e-4,
+        ),
+        ("spatial-top", "dopri5", Some("hybrid"), Some(1e-6), 1e-3),
+    ];
+    for (example, scheme, f, rtol, dt) in cases {
+        let short = planar_allocations_with(example, scheme, f, rtol, dt, 50);
+        let long = planar_allocations_with(example, scheme, f, rtol, dt, 500);
+        assert_eq!(
+            short, long,
+            "{example}/{scheme}/{f:?}: {short} allocations for 50 steps, {long} for 500"
+        );
     }
 }
 

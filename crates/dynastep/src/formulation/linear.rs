@@ -20,7 +20,7 @@ pub struct LinearStats {
 }
 
 /// Dense LU solver (faer, partial pivoting, in place, no allocation after construction) with a
-/// least-squares fallback (nalgebra SVD, minimum-norm solution) for singular matrices.
+/// least-squares fallback (faer SVD, minimum-norm solution) for singular matrices.
 pub struct DenseSolver {
     dim: usize,
     /// The LU factors, column-major, dim × dim.
@@ -29,7 +29,7 @@ pub struct DenseSolver {
     perm_inv: Vec<usize>,
     scratch: faer::dyn_stack::MemBuffer,
     singular: bool,
-    fallback: LeastSquares,
+    fallback: Box<LeastSquares>,
     /// Counters.
     pub stats: LinearStats,
 }
@@ -49,13 +49,19 @@ pub(crate) const SINGULAR_PIVOT: f64 = 1e-13;
 /// Minimum-norm least-squares solutions of a dense, possibly singular, square system from its singular
 /// value decomposition (faer, several times faster than nalgebra's at n + m ≈ 500, which matters when
 /// a singular configuration sends every Newton iteration here). Singular values below 1e-10 of the
-/// largest are treated as zero. Allocates on every [`factor`](Self::factor): it is the fallback for
-/// singular iteration matrices.
-#[derive(Default)]
+/// largest are treated as zero. Its buffers (the matrix, U, Σ, V, faer's scratch) are sized on the
+/// first [`factor`](Self::factor) and reused, so a run whose iteration matrix is singular at every
+/// step (redundant constraints) allocates only once.
 pub(crate) struct LeastSquares {
-    /// U, the singular values and V of the last factored matrix; `None` when the decomposition
-    /// failed (non-finite entries).
-    svd: Option<(faer::Mat<f64>, Vec<f64>, faer::Mat<f64>)>,
+    a: faer::Mat<f64>,
+    u: faer::Mat<f64>,
+    s: faer::Col<f64>,
+    v: faer::Mat<f64>,
+    /// Σ⁺ Uᵀ b.
+    y: Vec<f64>,
+    scratch: Option<faer::dyn_stack::MemBuffer>,
+    /// False when the last decomposition failed (non-finite entries).
+    ok: bool,
 }
 
 /// The minimum-norm least-squares solution of `A x = b` for any shape of A (r × c, b with r
@@ -63,48 +69,107 @@ pub(crate) struct LeastSquares {
 /// decomposition fails (non-finite A). faer's SVD.
 pub(crate) fn min_norm_lstsq(a: &Matrix, b: &Vector, rcond: f64) -> Vector {
     let mut ls = LeastSquares::default();
-    ls.factor(a.clone());
-    ls.solve_general(b, rcond)
-        .unwrap_or_else(|| Vector::from_element(a.ncols(), f64::NAN))
+    ls.factor(a);
+    let mut x = Vector::zeros(a.ncols());
+    if !ls.solve(b, rcond, &mut x) {
+        x.fill(f64::NAN);
+    }
+    x
+}
+
+impl Default for LeastSquares {
+    fn default() -> Self {
+        LeastSquares {
+            a: faer::Mat::zeros(0, 0),
+            u: faer::Mat::zeros(0, 0),
+            s: faer::Col::zeros(0),
+            v: faer::Mat::zeros(0, 0),
+            y: Vec::new(),
+            scratch: None,
+            ok: false,
+        }
+    }
 }
 
 impl LeastSquares {
-    /// Decomposes `a`.
-    pub(crate) fn factor(&mut self, a: Matrix) {
-        let n = a.nrows();
-        let m = faer::Mat::<f64>::from_fn(n, a.ncols(), |i, j| a[(i, j)]);
-        self.svd = m.thin_svd().ok().map(|svd| {
-            let s = (0..svd.S().dim()).map(|k| svd.S()[k]).collect();
-            (svd.U().to_owned(), s, svd.V().to_owned())
-        });
+    /// Decomposes `a` (thin SVD), sizing the buffers when its shape is new.
+    pub(crate) fn factor(&mut self, a: &Matrix) {
+        use faer::linalg::svd::{svd, svd_scratch, ComputeSvdVectors};
+        let (r, c) = (a.nrows(), a.ncols());
+        let k = r.min(c);
+        if self.a.shape() != (r, c) || self.scratch.is_none() {
+            self.a = faer::Mat::zeros(r, c);
+            self.u = faer::Mat::zeros(r, k);
+            self.s = faer::Col::zeros(k);
+            self.v = faer::Mat::zeros(c, k);
+            self.y = vec![0.0; k];
+            let thin = ComputeSvdVectors::Thin;
+            let req = svd_scratch::<f64>(r, c, thin, thin, faer::Par::Seq, Default::default());
+            self.scratch = Some(faer::dyn_stack::MemBuffer::new(req));
+        }
+        for j in 0..c {
+            for i in 0..r {
+                self.a[(i, j)] = a[(i, j)];
+            }
+        }
+        let Some(buffer) = self.scratch.as_mut() else {
+            return;
+        };
+        let stack = faer::dyn_stack::MemStack::new(buffer);
+        self.ok = a.iter().all(|x| x.is_finite())
+            && svd(
+                self.a.as_ref(),
+                self.s.as_mut().as_diagonal_mut(),
+                Some(self.u.as_mut()),
+                Some(self.v.as_mut()),
+                faer::Par::Seq,
+                stack,
+                Default::default(),
+            )
+            .is_ok();
     }
 
-    /// Overwrites `b` with the minimum-norm least-squares solution of `A x = b` for the matrix of the
-    /// last [`factor`](Self::factor); NaN when the decomposition failed (non-finite entries).
-    pub(crate) fn solve_in_place(&self, b: &mut Vector) {
-        match self.solve_general(b, 1e-10) {
-            Some(x) => b.copy_from(&x),
-            None => b.fill(f64::NAN),
+    /// Overwrites `b` with the minimum-norm least-squares solution of `A x = b` for the (square)
+    /// matrix of the last [`factor`](Self::factor); NaN when the decomposition failed.
+    pub(crate) fn solve_in_place(&mut self, b: &mut Vector) {
+        if !self.project(b, 1e-10) {
+            b.fill(f64::NAN);
+            return;
+        }
+        for i in 0..self.v.nrows() {
+            b[i] = (0..self.y.len()).map(|k| self.v[(i, k)] * self.y[k]).sum();
         }
     }
 
-    /// x = V Σ⁺ Uᵀ b (singular values below `rcond · σ_max` dropped); `None` when the
-    /// decomposition failed.
-    fn solve_general(&self, b: &Vector, rcond: f64) -> Option<Vector> {
-        let (u, s, v) = self.svd.as_ref()?;
-        let smax = s.iter().fold(0.0_f64, |m, x| m.max(*x));
-        let y: Vec<f64> = (0..s.len())
-            .map(|k| {
-                if s[k] > smax * rcond {
-                    (0..u.nrows()).map(|i| u[(i, k)] * b[i]).sum::<f64>() / s[k]
-                } else {
-                    0.0
-                }
-            })
-            .collect();
-        Some(Vector::from_fn(v.nrows(), |i, _| {
-            (0..s.len()).map(|k| v[(i, k)] * y[k]).sum()
-        }))
+    /// x = V Σ⁺ Uᵀ b (singular values below `rcond · σ_max` dropped) into `x` (columns of A
+    /// entries); false when the decomposition failed.
+    fn solve(&mut self, b: &Vector, rcond: f64, x: &mut Vector) -> bool {
+        if !self.project(b, rcond) {
+            return false;
+        }
+        for i in 0..self.v.nrows() {
+            x[i] = (0..self.y.len()).map(|k| self.v[(i, k)] * self.y[k]).sum();
+        }
+        true
+    }
+
+    /// y = Σ⁺ Uᵀ b; false when the decomposition failed.
+    fn project(&mut self, b: &Vector, rcond: f64) -> bool {
+        if !self.ok {
+            return false;
+        }
+        let smax = (0..self.s.nrows()).fold(0.0_f64, |m, k| m.max(self.s[k]));
+        for k in 0..self.y.len() {
+            self.y[k] = if self.s[k] > smax * rcond {
+                (0..self.u.nrows())
+                    .map(|i| self.u[(i, k)] * b[i])
+                    .sum::<f64>()
+                    / self.s[k]
+            } else {
+                0.0
+            };
+        }
+        true
     }
 }
 
@@ -126,12 +191,13 @@ impl DenseSolver {
             perm_inv: vec![0; dim],
             scratch: faer::dyn_stack::MemBuffer::new(req),
             singular: false,
-            fallback: LeastSquares::default(),
+            fallback: Box::default(),
             stats: LinearStats::default(),
         }
     }
 
-    /// Factors `a` (dim × dim). Does not allocate unless `a` is singular.
+    /// Factors `a` (dim × dim). Does not allocate, except on the first singular `a` (the
+    /// fallback's buffers).
     ///
     /// # Panics
     /// When `a` is not dim × dim.
@@ -161,7 +227,7 @@ impl DenseSolver {
         // A NaN pivot counts as singular.
         self.singular = min_pivot.is_nan() || min_pivot <= SINGULAR_PIVOT * scale;
         if self.singular {
-            self.fallback.factor(a.clone());
+            self.fallback.factor(a);
         }
     }
 

@@ -280,7 +280,9 @@ pub struct SparseSolver {
     singular: bool,
     /// The factors in our own storage, refactored numerically while the pivots stay good.
     refactor: StaticLu,
-    fallback: LeastSquares,
+    fallback: Box<LeastSquares>,
+    /// A singular matrix densified for the fallback (0 × 0 until the first one).
+    dense: Matrix,
     reserved: (usize, usize),
     /// Counters.
     pub stats: LinearStats,
@@ -312,7 +314,8 @@ impl SparseSolver {
             scratch: MemBuffer::new(req),
             singular: false,
             refactor: StaticLu::default(),
-            fallback: LeastSquares::default(),
+            fallback: Box::default(),
+            dense: Matrix::zeros(0, 0),
             reserved: (0, 0),
             stats: LinearStats::default(),
         }
@@ -413,16 +416,20 @@ impl SparseSolver {
     }
 
     /// Factors `a` (dim × dim). The first call analyses its pattern and allocates; later calls do not
-    /// allocate unless `a` is singular (then it is densified for the least-squares fallback).
+    /// allocate, except on the first singular `a` (densified for the least-squares fallback,
+    /// whose buffers are then reused).
     ///
     /// # Panics
     /// When `a` is not dim × dim.
     pub fn factor(&mut self, a: SparseColMatRef<'_, usize, f64>) {
         self.factor_lu(a);
         if self.singular {
-            let mut dense = Matrix::zeros(self.dim, self.dim);
-            densify(a, &mut dense);
-            self.fallback.factor(dense);
+            // The dense copy is sized on the first singular matrix and reused.
+            if self.dense.nrows() != self.dim {
+                self.dense = Matrix::zeros(self.dim, self.dim);
+            }
+            densify(a, &mut self.dense);
+            self.fallback.factor(&self.dense);
         }
     }
 
