@@ -9,6 +9,12 @@
 //!   frame, \[m\], \[rad\], \[m/s\], \[rad/s\]; angles continuous in time, not wrapped); per point mass only
 //!   `.x`, `.y`, `.vx`, `.vy`;
 //! - per marker `<marker>.x`, `.y`, `.vx`, `.vy` \[m, m/s\];
+//! - of a spatial model instead: per rigid body `<body>.x`, `.y`, `.z`, `.e0` … `.e3` (centroid and
+//!   Euler parameters), `.vx`, `.vy`, `.vz`, `.wx`, `.wy`, `.wz` (centroid velocity and angular
+//!   velocity, global axes), per point mass `.x`, `.y`, `.z`, `.vx`, `.vy`, `.vz`; per marker the
+//!   same columns as a rigid body (the point, its body's orientation and angular velocity); per
+//!   joint `.fx`, `.fy`, `.fz` \[N\] and `.tx`, `.ty`, `.tz` \[N m\] on body j about the joint
+//!   point, global axes (each mechanism names its columns: [`Mechanism`]);
 //! - per joint `<joint>.fx`, `.fy` \[N\]: the reaction exerted by the joint on its body j, in global
 //!   axes; `.torque` \[N m\], about the joint point P_j, only for joints with a rotation row (prismatic
 //!   and fixed joints between rigid bodies; a revolute or distance joint transmits none); then
