@@ -196,6 +196,18 @@ pub const EXAMPLES: &[Example] = &[
             schemes: FAMILIES, dt: &[4e-3, 2e-3, 1e-3, 5e-4], rtol: &[], columns: &["J2.x", "J2.y", "J2.z"], measure: "max",
         },
     },
+    Example {
+        name: "flyball-governor",
+        title: "Stiff flyball governor (IFToMM, GDLC06 A05)",
+        description: "Shaft, slider and two rods with end masses coupled by stiff spring-dampers \
+                      (k = 8e5 N/m, c = 4e4 N s/m), turning freely, 10 s; checked against a \
+                      converged minimal-coordinate solution.",
+        text: include_str!("../../../examples/flyball-governor.toml"),
+        file: "flyball-governor.toml",
+        compare: DefaultComparison {
+            schemes: &["generalized-alpha", "bathe", "esdirk3-5"], dt: &[4e-3, 2e-3, 1e-3, 5e-4], rtol: &[], columns: &["slider.z"], measure: "rms",
+        },
+    },
 ];
 
 /// The example called `name`, if any.

@@ -3,7 +3,9 @@
 //! - the spatial slider-crank against a minimal-coordinate DOP853 solution;
 //! - the heavy top against the analytic rate of steady precession;
 //! - Bricard's mechanism: energy, the redundant constraint named by joint, and the joint points
-//!   against Exudyn's solution.
+//!   against Exudyn's solution;
+//! - the stiff flyball governor: the slider coordinate's RMS error against a converged
+//!   minimal-coordinate solution, and its second-order fall with the step.
 
 #[path = "common/examples.rs"]
 mod util;
@@ -132,4 +134,90 @@ fn bricard_conserves_energy_and_names_its_redundant_constraint() {
     println!("energy drift {drift:.2e} J, joint points within {worst:.2e} m of Exudyn");
     assert!(drift < 1e-3, "energy drift {drift:e} J");
     assert!(worst < 1e-4, "joint points {worst:e} m from the reference");
+}
+
+/// The benchmark's measure: the RMS over the 1001 samples of the slider coordinate s against the
+/// converged reference (reference/spatial/flyball_governor.csv: DOP853, rtol 1e-12, its distance
+/// to rtol 1e-11 is 4e-15 m RMS), at the example's h = 1e-3 s and at half of it.
+#[test]
+fn flyball_governor_slider_rms_error() {
+    let rows = reference("spatial/flyball_governor.csv");
+    let rms = |dt: f64| {
+        let run = run_with(
+            &model("flyball-governor"),
+            &RunOptions {
+                dt: Some(dt),
+                ..RunOptions::default()
+            },
+        );
+        run.assert_completed();
+        let sum: f64 = rows
+            .iter()
+            .map(|row| {
+                let k = sample_at(&run.rec, row[0]);
+                (pose(&run, "slider", k)[2] - row[1]).powi(2)
+            })
+            .sum();
+        (sum / rows.len() as f64).sqrt()
+    };
+    let (coarse, fine) = (rms(1e-3), rms(5e-4));
+    println!("slider s: RMS error {coarse:.2e} m at h = 1e-3 s, {fine:.2e} m at 5e-4 s");
+    assert!(coarse < 1e-4, "RMS error {coarse:e} m at h = 1e-3 s");
+    let order = (coarse / fine).log2();
+    assert!((1.8..2.3).contains(&order), "observed order {order:.2}");
+}
+
+/// The spatial top (Euler parameters, spherical joint) against the equation-based top of
+/// `spinning-top` (ZXZ Euler angles, no constraints), both given the spatial top's inertia and
+/// released from θ = π/6 spinning at ω3 = 4π rad/s without precession, so that the top nods
+/// (nutation) as it starts to precess: the symmetry axes agree over 2 s.
+#[test]
+fn spatial_top_follows_the_euler_angle_top() {
+    let (theta, w3, l) = (
+        std::f64::consts::FRAC_PI_6,
+        4.0 * std::f64::consts::PI,
+        0.05,
+    );
+    let tight = RunOptions {
+        scheme: Some("esdirk4-6".into()),
+        dt: Some(1e-4),
+        t_end: Some(2.0),
+        output_interval: Some(0.01),
+        step: dynastep::analysis::step_control::StepSettings {
+            rtol: Some(1e-12),
+            ..Default::default()
+        },
+        ..RunOptions::default()
+    };
+    // Spatial: ω = ω3 e3, e3 = (0, −sin θ, cos θ); centroid velocity ω × r, r = l e3 (zero).
+    let mut spatial = model("spatial-top");
+    let top = &mut spatial.spatial.as_mut().unwrap().bodies[0];
+    top.angular_velocity = [0.0, -w3 * theta.sin(), w3 * theta.cos()];
+    top.velocity = [0.0; 3];
+    let a = run_with(&spatial, &tight);
+    a.assert_completed();
+    // Equation-based: same inertia about the tip, φ̇ = 0, ψ̇ = ω3.
+    let mut euler = model("spinning-top");
+    let e = euler.equations.as_mut().unwrap();
+    e.parameters.insert("I1".into(), 1e-4 + 0.02 * l * l);
+    e.initial.insert("theta".into(), theta);
+    e.initial.insert("psi_dot".into(), w3);
+    let b = run_with(&euler, &tight);
+    b.assert_completed();
+    let (mut worst, mut nod) = (0.0_f64, 0.0_f64);
+    for (xa, xb) in a.rec.states.iter().zip(&b.rec.states) {
+        assert!((xa.t - xb.t).abs() < 1e-12);
+        let axis = body_axis(&pose(&a, "top", sample_at(&a.rec, xa.t))[3..], 2);
+        let (phi, th) = (xb.q[0], xb.q[1]);
+        let other = [th.sin() * phi.sin(), -th.sin() * phi.cos(), th.cos()];
+        let d = (0..3)
+            .map(|k| (axis[k] - other[k]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        worst = worst.max(d);
+        nod = nod.max((th - theta).abs());
+    }
+    println!("symmetry axes within {worst:.2e} over 2 s; nutation up to {nod:.3} rad");
+    assert!(nod > 1e-3, "the test must exercise nutation");
+    assert!(worst < 1e-6, "axes differ by {worst:e}");
 }
