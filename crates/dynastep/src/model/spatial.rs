@@ -29,6 +29,9 @@ pub struct SpatialSpec {
     /// Joints between two bodies.
     #[serde(default)]
     pub joints: Vec<SpatialJointSpec>,
+    /// Rheonomic constraints prescribing a joint's rotation or translation in time.
+    #[serde(default)]
+    pub drivers: Vec<SpatialDriverSpec>,
     /// Force elements (gravity is set by `gravity`).
     #[serde(default)]
     pub forces: Vec<SpatialForceSpec>,
@@ -187,6 +190,33 @@ pub struct SpatialJointSpec {
     pub length: Option<f64>,
 }
 
+/// What a spatial driver prescribes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SpatialMotion {
+    /// The rotation angle about the joint axis of body j's joint frame from body i's, zero at the
+    /// initial configuration [rad] (revolute and cylindrical joints).
+    Rotation,
+    /// The displacement (P_j − P_i) along the joint axis [m] (prismatic and cylindrical joints).
+    Translation,
+}
+
+/// A rheonomic constraint: the joint's rotation or translation = f(t).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpatialDriverSpec {
+    /// Unique name among drivers.
+    pub name: String,
+    /// The driven joint (revolute, prismatic or cylindrical).
+    pub joint: String,
+    /// `rotation` or `translation`; default: rotation for a revolute joint, translation for a
+    /// prismatic one (a cylindrical joint needs it).
+    #[serde(default)]
+    pub motion: Option<SpatialMotion>,
+    /// The prescribed value f(t) [rad or m].
+    pub function: super::function::FunctionSpec,
+}
+
 /// A spatial force element.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
@@ -216,13 +246,57 @@ pub enum SpatialForceSpec {
         #[serde(default)]
         damping: f64,
     },
+    /// A force applied at a point of a body, components f_x(t), f_y(t), f_z(t) [N] in `frame`
+    /// axes (a missing component is zero).
+    Force {
+        /// Unique name among forces.
+        name: String,
+        /// The body.
+        body: String,
+        /// Point of application (default `origin`, the centroid).
+        #[serde(default)]
+        point: Option<String>,
+        /// x component [N].
+        #[serde(default)]
+        fx: Option<super::function::FunctionSpec>,
+        /// y component [N].
+        #[serde(default)]
+        fy: Option<super::function::FunctionSpec>,
+        /// z component [N].
+        #[serde(default)]
+        fz: Option<super::function::FunctionSpec>,
+        /// Axes of the components: `global` (default) or `body` (a follower force).
+        #[serde(default)]
+        frame: Axes,
+    },
+    /// A torque applied to a rigid body, components τ_x(t), τ_y(t), τ_z(t) [N m] in `frame` axes.
+    Torque {
+        /// Unique name among forces.
+        name: String,
+        /// The body.
+        body: String,
+        /// x component [N m].
+        #[serde(default)]
+        tx: Option<super::function::FunctionSpec>,
+        /// y component [N m].
+        #[serde(default)]
+        ty: Option<super::function::FunctionSpec>,
+        /// z component [N m].
+        #[serde(default)]
+        tz: Option<super::function::FunctionSpec>,
+        /// Axes of the components: `global` (default) or `body`.
+        #[serde(default)]
+        frame: Axes,
+    },
 }
 
 impl SpatialForceSpec {
     /// The element's unique name among forces.
     pub fn name(&self) -> &str {
         match self {
-            SpatialForceSpec::Tsda { name, .. } => name,
+            SpatialForceSpec::Tsda { name, .. }
+            | SpatialForceSpec::Force { name, .. }
+            | SpatialForceSpec::Torque { name, .. } => name,
         }
     }
 }

@@ -51,6 +51,11 @@ pub(super) fn check(c: &mut Checker<'_>, model: &Model, s: &SpatialSpec) {
         unique(c, &mut joint_names, "joints", "joint", i, &j.name);
         joint(c, s, &names, i, j);
     }
+    let mut driver_names = Names::new();
+    for (i, d) in s.drivers.iter().enumerate() {
+        unique(c, &mut driver_names, "drivers", "driver", i, &d.name);
+        driver(c, s, i, d);
+    }
     let mut force_names = Names::new();
     for (i, f) in s.forces.iter().enumerate() {
         unique(c, &mut force_names, "forces", "force", i, f.name());
@@ -369,6 +374,126 @@ fn joint(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, j: &
 }
 
 fn force(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &SpatialForceSpec) {
+    match f {
+        SpatialForceSpec::Tsda { .. } => tsda(c, s, names, i, f),
+        SpatialForceSpec::Force {
+            name,
+            body,
+            point,
+            fx,
+            fy,
+            fz,
+            frame,
+        } => {
+            let e = format!("{} (force)", label("force", "spatial.forces", i, name));
+            let path = |field: &str| at(&[&"forces", &i, &field]);
+            if let Some(b) = load_body(c, names, path("body"), &e, body) {
+                point_ref(c, s, Some(b), path("point"), &e, point.as_deref());
+                if b.1 == SpatialBodyKind::Point && *frame == Axes::Body {
+                    c.push(
+                        path("frame"),
+                        &e,
+                        "a point mass has no body axes".into(),
+                        "give the components in `global` axes".into(),
+                    );
+                }
+            }
+            for (field, f) in [("fx", fx), ("fy", fy), ("fz", fz)] {
+                if let Some(f) = f {
+                    c.function(path(field), &e, f);
+                }
+            }
+        }
+        SpatialForceSpec::Torque {
+            name,
+            body,
+            tx,
+            ty,
+            tz,
+            ..
+        } => {
+            let e = format!("{} (torque)", label("force", "spatial.forces", i, name));
+            let path = |field: &str| at(&[&"forces", &i, &field]);
+            if let Some(b) = load_body(c, names, path("body"), &e, body) {
+                if b.1 == SpatialBodyKind::Point {
+                    c.push(
+                        path("body"),
+                        &e,
+                        "a point mass does not rotate, so a torque does nothing".into(),
+                        "apply the torque to a rigid body".into(),
+                    );
+                }
+            }
+            for (field, f) in [("tx", tx), ("ty", ty), ("tz", tz)] {
+                if let Some(f) = f {
+                    c.function(path(field), &e, f);
+                }
+            }
+        }
+    }
+}
+
+/// The body an applied load acts on: a moving body (not the ground).
+fn load_body(
+    c: &mut Checker<'_>,
+    names: &Names<'_>,
+    path: Vec<PathSeg>,
+    entity: &str,
+    name: &str,
+) -> Option<(usize, SpatialBodyKind)> {
+    match body_ref(c, names, path.clone(), entity, name)? {
+        Some(b) => Some(b),
+        None => {
+            let known: Vec<&str> = names.keys().copied().collect();
+            c.push(
+                path,
+                entity,
+                "cannot act on the ground, which does not move".into(),
+                suggest(name, &known, "moving bodies"),
+            );
+            None
+        }
+    }
+}
+
+/// The rules of a driver: a revolute, prismatic or cylindrical joint and a motion it allows.
+fn driver(c: &mut Checker<'_>, s: &SpatialSpec, i: usize, d: &SpatialDriverSpec) {
+    use SpatialJointKind as K;
+    let e = label("driver", "spatial.drivers", i, &d.name);
+    let path = |field: &str| at(&[&"drivers", &i, &field]);
+    c.function(path("function"), &e, &d.function);
+    let Some(joint) = s.joints.iter().find(|j| j.name == d.joint) else {
+        let known: Vec<&str> = s.joints.iter().map(|j| j.name.as_str()).collect();
+        c.push(
+            path("joint"),
+            &e,
+            format!("unknown joint `{}`", d.joint),
+            suggest(&d.joint, &known, "known joints"),
+        );
+        return;
+    };
+    let allowed = match (joint.kind, d.motion) {
+        (K::Revolute, None | Some(SpatialMotion::Rotation)) => true,
+        (K::Prismatic, None | Some(SpatialMotion::Translation)) => true,
+        (K::Cylindrical, Some(_)) => true,
+        (K::Cylindrical, None) => {
+            c.push(
+                path("joint"),
+                &e,
+                "a cylindrical joint rotates and translates".into(),
+                "say which: `motion = \"rotation\"` or `motion = \"translation\"`".into(),
+            );
+            return;
+        }
+        _ => false,
+    };
+    if !allowed {
+        let kind = format!("{:?}", joint.kind).to_lowercase();
+        c.push(path(if d.motion.is_some() { "motion" } else { "joint" }), &e, format!("joint `{}` is {kind}, which has no such motion to drive", d.joint), "drive the rotation of a revolute or cylindrical joint, or the translation of a prismatic or cylindrical one".into());
+    }
+}
+
+fn tsda(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &SpatialForceSpec) {
     let SpatialForceSpec::Tsda {
         name,
         body_i,
@@ -378,7 +503,10 @@ fn force(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &
         stiffness,
         free_length,
         damping,
-    } = f;
+    } = f
+    else {
+        return;
+    };
     let e = format!("{} (tsda)", label("force", "spatial.forces", i, name));
     let path = |field: &str| at(&[&"forces", &i, &field]);
     let bi = body_ref(c, names, path("body_i"), &e, body_i);

@@ -6,13 +6,17 @@ use std::collections::BTreeMap;
 use nalgebra::Matrix3;
 
 use super::body::SpatialBody;
+use super::drivers::SpatialDriver;
 use super::euler::{e_matrix, from_rotation, V3, V4};
 use super::forces::Tsda;
 use super::joints::{complete_frame, JointGeometry, SpatialJoint};
 use super::kinematics::{Expr, Slots};
+use super::loads::{Load, LoadKind};
 use super::{SpatialMarker, SpatialSystem};
+use crate::model::function::{FunctionSpec, TimeFunction};
 use crate::model::spatial::{
-    Axes, SpatialBodyKind, SpatialForceSpec, SpatialJointSpec, SpatialSpec,
+    Axes, SpatialBodyKind, SpatialDriverSpec, SpatialForceSpec, SpatialJointKind, SpatialJointSpec,
+    SpatialMotion, SpatialSpec,
 };
 use crate::model::validate::{self, Issue};
 use crate::model::Model;
@@ -29,6 +33,14 @@ pub enum SpatialError {
     Invalid {
         /// The issues, in the order of the model's entries.
         issues: Vec<Issue>,
+    },
+    /// An element the checks accepted could not be built (a bug of dynastep).
+    #[error("{element}: {reason}")]
+    Unchecked {
+        /// The element, e.g. "driver `crank`".
+        element: String,
+        /// What went wrong.
+        reason: String,
     },
 }
 
@@ -194,7 +206,18 @@ impl SpatialSystem {
             m += joint.rows.len();
             joints.push(joint);
         }
-        let tsdas = spec.forces.iter().map(|f| b.force(f)).collect();
+        let mut drivers = Vec::new();
+        for d in &spec.drivers {
+            drivers.push(b.driver(d, &joints, m)?);
+            m += 1;
+        }
+        let (mut tsdas, mut loads) = (Vec::new(), Vec::new());
+        for f in &spec.forces {
+            match f {
+                SpatialForceSpec::Tsda { .. } => tsdas.push(b.tsda(f)),
+                _ => loads.push(b.load(f)?),
+            }
+        }
         let markers = spec
             .markers
             .iter()
@@ -210,7 +233,9 @@ impl SpatialSystem {
         Ok(SpatialSystem {
             bodies: b.bodies,
             joints,
+            drivers,
             tsdas,
+            loads,
             markers,
             gravity: V3::from(spec.gravity),
             n,
@@ -221,7 +246,8 @@ impl SpatialSystem {
 }
 
 impl Builder<'_> {
-    fn force(&self, f: &SpatialForceSpec) -> Tsda {
+    /// A spring–damper (`f` is a `tsda`).
+    fn tsda(&self, f: &SpatialForceSpec) -> Tsda {
         let SpatialForceSpec::Tsda {
             body_i,
             point_i,
@@ -231,7 +257,10 @@ impl Builder<'_> {
             free_length,
             damping,
             ..
-        } = f;
+        } = f
+        else {
+            unreachable!("tsda() is called on spring–dampers only")
+        };
         let (bi, bj) = (self.body(body_i), self.body(body_j));
         let (si, sj) = (
             self.point(bi, point_i.as_deref()),
@@ -248,5 +277,95 @@ impl Builder<'_> {
             free_length: free_length.unwrap_or(initial),
             c: *damping,
         }
+    }
+}
+
+/// The error for what [`validate::check_elements`] should have refused and did not: a bug of
+/// dynastep, reported rather than panicking.
+fn unchecked(element: &str, what: &str) -> SpatialError {
+    SpatialError::Unchecked {
+        element: element.into(),
+        reason: format!(
+            "{what}; the model checks let this through, which is a bug of dynastep: please report it"
+        ),
+    }
+}
+
+/// A function the validator already compiled.
+fn compiled(element: &str, f: &FunctionSpec) -> Result<TimeFunction, SpatialError> {
+    TimeFunction::new(f)
+        .map_err(|e| unchecked(element, &format!("its function does not compile ({e})")))
+}
+
+impl Builder<'_> {
+    /// A driver of a joint built before it.
+    fn driver(
+        &self,
+        d: &SpatialDriverSpec,
+        joints: &[SpatialJoint],
+        row: usize,
+    ) -> Result<SpatialDriver, SpatialError> {
+        let element = format!("driver `{}`", d.name);
+        let joint = joints
+            .iter()
+            .find(|j| j.name == d.joint)
+            .ok_or_else(|| unchecked(&element, "its joint does not exist"))?;
+        let motion = d.motion.unwrap_or(match joint.kind {
+            SpatialJointKind::Prismatic => SpatialMotion::Translation,
+            _ => SpatialMotion::Rotation,
+        });
+        let function = compiled(&element, &d.function)?;
+        Ok(SpatialDriver::new(
+            d.name.clone(),
+            motion,
+            joint,
+            function,
+            row,
+        ))
+    }
+
+    /// An applied force or torque (`f` is a `force` or `torque`).
+    fn load(&self, f: &SpatialForceSpec) -> Result<Load, SpatialError> {
+        let element = format!("force `{}`", f.name());
+        let (body, point, components, frame, torque) = match f {
+            SpatialForceSpec::Force {
+                body,
+                point,
+                fx,
+                fy,
+                fz,
+                frame,
+                ..
+            } => (body, point.as_deref(), [fx, fy, fz], frame, false),
+            SpatialForceSpec::Torque {
+                body,
+                tx,
+                ty,
+                tz,
+                frame,
+                ..
+            } => (body, None, [tx, ty, tz], frame, true),
+            SpatialForceSpec::Tsda { .. } => unreachable!("load() is called on loads only"),
+        };
+        let index = self
+            .body(body)
+            .ok_or_else(|| unchecked(&element, "it acts on the ground"))?;
+        let kind = match (torque, frame) {
+            (false, Axes::Global) => LoadKind::GlobalForce,
+            (false, Axes::Body) => LoadKind::BodyForce,
+            (true, Axes::Global) => LoadKind::GlobalTorque,
+            (true, Axes::Body) => LoadKind::BodyTorque,
+        };
+        let mut functions = [None, None, None];
+        for (out, c) in functions.iter_mut().zip(components) {
+            *out = c.as_ref().map(|c| compiled(&element, c)).transpose()?;
+        }
+        Ok(Load {
+            kind,
+            r: self.bodies[index].r,
+            p: self.bodies[index].p,
+            s: self.point(Some(index), point),
+            components: functions,
+        })
     }
 }

@@ -36,6 +36,8 @@ pub(crate) struct SpatialJoint {
     /// Body i's joint point in its frame \[m\] (for the reaction of a joint whose body j is the
     /// ground).
     pub s_i: V3,
+    /// The body-fixed geometry (points, frames), which drivers of the joint reuse.
+    pub geometry: JointGeometry,
 }
 
 /// The body-fixed geometry of a joint, already expressed in each body's frame.
@@ -127,6 +129,7 @@ impl SpatialJoint {
             first_row,
             s_j: g.s[1],
             s_i: g.s[0],
+            geometry: *g,
         }
     }
 

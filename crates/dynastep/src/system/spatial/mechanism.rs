@@ -8,6 +8,7 @@ use super::kinematics::NS;
 use super::{SpatialMarker, SpatialSystem};
 use crate::analysis::assembly::GivenValues;
 use crate::linalg::Vector;
+use crate::model::spatial::SpatialMotion;
 use crate::scheme::State;
 use crate::system::mechanism::Mechanism;
 
@@ -158,14 +159,20 @@ impl Mechanism for SpatialSystem {
     }
 
     fn driver_names(&self) -> Vec<&str> {
-        Vec::new()
+        self.drivers.iter().map(|d| d.name.as_str()).collect()
     }
 
-    fn driver_unit(&self, _k: usize) -> &'static str {
-        "force"
+    fn driver_unit(&self, k: usize) -> &'static str {
+        match self.drivers[k].motion {
+            SpatialMotion::Rotation => "torque",
+            SpatialMotion::Translation => "force",
+        }
     }
 
-    fn driver_effort(&self, _k: usize, _lambda: &Vector) -> f64 {
-        0.0
+    /// −λ of the driver's row: the torque about the joint axis \[N m\] of a rotation driver (its
+    /// row has unit slope in the angle at the prescribed value) or the force along the axis \[N\]
+    /// of a translation driver.
+    fn driver_effort(&self, k: usize, lambda: &Vector) -> f64 {
+        -lambda[self.drivers[k].row]
     }
 }

@@ -1,11 +1,13 @@
 //! The spatial multibody system: rigid bodies in centroid and Euler-parameter coordinates, point
-//! masses, joints built from Haug's basic constraints, gravity and spring–dampers.
+//! masses, joints built from Haug's basic constraints and their drivers, gravity, spring–dampers,
+//! applied forces and torques.
 //!
 //! # Coordinates and rows
 //! Each rigid body contributes `(x, y, z, e₀, e₁, e₂, e₃)` (centroid and Euler parameters of its
 //! centroidal body frame), each point mass `(x, y, z)`, in model order; v = q̇ (Haug 1989, ch. 11;
 //! Nikravesh 1988, ch. 11). The constraint rows are first the normalization ½(pᵀp − 1) of every
-//! rigid body (model order), then the joints' rows (model order, see `joints.rs`).
+//! rigid body (model order), then the joints' rows (model order, see `joints.rs`), then one row per
+//! driver (`drivers.rs`).
 //!
 //! Sign convention as in the planar system: `M a + Φ_qᵀ λ = Q`.
 //!
@@ -16,10 +18,12 @@
 
 mod body;
 mod build;
+mod drivers;
 pub(crate) mod euler;
 mod forces;
 mod joints;
 pub(crate) mod kinematics;
+mod loads;
 mod mechanism;
 #[cfg(test)]
 mod tests;
@@ -27,10 +31,12 @@ mod tests;
 use nalgebra::Matrix4;
 
 use self::body::SpatialBody;
+use self::drivers::SpatialDriver;
 use self::euler::V3;
 use self::forces::Tsda;
 use self::joints::SpatialJoint;
 use self::kinematics::{LMat, LVec, Motion, Slots, NS};
+use self::loads::Load;
 use super::System;
 use crate::linalg::{Sink, Vector};
 
@@ -51,7 +57,9 @@ pub(crate) struct SpatialMarker {
 pub struct SpatialSystem {
     bodies: Vec<SpatialBody>,
     joints: Vec<SpatialJoint>,
+    drivers: Vec<SpatialDriver>,
     tsdas: Vec<Tsda>,
+    loads: Vec<Load>,
     markers: Vec<SpatialMarker>,
     gravity: V3,
     n: usize,
@@ -137,13 +145,16 @@ impl System for SpatialSystem {
         }
     }
 
-    fn forces(&self, _t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
+    fn forces(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
         out.fill(0.0);
         for b in &self.bodies {
             for k in 0..3 {
                 out[b.r + k] += b.mass * self.gravity[k];
             }
             b.add_gyroscopic(q, v, out);
+        }
+        for l in &self.loads {
+            l.add_force(t, q, out);
         }
         for e in &self.tsdas {
             let f = e.force(&Self::motion(&e.slots, q, v, None));
@@ -155,9 +166,12 @@ impl System for SpatialSystem {
         }
     }
 
-    fn forces_q<S: Sink>(&self, _t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+    fn forces_q<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
         for b in &self.bodies {
             b.add_gyroscopic_q(v, scale, out);
+        }
+        for l in &self.loads {
+            l.add_force_q(t, q, scale, out);
         }
         for e in &self.tsdas {
             let mut kq = [[0.0; NS]; NS];
@@ -181,7 +195,7 @@ impl System for SpatialSystem {
         self.bodies.iter().any(|b| b.p.is_some()) || self.tsdas.iter().any(|e| e.c != 0.0)
     }
 
-    fn constraints(&self, _t: f64, q: &Vector, out: &mut Vector) {
+    fn constraints(&self, t: f64, q: &Vector, out: &mut Vector) {
         for (row, (i, _)) in self.rigid().enumerate() {
             let p = q.rows(i, 4);
             out[row] = 0.5 * (p.norm_squared() - 1.0);
@@ -192,9 +206,12 @@ impl System for SpatialSystem {
                 out[j.first_row + r] = k.value(&x);
             }
         }
+        for d in &self.drivers {
+            out[d.row] = d.value(t, &d.slots.sides(&d.slots.gather(q)));
+        }
     }
 
-    fn constraint_jacobian<S: Sink>(&self, _t: f64, q: &Vector, scale: f64, out: &mut S) {
+    fn constraint_jacobian<S: Sink>(&self, t: f64, q: &Vector, scale: f64, out: &mut S) {
         for (row, (i, _)) in self.rigid().enumerate() {
             for k in 0..4 {
                 out.add(row, i + k, scale * q[i + k]);
@@ -212,13 +229,20 @@ impl System for SpatialSystem {
                 );
             }
         }
+        for d in &self.drivers {
+            let x = d.slots.sides(&d.slots.gather(q));
+            add_row(out, &d.slots, d.row, &d.gradient(t, &x), scale);
+        }
     }
 
-    fn constraint_time_derivative(&self, _t: f64, _q: &Vector, out: &mut Vector) {
+    fn constraint_time_derivative(&self, t: f64, q: &Vector, out: &mut Vector) {
         out.fill(0.0);
+        for d in &self.drivers {
+            out[d.row] = d.time_derivative(t, &d.slots.sides(&d.slots.gather(q)));
+        }
     }
 
-    fn gamma(&self, _t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
+    fn gamma(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
         for (row, (i, _)) in self.rigid().enumerate() {
             out[row] = -v.rows(i, 4).norm_squared();
         }
@@ -228,11 +252,14 @@ impl System for SpatialSystem {
                 out[j.first_row + r] = k.gamma(&j.slots, &m);
             }
         }
+        for d in &self.drivers {
+            out[d.row] = d.gamma(t, &Self::motion(&d.slots, q, v, None));
+        }
     }
 
     fn constraint_jacobian_rate<S: Sink>(
         &self,
-        _t: f64,
+        t: f64,
         q: &Vector,
         v: &Vector,
         scale: f64,
@@ -249,11 +276,15 @@ impl System for SpatialSystem {
                 add_row(out, &j.slots, j.first_row + r, &k.rate(&j.slots, &m), scale);
             }
         }
+        for d in &self.drivers {
+            let m = Self::motion(&d.slots, q, v, None);
+            add_row(out, &d.slots, d.row, &d.rate(t, &m), scale);
+        }
     }
 
     fn constraint_jacobian_second_rate<S: Sink>(
         &self,
-        _t: f64,
+        t: f64,
         q: &Vector,
         v: &Vector,
         a: &Vector,
@@ -272,11 +303,15 @@ impl System for SpatialSystem {
                 add_row(out, &j.slots, j.first_row + r, &h, scale);
             }
         }
+        for d in &self.drivers {
+            let m = Self::motion(&d.slots, q, v, Some(a));
+            add_row(out, &d.slots, d.row, &d.second_rate(t, &m), scale);
+        }
     }
 
     fn constraint_force_q<S: Sink>(
         &self,
-        _t: f64,
+        t: f64,
         q: &Vector,
         lambda: &Vector,
         scale: f64,
@@ -293,6 +328,12 @@ impl System for SpatialSystem {
             }
             add_local(out, &j.slots, &h, scale);
         }
+        for d in &self.drivers {
+            let x = d.slots.sides(&d.slots.gather(q));
+            let mut h = [[0.0; NS]; NS];
+            d.add_hessian(t, &x, lambda[d.row], &mut h);
+            add_local(out, &d.slots, &h, scale);
+        }
     }
 
     fn potential_energy(&self, _t: f64, q: &Vector) -> f64 {
@@ -306,11 +347,26 @@ impl System for SpatialSystem {
         u
     }
 
-    fn nonconservative_power(&self, _t: f64, q: &Vector, v: &Vector) -> f64 {
-        self.tsdas
+    fn nonconservative_power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
+        let dampers: f64 = self
+            .tsdas
             .iter()
             .map(|e| e.power(&Self::motion(&e.slots, q, v, None)))
-            .sum()
+            .sum();
+        dampers + self.loads.iter().map(|l| l.power(t, q, v)).sum::<f64>()
+    }
+
+    fn breakpoints(&self, out: &mut Vec<f64>) {
+        for d in &self.drivers {
+            d.function.breakpoints(out);
+        }
+        for l in &self.loads {
+            l.breakpoints(out);
+        }
+    }
+
+    fn driving_constraint(&self, row: usize) -> bool {
+        self.drivers.iter().any(|d| d.row == row)
     }
 
     fn constraint_label(&self, row: usize) -> String {
@@ -327,6 +383,9 @@ impl System for SpatialSystem {
                     j.row_label(row - j.first_row)
                 );
             }
+        }
+        if let Some(d) = self.drivers.iter().find(|d| d.row == row) {
+            return format!("driver `{}`", d.name);
         }
         format!("constraint row {row}")
     }

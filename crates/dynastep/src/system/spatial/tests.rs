@@ -2,6 +2,7 @@
 //! energy of a free body, reactions, and construction errors.
 
 use super::*;
+use crate::model::function::{FunctionSpec, TaggedFunction};
 use crate::model::spatial::*;
 use crate::model::Model;
 use crate::system::derivative_check::{check_derivatives, noise};
@@ -74,6 +75,7 @@ fn model(joints: Vec<SpatialJointSpec>, forces: Vec<SpatialForceSpec>) -> Model 
                 point,
             ],
             joints,
+            drivers: vec![],
             forces,
             markers: vec![SpatialMarkerSpec {
                 name: "M".into(),
@@ -330,4 +332,154 @@ fn orientation_forms_agree() {
         ..Default::default()
     };
     assert!((by_matrix.rotation().unwrap() - a).norm() < 1e-15);
+}
+
+fn harmonic(amplitude: f64, offset: f64) -> FunctionSpec {
+    FunctionSpec::Tagged(TaggedFunction::Harmonic {
+        amplitude,
+        omega: 3.0,
+        phase: 0.4,
+        offset,
+    })
+}
+
+fn drive(joint: &SpatialJointKind, motion: Option<SpatialMotion>) -> SpatialDriverSpec {
+    SpatialDriverSpec {
+        name: format!("drive {joint:?} {motion:?}"),
+        joint: format!("{joint:?}"),
+        motion,
+        function: harmonic(0.7, 0.2),
+    }
+}
+
+#[test]
+fn drivers_of_rotation_and_translation() {
+    use SpatialJointKind as K;
+    use SpatialMotion::{Rotation, Translation};
+    for (kind, motion) in [
+        (K::Revolute, None),
+        (K::Prismatic, None),
+        (K::Cylindrical, Some(Rotation)),
+        (K::Cylindrical, Some(Translation)),
+    ] {
+        for (bi, bj) in [("a", "b"), ("ground", "b"), ("b", "ground")] {
+            let mut m = model(vec![joint(kind, bi, bj)], vec![]);
+            m.spatial.as_mut().unwrap().drivers = vec![drive(&kind, motion)];
+            let sys = check(&m);
+            assert!(sys.driving_constraint(sys.m() - 1));
+        }
+    }
+}
+
+#[test]
+fn a_driver_holds_at_its_function_value() {
+    // The driven joint at its initial configuration: angle and displacement 0, so the row equals
+    // −f(0) for a translation and −sin f(0) for a rotation.
+    use SpatialJointKind as K;
+    for (kind, motion) in [
+        (K::Revolute, SpatialMotion::Rotation),
+        (K::Prismatic, SpatialMotion::Translation),
+    ] {
+        let mut j = joint(kind, "a", "b");
+        j.point_j = None;
+        j.at = Some([0.7, 0.0, 0.2]);
+        let mut m = model(vec![j], vec![]);
+        m.spatial.as_mut().unwrap().drivers = vec![drive(&kind, None)];
+        let sys = SpatialSystem::new(&m).expect("builds");
+        let x = sys.initial_state(0.0);
+        let mut phi = Vector::zeros(sys.m());
+        sys.constraints(0.0, &x.q, &mut phi);
+        let f0 = 0.7 * 0.4_f64.sin() + 0.2;
+        let expected = match motion {
+            SpatialMotion::Rotation => -f0.sin(),
+            SpatialMotion::Translation => -f0,
+        };
+        assert!(
+            (phi[sys.m() - 1] - expected).abs() < 1e-14,
+            "{kind:?}: {} vs {expected}",
+            phi[sys.m() - 1]
+        );
+    }
+}
+
+#[test]
+fn applied_forces_and_torques() {
+    let load = |name: &str, body: &str, torque: bool, frame: Axes| {
+        let f = |a: f64| Some(harmonic(a, 0.1));
+        if torque {
+            SpatialForceSpec::Torque {
+                name: name.into(),
+                body: body.into(),
+                tx: f(0.3),
+                ty: None,
+                tz: f(-0.8),
+                frame,
+            }
+        } else {
+            SpatialForceSpec::Force {
+                name: name.into(),
+                body: body.into(),
+                point: Some("P".into()).filter(|_| body != "m"),
+                fx: f(2.0),
+                fy: f(-1.0),
+                fz: None,
+                frame,
+            }
+        }
+    };
+    let sys = check(&model(
+        vec![],
+        vec![
+            load("fa", "a", false, Axes::Global),
+            load("fb", "b", false, Axes::Body),
+            load("fm", "m", false, Axes::Global),
+            load("ta", "a", true, Axes::Global),
+            load("tb", "b", true, Axes::Body),
+        ],
+    ));
+    let mut breaks = Vec::new();
+    sys.breakpoints(&mut breaks);
+    assert!(breaks.is_empty());
+}
+
+#[test]
+fn driver_and_load_errors_name_the_entry() {
+    use SpatialJointKind as K;
+    let mut m = model(vec![joint(K::Cylindrical, "a", "b")], vec![]);
+    m.spatial.as_mut().unwrap().drivers = vec![drive(&K::Cylindrical, None)];
+    refused(&m, "spatial.drivers[0].joint", "rotates and translates");
+    let mut m = model(vec![joint(K::Spherical, "a", "b")], vec![]);
+    m.spatial.as_mut().unwrap().drivers = vec![drive(&K::Spherical, None)];
+    refused(&m, "spatial.drivers[0].joint", "no such motion");
+    let mut m = model(vec![joint(K::Revolute, "a", "b")], vec![]);
+    m.spatial.as_mut().unwrap().drivers =
+        vec![drive(&K::Revolute, Some(SpatialMotion::Translation))];
+    refused(&m, "spatial.drivers[0].motion", "no such motion");
+    let torque = SpatialForceSpec::Torque {
+        name: "t".into(),
+        body: "m".into(),
+        tx: None,
+        ty: None,
+        tz: None,
+        frame: Axes::Global,
+    };
+    refused(
+        &model(vec![], vec![torque]),
+        "spatial.forces[0].body",
+        "does not rotate",
+    );
+    let force = SpatialForceSpec::Force {
+        name: "f".into(),
+        body: "ground".into(),
+        point: None,
+        fx: None,
+        fy: None,
+        fz: None,
+        frame: Axes::Global,
+    };
+    refused(
+        &model(vec![], vec![force]),
+        "spatial.forces[0].body",
+        "ground",
+    );
 }
