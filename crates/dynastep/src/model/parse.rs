@@ -1113,7 +1113,24 @@ fn apply_override<'i>(
     let mut table: &mut DeTable<'i> = root;
     let mut rest: &[(String, Range<usize>)] = &segs;
     let mut walked = String::new();
-    if let [(array, aspan), (name, nspan), tail @ ..] = &segs[..] {
+    // A spatial model's named arrays sit under [spatial]: `spatial.bodies.rod.mass=…`.
+    if let [(first, fspan), (array, _), _, ..] = &segs[..] {
+        if first == "spatial" && NAMED_ARRAYS.iter().any(|(k, _)| k == array) {
+            match table.get_mut("spatial").map(|v| v.get_mut()) {
+                Some(DeValue::Table(t)) => table = t,
+                _ => {
+                    return Err((
+                        at(fspan),
+                        "the model has no [spatial] table".into(),
+                        "override a planar model's entries without the `spatial.` prefix".into(),
+                    ))
+                }
+            }
+            walked = "spatial.".into();
+            rest = &segs[1..];
+        }
+    }
+    if let [(array, aspan), (name, nspan), tail @ ..] = rest {
         if let Some((_, kind)) = NAMED_ARRAYS.iter().find(|(k, _)| k == array) {
             let elems = table
                 .get_mut(array.as_str())
@@ -1163,7 +1180,7 @@ fn apply_override<'i>(
                     ))
                 }
             }
-            walked = format!("{array}.{name}");
+            walked = format!("{walked}{array}.{name}");
             rest = tail;
         }
     }
@@ -1769,6 +1786,33 @@ t_end = 2.0
         assert_eq!(m.joints[0].length, Some(0.5));
         assert_eq!(m.solver.params.get("rho_inf"), Some(&0.6));
         assert!(from_str(BODY, "m.toml").is_ok());
+    }
+
+    /// `--set` reaches a spatial model's named entries under `spatial.`, with the same pointed
+    /// errors, and says so when a planar model is addressed that way.
+    #[test]
+    fn overrides_of_spatial_entries() {
+        let spatial = crate::examples::find("spatial-top").expect("example").text;
+        let set = |o: &[&str]| {
+            let o: Vec<String> = o.iter().map(|s| s.to_string()).collect();
+            from_str_with_overrides(spatial, "top.toml", &o)
+        };
+        let m = set(&[
+            "spatial.bodies.top.mass=0.03",
+            "spatial.gravity=[0,0,-1.62]",
+            "spatial.joints.tip.point_j=\"origin\"",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+        let s = m.spatial.expect("spatial");
+        assert_eq!((s.bodies[0].mass, s.gravity[2]), (0.03, -1.62));
+        assert_eq!(s.joints[0].point_j.as_deref(), Some("origin"));
+        let e = set(&["spatial.bodies.tp.mass=1"]).unwrap_err();
+        assert!(e.errors[0].message.contains("no body named `tp`"), "{e}");
+        assert_eq!(e.errors[0].column, 16);
+        let e = set(&["spatial.bodies.top.axsi=1"]).unwrap_err();
+        assert!(e.errors[0].message.contains("unknown field `axsi`"), "{e}");
+        let e = with(&["spatial.bodies.crank.mass=1"]).unwrap_err();
+        assert!(e.errors[0].message.contains("no [spatial] table"), "{e}");
     }
 
     #[test]
