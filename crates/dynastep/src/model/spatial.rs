@@ -246,6 +246,27 @@ pub enum SpatialForceSpec {
         #[serde(default)]
         damping: f64,
     },
+    /// Rotational spring–damper–actuator at a revolute or cylindrical joint: torque on body j
+    /// about the joint axis τ = −k (θ − θ₀) − c θ̇ + τ_a(t), θ the joint's rotation from its
+    /// initial configuration, θ − θ₀ taken in (−π, π]; the opposite torque acts on body i.
+    Rsda {
+        /// Unique name among forces.
+        name: String,
+        /// The revolute or cylindrical joint.
+        joint: String,
+        /// Stiffness k [N m/rad] (default 0).
+        #[serde(default)]
+        stiffness: f64,
+        /// Free angle θ₀ [rad] (default 0: the initial configuration).
+        #[serde(default)]
+        free_angle: f64,
+        /// Damping c [N m s/rad] (default 0).
+        #[serde(default)]
+        damping: f64,
+        /// Actuator torque τ_a(t) on body j [N m] (default none).
+        #[serde(default)]
+        actuator: Option<super::function::FunctionSpec>,
+    },
     /// A force applied at a point of a body, components f_x(t), f_y(t), f_z(t) [N] in `frame`
     /// axes (a missing component is zero).
     Force {
@@ -295,6 +316,7 @@ impl SpatialForceSpec {
     pub fn name(&self) -> &str {
         match self {
             SpatialForceSpec::Tsda { name, .. }
+            | SpatialForceSpec::Rsda { name, .. }
             | SpatialForceSpec::Force { name, .. }
             | SpatialForceSpec::Torque { name, .. } => name,
         }

@@ -376,6 +376,44 @@ fn joint(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, j: &
 fn force(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &SpatialForceSpec) {
     match f {
         SpatialForceSpec::Tsda { .. } => tsda(c, s, names, i, f),
+        SpatialForceSpec::Rsda {
+            name,
+            joint,
+            stiffness,
+            free_angle,
+            damping,
+            actuator,
+        } => {
+            let e = format!("{} (rsda)", label("force", "spatial.forces", i, name));
+            let path = |field: &str| at(&[&"forces", &i, &field]);
+            match s.joints.iter().find(|j| j.name == *joint) {
+                None => {
+                    let known: Vec<&str> = s.joints.iter().map(|j| j.name.as_str()).collect();
+                    c.push(
+                        path("joint"),
+                        &e,
+                        format!("unknown joint `{joint}`"),
+                        suggest(joint, &known, "known joints"),
+                    );
+                }
+                Some(j)
+                    if !matches!(
+                        j.kind,
+                        SpatialJointKind::Revolute | SpatialJointKind::Cylindrical
+                    ) =>
+                {
+                    let kind = format!("{:?}", j.kind).to_lowercase();
+                    c.push(path("joint"), &e, format!("joint `{joint}` is {kind}; an RSDA acts about the axis of a revolute or cylindrical joint"), "attach it to a revolute or cylindrical joint".into());
+                }
+                Some(_) => {}
+            }
+            c.finite(path("stiffness"), &e, "stiffness", &[*stiffness]);
+            c.finite(path("free_angle"), &e, "free angle", &[*free_angle]);
+            c.finite(path("damping"), &e, "damping", &[*damping]);
+            if let Some(a) = actuator {
+                c.function(path("actuator"), &e, a);
+            }
+        }
         SpatialForceSpec::Force {
             name,
             body,

@@ -12,6 +12,7 @@ use super::forces::Tsda;
 use super::joints::{complete_frame, JointGeometry, SpatialJoint};
 use super::kinematics::{Expr, Slots};
 use super::loads::{Load, LoadKind};
+use super::rsda::Rsda;
 use super::{SpatialMarker, SpatialSystem};
 use crate::model::function::{FunctionSpec, TimeFunction};
 use crate::model::spatial::{
@@ -211,10 +212,11 @@ impl SpatialSystem {
             drivers.push(b.driver(d, &joints, m)?);
             m += 1;
         }
-        let (mut tsdas, mut loads) = (Vec::new(), Vec::new());
+        let (mut tsdas, mut rsdas, mut loads) = (Vec::new(), Vec::new(), Vec::new());
         for f in &spec.forces {
             match f {
                 SpatialForceSpec::Tsda { .. } => tsdas.push(b.tsda(f)),
+                SpatialForceSpec::Rsda { .. } => rsdas.push(b.rsda(f, &joints)?),
                 _ => loads.push(b.load(f)?),
             }
         }
@@ -235,6 +237,7 @@ impl SpatialSystem {
             joints,
             drivers,
             tsdas,
+            rsdas,
             loads,
             markers,
             gravity: V3::from(spec.gravity),
@@ -324,6 +327,37 @@ impl Builder<'_> {
         ))
     }
 
+    /// A rotational spring–damper at a joint built before it (`f` is an `rsda`).
+    fn rsda(&self, f: &SpatialForceSpec, joints: &[SpatialJoint]) -> Result<Rsda, SpatialError> {
+        let SpatialForceSpec::Rsda {
+            name,
+            joint,
+            stiffness,
+            free_angle,
+            damping,
+            actuator,
+        } = f
+        else {
+            unreachable!("rsda() is called on rotational spring–dampers only")
+        };
+        let element = format!("force `{name}`");
+        let joint = joints
+            .iter()
+            .find(|j| j.name == *joint)
+            .ok_or_else(|| unchecked(&element, "its joint does not exist"))?;
+        let actuator = actuator
+            .as_ref()
+            .map(|a| compiled(&element, a))
+            .transpose()?;
+        Ok(Rsda::new(
+            joint,
+            *stiffness,
+            *free_angle,
+            *damping,
+            actuator,
+        ))
+    }
+
     /// An applied force or torque (`f` is a `force` or `torque`).
     fn load(&self, f: &SpatialForceSpec) -> Result<Load, SpatialError> {
         let element = format!("force `{}`", f.name());
@@ -345,7 +379,9 @@ impl Builder<'_> {
                 frame,
                 ..
             } => (body, None, [tx, ty, tz], frame, true),
-            SpatialForceSpec::Tsda { .. } => unreachable!("load() is called on loads only"),
+            SpatialForceSpec::Tsda { .. } | SpatialForceSpec::Rsda { .. } => {
+                unreachable!("load() is called on loads only")
+            }
         };
         let index = self
             .body(body)

@@ -133,6 +133,17 @@ impl SpatialJoint {
         }
     }
 
+    /// The two kernels of the joint's rotation angle θ about its axis, measured from the initial
+    /// configuration: `[g_iᵀf_j, f_iᵀf_j]`, which are (sin θ, cos θ) for a revolute joint (used
+    /// by rotation drivers and rotational spring–dampers).
+    pub fn rotation_kernels(&self) -> [Kernel; 2] {
+        let [[fi, gi, _], [fj, _, _]] = self.geometry.frame;
+        [
+            Kernel::dot(Expr::vector(0, gi), Expr::vector(1, fj)),
+            Kernel::dot(Expr::vector(0, fi), Expr::vector(1, fj)),
+        ]
+    }
+
     /// What row `r` of this joint constrains, for reports of redundant constraints.
     pub fn row_label(&self, r: usize) -> &'static str {
         use SpatialJointKind as K;

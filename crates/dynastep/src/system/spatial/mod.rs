@@ -25,6 +25,7 @@ mod joints;
 pub(crate) mod kinematics;
 mod loads;
 mod mechanism;
+mod rsda;
 #[cfg(test)]
 mod tests;
 
@@ -37,6 +38,7 @@ use self::forces::Tsda;
 use self::joints::SpatialJoint;
 use self::kinematics::{LMat, LVec, Motion, Slots, NS};
 use self::loads::Load;
+use self::rsda::Rsda;
 use super::System;
 use crate::linalg::{Sink, Vector};
 
@@ -59,6 +61,7 @@ pub struct SpatialSystem {
     joints: Vec<SpatialJoint>,
     drivers: Vec<SpatialDriver>,
     tsdas: Vec<Tsda>,
+    rsdas: Vec<Rsda>,
     loads: Vec<Load>,
     markers: Vec<SpatialMarker>,
     gravity: V3,
@@ -156,6 +159,14 @@ impl System for SpatialSystem {
         for l in &self.loads {
             l.add_force(t, q, out);
         }
+        for e in &self.rsdas {
+            let f = e.force(t, &Self::motion(&e.slots, q, v, None));
+            for (k, fk) in f.iter().enumerate() {
+                if let Some(i) = e.slots.global(k) {
+                    out[i] += fk;
+                }
+            }
+        }
         for e in &self.tsdas {
             let f = e.force(&Self::motion(&e.slots, q, v, None));
             for (k, fk) in f.iter().enumerate() {
@@ -173,6 +184,11 @@ impl System for SpatialSystem {
         for l in &self.loads {
             l.add_force_q(t, q, scale, out);
         }
+        for e in &self.rsdas {
+            let mut kq = [[0.0; NS]; NS];
+            e.add_position_derivative(t, &Self::motion(&e.slots, q, v, None), &mut kq);
+            add_local(out, &e.slots, &kq, scale);
+        }
         for e in &self.tsdas {
             let mut kq = [[0.0; NS]; NS];
             e.add_position_derivative(&Self::motion(&e.slots, q, v, None), &mut kq);
@@ -189,10 +205,17 @@ impl System for SpatialSystem {
             e.add_velocity_derivative(&Self::motion(&e.slots, q, v, None), &mut kv);
             add_local(out, &e.slots, &kv, scale);
         }
+        for e in &self.rsdas {
+            let mut kv = [[0.0; NS]; NS];
+            e.add_velocity_derivative(&Self::motion(&e.slots, q, v, None), &mut kv);
+            add_local(out, &e.slots, &kv, scale);
+        }
     }
 
     fn forces_depend_on_velocity(&self) -> bool {
-        self.bodies.iter().any(|b| b.p.is_some()) || self.tsdas.iter().any(|e| e.c != 0.0)
+        self.bodies.iter().any(|b| b.p.is_some())
+            || self.tsdas.iter().any(|e| e.c != 0.0)
+            || self.rsdas.iter().any(|e| e.c != 0.0)
     }
 
     fn constraints(&self, t: f64, q: &Vector, out: &mut Vector) {
@@ -344,6 +367,9 @@ impl System for SpatialSystem {
         for e in &self.tsdas {
             u += e.potential(&e.slots.sides(&e.slots.gather(q)));
         }
+        for e in &self.rsdas {
+            u += e.potential(&e.slots.sides(&e.slots.gather(q)));
+        }
         u
     }
 
@@ -353,7 +379,12 @@ impl System for SpatialSystem {
             .iter()
             .map(|e| e.power(&Self::motion(&e.slots, q, v, None)))
             .sum();
-        dampers + self.loads.iter().map(|l| l.power(t, q, v)).sum::<f64>()
+        let rsdas: f64 = self
+            .rsdas
+            .iter()
+            .map(|e| e.power(t, &Self::motion(&e.slots, q, v, None)))
+            .sum();
+        dampers + rsdas + self.loads.iter().map(|l| l.power(t, q, v)).sum::<f64>()
     }
 
     fn breakpoints(&self, out: &mut Vec<f64>) {
@@ -362,6 +393,9 @@ impl System for SpatialSystem {
         }
         for l in &self.loads {
             l.breakpoints(out);
+        }
+        for e in &self.rsdas {
+            e.breakpoints(out);
         }
     }
 
