@@ -352,9 +352,12 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     }
     if !sim.assembly.redundant.is_empty() && !src.quiet {
         eprintln!(
-            "warning: redundant constraints (rank {} of {}) among: {}; going on with minimum-norm multipliers",
+            "warning: redundant constraints (rank {} of {}): {} {} on the rows before {} (the dependency involves {}); going on with minimum-norm multipliers",
             sim.assembly.rank,
             sim.assembly.constraints,
+            sim.assembly.dependent.join(", "),
+            if sim.assembly.dependent.len() == 1 { "depends" } else { "depend" },
+            if sim.assembly.dependent.len() == 1 { "it" } else { "them" },
             sim.assembly.redundant.join(", ")
         );
     }

@@ -99,6 +99,17 @@ fn bricard_conserves_energy_and_names_its_redundant_constraint() {
     let x = &sim.initial;
     let (rank, _) = redundant_constraints(&sim.system, x.t, &x.q, 1e-9);
     assert_eq!(sim.system.m() - rank, 1, "one redundant constraint");
+    assert_eq!(
+        sim.assembly.dependent.len(),
+        1,
+        "{:?}",
+        sim.assembly.dependent
+    );
+    assert!(
+        sim.assembly.dependent[0].starts_with("joint `J"),
+        "the row to drop is named by joint: {:?}",
+        sim.assembly.dependent
+    );
     let named = &sim.assembly.redundant;
     for joint in ["J0", "J1", "J2", "J3", "J4", "J5"] {
         let label = format!("joint `{joint}` (revolute)");

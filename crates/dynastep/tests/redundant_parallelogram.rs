@@ -126,6 +126,12 @@ fn redundant_joints_are_named_and_the_run_matches_the_double_fourbar() {
     for joint in ["B0", "B1", "B2"] {
         assert!(named.contains(&format!("`{joint}`")), "{named}");
     }
+    // One row depends on the rows before it, and it is a joint's.
+    let dependent = &sim.assembly.dependent;
+    assert!(
+        dependent.len() == 1 && dependent[0].starts_with("joint `"),
+        "{dependent:?}"
+    );
     let mut rec = Recorder::default();
     let report = sim.run(&mut [&mut rec]);
     assert_eq!(report.status, RunStatus::Completed);

@@ -120,6 +120,9 @@ pub struct AssemblyReport {
     pub constraints: usize,
     /// Labels of the constraint rows involved in redundancies (empty when rank = m).
     pub redundant: Vec<String>,
+    /// Labels of the rows that depend on the rows before them, in model order (m − rank of
+    /// them): removing these leaves Φ_q with full row rank ([`dependent_constraints`]).
+    pub dependent: Vec<String>,
 }
 
 /// Why assembly failed.
@@ -351,6 +354,35 @@ pub fn redundant_constraints<S: System>(
     (rank, labels)
 }
 
+/// The constraint rows that depend on the rows before them, in row order (model order): rows are
+/// taken one by one and kept when their component orthogonal to the kept rows exceeds
+/// `rank_tol` times the largest row norm (modified Gram–Schmidt on Φ_q's rows, dense, O(m² n):
+/// called at start-up only, when rank < m). Removing the returned rows leaves a full-rank Φ_q;
+/// the choice is the last row of each dependency, which names a joint where the set of
+/// [`redundant_constraints`] can name a whole loop.
+pub fn dependent_constraints<S: System>(sys: &S, t: f64, q: &Vector, rank_tol: f64) -> Vec<String> {
+    let j = dense_jacobian(sys, t, q);
+    let scale = (0..j.nrows())
+        .map(|r| j.row(r).norm())
+        .fold(0.0_f64, f64::max);
+    let mut kept: Vec<nalgebra::RowDVector<f64>> = Vec::new();
+    let mut dependent = Vec::new();
+    for r in 0..j.nrows() {
+        let mut row = j.row(r).clone_owned();
+        for k in &kept {
+            let c = row.dot(k);
+            row -= k * c;
+        }
+        let norm = row.norm();
+        if norm > rank_tol * scale {
+            kept.push(row / norm);
+        } else {
+            dependent.push(sys.constraint_label(r));
+        }
+    }
+    dependent
+}
+
 /// Refuses initial values that no library routine should be handed: non-finite or absurdly large
 /// coordinates, velocities or constraint values (a point at 1e308 m made the SVD run forever).
 fn check_inputs<S: System>(sys: &S, x: &State) -> Result<(), AssemblyError> {
@@ -445,6 +477,9 @@ pub fn assemble<S: System>(
         };
         report.rank = rank;
         report.redundant = labels;
+        if rank < m {
+            report.dependent = dependent_constraints(sys, t, &x.q, settings.rank_tol);
+        }
         if rank < m && settings.redundancy == RedundancyPolicy::Error {
             return Err(AssemblyError::Redundant {
                 rank,

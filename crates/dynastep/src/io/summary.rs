@@ -122,6 +122,8 @@ pub struct AssemblySummary {
     pub constraints: usize,
     /// Constraint rows involved in redundancies.
     pub redundant: Vec<String>,
+    /// Rows that depend on the rows before them (removing them leaves full rank).
+    pub dependent: Vec<String>,
 }
 
 impl From<&AssemblyReport> for AssemblySummary {
@@ -132,6 +134,7 @@ impl From<&AssemblyReport> for AssemblySummary {
             rank: a.rank,
             constraints: a.constraints,
             redundant: a.redundant.clone(),
+            dependent: a.dependent.clone(),
         }
     }
 }
