@@ -82,6 +82,18 @@ fn spatial_top_precesses_at_the_analytic_rate() {
         last = a;
         nutation = nutation.max((axis[2].acos() - theta).abs());
     }
+    // The marker's ZXZ angles: θ (angle2) stays at π/6.
+    let marker = run.marker("top");
+    let theta_drift = run
+        .rec
+        .states
+        .iter()
+        .map(|x| (run.system.marker_state(marker, &x.q, &x.v).0[8] - theta).abs())
+        .fold(0.0, f64::max);
+    assert!(
+        theta_drift < 1e-6,
+        "marker angle2 drifts by {theta_drift:e} rad"
+    );
     let t = run.rec.states.last().unwrap().t;
     let measured = azimuth / t;
     let relative = (measured / rate - 1.0).abs();

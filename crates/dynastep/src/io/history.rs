@@ -12,7 +12,8 @@
 //! - of a spatial model instead: per rigid body `<body>.x`, `.y`, `.z`, `.e0` … `.e3` (centroid and
 //!   Euler parameters), `.vx`, `.vy`, `.vz`, `.wx`, `.wy`, `.wz` (centroid velocity and angular
 //!   velocity, global axes), per point mass `.x`, `.y`, `.z`, `.vx`, `.vy`, `.vz`; per marker the
-//!   same columns as a rigid body (the point, its body's orientation and angular velocity); per
+//!   same columns as a rigid body (the point, its body's orientation and angular velocity), and
+//!   `.angle1`, `.angle2`, `.angle3` \[rad\] after `.e3` when it names an angle sequence; per
 //!   joint `.fx`, `.fy`, `.fz` \[N\] and `.tx`, `.ty`, `.tz` \[N m\] on body j about the joint
 //!   point, global axes (each mechanism names its columns: [`Mechanism`]);
 //! - per joint `<joint>.fx`, `.fy` \[N\]: the reaction exerted by the joint on its body j, in global
@@ -88,8 +89,8 @@ impl HistoryColumns {
             names.extend(columns.map(|c| format!("{name}.{c}")));
         }
         let markers = system.marker_names();
-        let (position, velocity) = system.marker_columns();
-        for name in &markers {
+        for (k, name) in markers.iter().enumerate() {
+            let (position, velocity) = system.marker_columns(k);
             let columns = position.iter().chain(velocity);
             names.extend(columns.map(|c| format!("{name}.{c}")));
         }

@@ -335,6 +335,64 @@ pub struct SpatialMarkerSpec {
     /// Point of the body (default `origin`).
     #[serde(default)]
     pub point: Option<String>,
+    /// Also write the body's orientation as angles `<name>.angle1`, `.angle2`, `.angle3` [rad]
+    /// of this Euler or Cardan sequence (moving axes, as `orientation.sequence`), e.g. `zxz`.
+    #[serde(default)]
+    pub angles: Option<String>,
+}
+
+/// The message for a string that is not an Euler or Cardan sequence.
+pub fn not_a_sequence(seq: &str) -> String {
+    format!("`{seq}` is not an Euler or Cardan sequence: three of x, y, z, no two consecutive alike (e.g. `zxz`, `xyz`)")
+}
+
+/// The axes (0 = x, 1 = y, 2 = z) of an Euler or Cardan sequence such as `zxz` or `xyz`: three
+/// letters, no two consecutive alike; `None` otherwise.
+pub fn sequence_axes(seq: &str) -> Option<[usize; 3]> {
+    let axes: Vec<usize> = seq
+        .chars()
+        .map(|c| "xyz".find(c.to_ascii_lowercase()))
+        .collect::<Option<_>>()?;
+    match axes[..] {
+        [i, j, k] if i != j && j != k => Some([i, j, k]),
+        _ => None,
+    }
+}
+
+/// The angles (α₁, α₂, α₃) \[rad\] of the rotation matrix `a` in the sequence `axes`
+/// ([`sequence_axes`]), rotations about moving axes: a = R_i(α₁) R_j(α₂) R_k(α₃). α₂ is in
+/// [−π/2, π/2] for a Cardan sequence (i ≠ k) and in [0, π] for an Euler one (i = k); α₁ and α₃
+/// in (−π, π]. At the singular α₂ (gimbal lock) only a combination of α₁ and α₃ is determined:
+/// α₃ is returned as 0.
+pub fn sequence_angles(axes: [usize; 3], a: &nalgebra::Matrix3<f64>) -> [f64; 3] {
+    let [i, j, k] = axes;
+    // ε = +1 when (i, j) is followed cyclically (x → y → z), −1 otherwise.
+    let e = if (j + 3 - i) % 3 == 1 { 1.0 } else { -1.0 };
+    if i != k {
+        let s2 = (e * a[(i, k)]).clamp(-1.0, 1.0);
+        let a2 = s2.asin();
+        if s2.abs() > 1.0 - 1e-12 {
+            return [(e * a[(k, j)]).atan2(a[(j, j)]), a2, 0.0];
+        }
+        [
+            (-e * a[(j, k)]).atan2(a[(k, k)]),
+            a2,
+            (-e * a[(i, j)]).atan2(a[(i, i)]),
+        ]
+    } else {
+        // Euler: l is the third axis.
+        let l = 3 - i - j;
+        let c2 = a[(i, i)].clamp(-1.0, 1.0);
+        let a2 = c2.acos();
+        if c2.abs() > 1.0 - 1e-12 {
+            return [(e * a[(l, j)]).atan2(a[(j, j)]), a2, 0.0];
+        }
+        [
+            a[(j, i)].atan2(-e * a[(l, i)]),
+            a2,
+            a[(i, j)].atan2(e * a[(i, l)]),
+        ]
+    }
 }
 
 /// Rotation matrix about the global axis `axis` (0 = x, 1 = y, 2 = z) by `angle` \[rad\].
@@ -419,20 +477,9 @@ impl OrientationSpec {
                     format!("`sequence` and `angles` go together; `{missing}` is missing"),
                 ));
             };
-            let axes: Vec<usize> = seq
-                .chars()
-                .filter_map(|c| "xyz".find(c.to_ascii_lowercase()))
-                .collect();
-            let valid = axes.len() == 3
-                && seq.chars().count() == 3
-                && axes[0] != axes[1]
-                && axes[1] != axes[2];
-            if !valid {
-                return Err((
-                    "sequence",
-                    format!("`{seq}` is not an Euler or Cardan sequence: three of x, y, z, no two consecutive alike (e.g. `zxz`, `xyz`)"),
-                ));
-            }
+            let Some(axes) = sequence_axes(seq) else {
+                return Err(("sequence", not_a_sequence(seq)));
+            };
             return Ok(axis_rotation(axes[0], angles[0])
                 * axis_rotation(axes[1], angles[1])
                 * axis_rotation(axes[2], angles[2]));

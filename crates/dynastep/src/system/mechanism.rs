@@ -55,8 +55,8 @@ pub trait Mechanism: System {
     /// Names of the markers, in model order.
     fn marker_names(&self) -> Vec<&str>;
 
-    /// Column suffixes of a marker's position, then of its velocity.
-    fn marker_columns(&self) -> (&'static [&'static str], &'static [&'static str]);
+    /// Column suffixes of marker `k`'s position (and orientation), then of its velocity.
+    fn marker_columns(&self, k: usize) -> (&'static [&'static str], &'static [&'static str]);
 
     /// Appends marker `k`'s global position at q (n entries) to `out` \[m\].
     fn push_marker_position(&self, k: usize, q: &Vector, out: &mut Vec<f64>);

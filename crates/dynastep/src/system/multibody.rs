@@ -226,8 +226,8 @@ impl Mechanism for Multibody {
     fn marker_names(&self) -> Vec<&str> {
         forward!(self, s => Mechanism::marker_names(s))
     }
-    fn marker_columns(&self) -> (&'static [&'static str], &'static [&'static str]) {
-        forward!(self, s => s.marker_columns())
+    fn marker_columns(&self, k: usize) -> (&'static [&'static str], &'static [&'static str]) {
+        forward!(self, s => s.marker_columns(k))
     }
     fn push_marker_position(&self, k: usize, q: &Vector, out: &mut Vec<f64>) {
         forward!(self, s => s.push_marker_position(k, q, out))

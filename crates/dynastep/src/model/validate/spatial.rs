@@ -65,6 +65,14 @@ pub(super) fn check(c: &mut Checker<'_>, model: &Model, s: &SpatialSpec) {
     for (i, mk) in s.markers.iter().enumerate() {
         unique(c, &mut marker_names, "markers", "marker", i, &mk.name);
         let e = label("marker", "spatial.markers", i, &mk.name);
+        if let Some(seq) = mk.angles.as_deref().filter(|s| sequence_axes(s).is_none()) {
+            c.push(
+                at(&[&"markers", &i, &"angles"]),
+                &e,
+                not_a_sequence(seq),
+                "e.g. `angles = \"zxz\"`".into(),
+            );
+        }
         if let Some(b) = body_ref(c, &names, at(&[&"markers", &i, &"body"]), &e, &mk.body) {
             point_ref(
                 c,

@@ -60,7 +60,7 @@ impl Mechanism for PlanarSystem {
         PlanarSystem::marker_names(self)
     }
 
-    fn marker_columns(&self) -> (&'static [&'static str], &'static [&'static str]) {
+    fn marker_columns(&self, _k: usize) -> (&'static [&'static str], &'static [&'static str]) {
         (POINT_POSE, POINT_VELOCITY)
     }
 

@@ -16,8 +16,8 @@ use super::rsda::Rsda;
 use super::{SpatialMarker, SpatialSystem};
 use crate::model::function::{FunctionSpec, TimeFunction};
 use crate::model::spatial::{
-    Axes, SpatialBodyKind, SpatialDriverSpec, SpatialForceSpec, SpatialJointKind, SpatialJointSpec,
-    SpatialMotion, SpatialSpec,
+    sequence_axes, Axes, SpatialBodyKind, SpatialDriverSpec, SpatialForceSpec, SpatialJointKind,
+    SpatialJointSpec, SpatialMotion, SpatialSpec,
 };
 use crate::model::validate::{self, Issue};
 use crate::model::Model;
@@ -229,6 +229,7 @@ impl SpatialSystem {
                     name: mk.name.clone(),
                     body,
                     s: b.point(body, mk.point.as_deref()),
+                    angles: mk.angles.as_deref().and_then(sequence_axes),
                 }
             })
             .collect();

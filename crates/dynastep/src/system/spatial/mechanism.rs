@@ -8,7 +8,7 @@ use super::kinematics::NS;
 use super::{SpatialMarker, SpatialSystem};
 use crate::analysis::assembly::GivenValues;
 use crate::linalg::Vector;
-use crate::model::spatial::SpatialMotion;
+use crate::model::spatial::{sequence_angles, SpatialMotion};
 use crate::scheme::State;
 use crate::system::mechanism::Mechanism;
 
@@ -16,6 +16,9 @@ const RIGID_POSE: &[&str] = &["x", "y", "z", "e0", "e1", "e2", "e3"];
 const RIGID_VELOCITY: &[&str] = &["vx", "vy", "vz", "wx", "wy", "wz"];
 const POINT_POSE: &[&str] = &["x", "y", "z"];
 const POINT_VELOCITY: &[&str] = &["vx", "vy", "vz"];
+const MARKER_POSE_ANGLES: &[&str] = &[
+    "x", "y", "z", "e0", "e1", "e2", "e3", "angle1", "angle2", "angle3",
+];
 const REACTION: &[&str] = &["fx", "fy", "fz", "tx", "ty", "tz"];
 
 impl SpatialSystem {
@@ -127,13 +130,22 @@ impl Mechanism for SpatialSystem {
         self.markers.iter().map(|m| m.name.as_str()).collect()
     }
 
-    fn marker_columns(&self) -> (&'static [&'static str], &'static [&'static str]) {
-        (RIGID_POSE, RIGID_VELOCITY)
+    fn marker_columns(&self, k: usize) -> (&'static [&'static str], &'static [&'static str]) {
+        match self.markers[k].angles {
+            Some(_) => (MARKER_POSE_ANGLES, RIGID_VELOCITY),
+            None => (RIGID_POSE, RIGID_VELOCITY),
+        }
     }
 
+    /// The point, its body's Euler parameters (normalized), then the angles of the marker's
+    /// sequence when it has one.
     fn push_marker_position(&self, k: usize, q: &Vector, out: &mut Vec<f64>) {
         let (r, p, _) = self.marker_pose(k, q);
+        let p = p / p.norm();
         out.extend(r.iter().chain(p.iter()));
+        if let Some(axes) = self.markers[k].angles {
+            out.extend(sequence_angles(axes, &rotation(&p)));
+        }
     }
 
     fn push_marker_velocity(&self, k: usize, q: &Vector, v: &Vector, out: &mut Vec<f64>) {

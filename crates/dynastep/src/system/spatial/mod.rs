@@ -52,6 +52,8 @@ pub(crate) struct SpatialMarker {
     pub body: Option<usize>,
     /// Body-frame point from the centroid (global point for the ground) \[m\].
     pub s: V3,
+    /// The axes of the angle sequence it also writes, if any.
+    pub angles: Option<[usize; 3]>,
 }
 
 /// A spatial mechanism as a [`System`]. Build it with [`SpatialSystem::new`].

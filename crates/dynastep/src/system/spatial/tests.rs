@@ -81,6 +81,7 @@ fn model(joints: Vec<SpatialJointSpec>, forces: Vec<SpatialForceSpec>) -> Model 
                 name: "M".into(),
                 body: "b".into(),
                 point: Some("P".into()),
+                angles: Some("zyx".into()),
             }],
         }),
         ..Default::default()
@@ -564,4 +565,36 @@ step = { rtol = 1e-11 }
         })
         .fold(0.0, f64::max);
     assert!(worst < 1e-8, "θ off its closed form by {worst:e} rad");
+}
+
+/// Every Euler and Cardan sequence: the angles read back from the rotation they build.
+#[test]
+fn sequence_angles_invert_the_sequence_rotations() {
+    use crate::model::spatial::{sequence_angles, sequence_axes};
+    let mut sequences = 0;
+    for i in "xyz".chars() {
+        for j in "xyz".chars() {
+            for k in "xyz".chars() {
+                let seq: String = [i, j, k].iter().collect();
+                let Some(axes) = sequence_axes(&seq) else {
+                    continue;
+                };
+                sequences += 1;
+                let middle = if axes[0] == axes[2] { 1.1 } else { -0.6 };
+                let angles = [0.7, middle, -2.3];
+                let a = OrientationSpec {
+                    sequence: Some(seq.clone()),
+                    angles: Some(angles),
+                    ..Default::default()
+                }
+                .rotation()
+                .expect("valid");
+                let back = sequence_angles(axes, &a);
+                for (x, y) in back.iter().zip(angles) {
+                    assert!((x - y).abs() < 1e-13, "{seq}: {back:?} vs {angles:?}");
+                }
+            }
+        }
+    }
+    assert_eq!(sequences, 12);
 }
