@@ -598,3 +598,37 @@ fn sequence_angles_invert_the_sequence_rotations() {
     }
     assert_eq!(sequences, 12);
 }
+
+/// An angular velocity given in body axes is the global one rotated into the body: ω = A ω'.
+#[test]
+fn angular_velocity_in_body_axes() {
+    let global = model(vec![], vec![]);
+    let mut body = global.clone();
+    let spec = &mut body.spatial.as_mut().unwrap().bodies[1];
+    let a = spec.orientation.rotation().unwrap();
+    spec.angular_velocity = (a.transpose() * V3::from(spec.angular_velocity)).into();
+    spec.angular_velocity_axes = Axes::Body;
+    let (sg, sb) = (
+        SpatialSystem::new(&global).unwrap(),
+        SpatialSystem::new(&body).unwrap(),
+    );
+    let (xg, xb) = (sg.initial_state(0.0), sb.initial_state(0.0));
+    assert!((&xg.v - &xb.v).amax() < 1e-14);
+}
+
+/// From a file: a misspelled joint key and a degenerate axis are reported at their line.
+#[test]
+fn file_errors_point_at_the_line() {
+    let text = |axis_line: &str| {
+        format!(
+            "name = \"m\"\n[spatial]\n[[spatial.bodies]]\nname = \"b\"\nmass = 1.0\ninertia = [1.0, 1.0, 1.0]\n\
+             [[spatial.joints]]\nname = \"J\"\ntype = \"revolute\"\nbody_i = \"ground\"\nbody_j = \"b\"\n{axis_line}\n"
+        )
+    };
+    let e = crate::model::parse::from_str(&text("axsi = [0, 0, 1]"), "m.toml").unwrap_err();
+    assert_eq!(e.errors[0].line, 12, "{e}");
+    assert!(e.errors[0].message.contains("unknown field `axsi`"), "{e}");
+    let e = crate::model::parse::from_str(&text("axis = [0, 0, 0]"), "m.toml").unwrap_err();
+    assert_eq!(e.errors[0].line, 12, "{e}");
+    assert!(e.errors[0].message.contains("degenerate"), "{e}");
+}
