@@ -82,6 +82,15 @@ fn add_row<S: Sink>(out: &mut S, slots: &Slots, row: usize, g: &LVec, scale: f64
     }
 }
 
+/// Adds a local vector (14 slots) to the global vector `out`, every existing slot.
+fn add_vector(out: &mut Vector, slots: &Slots, x: &LVec) {
+    for (k, xk) in x.iter().enumerate() {
+        if let Some(i) = slots.global(k) {
+            out[i] += xk;
+        }
+    }
+}
+
 /// Adds a local matrix (14 × 14) to `out`, every pair of existing slots.
 fn add_local<S: Sink>(out: &mut S, slots: &Slots, m: &LMat, scale: f64) {
     for (r, mr) in m.iter().enumerate() {
@@ -163,19 +172,11 @@ impl System for SpatialSystem {
         }
         for e in &self.rsdas {
             let f = e.force(t, &Self::motion(&e.slots, q, v, None));
-            for (k, fk) in f.iter().enumerate() {
-                if let Some(i) = e.slots.global(k) {
-                    out[i] += fk;
-                }
-            }
+            add_vector(out, &e.slots, &f);
         }
         for e in &self.tsdas {
             let f = e.force(&Self::motion(&e.slots, q, v, None));
-            for (k, fk) in f.iter().enumerate() {
-                if let Some(i) = e.slots.global(k) {
-                    out[i] += fk;
-                }
-            }
+            add_vector(out, &e.slots, &f);
         }
     }
 
