@@ -188,6 +188,29 @@ pub struct SpatialJointSpec {
     /// Distance: rod length [m]; default the initial distance.
     #[serde(default)]
     pub length: Option<f64>,
+    /// The joint frame fixed in body i, in body i's axes (the ground's: global), in place of
+    /// `axis` (and `axis_j`); with `frame_j`.
+    #[serde(default)]
+    pub frame_i: Option<JointFrameSpec>,
+    /// The joint frame fixed in body j, in body j's axes; with `frame_i`. The two frames need not
+    /// coincide at the initial poses: assembly moves the bodies until the joint holds.
+    #[serde(default)]
+    pub frame_j: Option<JointFrameSpec>,
+}
+
+/// A joint frame given in a body's own axes: its axis h (the rotation or sliding axis, the plane
+/// normal, or a universal joint's cross axis on that body) and a reference direction f
+/// perpendicular to it (its component perpendicular to h is taken). Rotation drivers and RSDAs
+/// measure the angle between the two bodies' f; prismatic and fixed joints lock it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct JointFrameSpec {
+    /// The axis h in the body's axes [-] (need not be unit).
+    pub axis: [f64; 3],
+    /// The reference direction f [-]; default: perpendicular to h, from the body axis least
+    /// aligned with h.
+    #[serde(default)]
+    pub reference: Option<[f64; 3]>,
 }
 
 /// What a spatial driver prescribes.

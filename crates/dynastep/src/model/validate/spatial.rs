@@ -323,10 +323,12 @@ fn joint(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, j: &
             }
         }
     }
-    let needs_axis = matches!(
-        j.kind,
-        K::Revolute | K::Cylindrical | K::Prismatic | K::Universal | K::Planar
-    );
+    let framed = frames(c, i, j, &e);
+    let needs_axis = !framed
+        && matches!(
+            j.kind,
+            K::Revolute | K::Cylindrical | K::Prismatic | K::Universal | K::Planar
+        );
     let axis = direction(c, f("axis"), &e, "axis", j.axis, needs_axis);
     let axis_j = direction(
         c,
@@ -334,7 +336,7 @@ fn joint(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, j: &
         &e,
         "axis_j",
         j.axis_j,
-        j.kind == K::Universal,
+        !framed && j.kind == K::Universal,
     );
     if let (Some(a), Some(b)) = (axis, axis_j) {
         if a.dot(&b).abs() > 1e-6 {
@@ -587,6 +589,72 @@ fn tsda(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &S
             );
         }
     }
+}
+
+/// The rules of a joint's frames given in each body (`frame_i`, `frame_j`): both or neither, not
+/// with the global `axis`/`axis_j`, axes with a direction and references not along them. True
+/// when the joint has them.
+fn frames(c: &mut Checker<'_>, i: usize, j: &SpatialJointSpec, e: &str) -> bool {
+    let f = |field: &str| at(&[&"joints", &i, &field]);
+    match (j.frame_i, j.frame_j) {
+        (None, None) => return false,
+        (Some(_), None) | (None, Some(_)) => {
+            let missing = if j.frame_i.is_none() {
+                "frame_i"
+            } else {
+                "frame_j"
+            };
+            c.push(
+                f(if j.frame_i.is_none() {
+                    "frame_j"
+                } else {
+                    "frame_i"
+                }),
+                e,
+                format!("`frame_i` and `frame_j` go together; `{missing}` is missing"),
+                "give the joint frame in both bodies, or `axis` in global axes alone".into(),
+            );
+        }
+        (Some(_), Some(_)) => {}
+    }
+    for field in ["axis", "axis_j"] {
+        let given = if field == "axis" {
+            j.axis.is_some()
+        } else {
+            j.axis_j.is_some()
+        };
+        if given {
+            c.push(
+                f(field),
+                e,
+                format!("`{field}` (global) and `frame_i`/`frame_j` (per body) both give the joint's axes"),
+                "keep one of the two forms".into(),
+            );
+        }
+    }
+    for (field, frame) in [("frame_i", j.frame_i), ("frame_j", j.frame_j)] {
+        let Some(frame) = frame else { continue };
+        let mut path = f(field);
+        path.push(PathSeg::Key("axis".into()));
+        let Some(h) = direction(c, path, e, "axis", Some(frame.axis), true) else {
+            continue;
+        };
+        if let Some(r) = frame.reference {
+            let r = nalgebra::Vector3::from(r);
+            let across = (r - h * h.dot(&r)).norm();
+            if !(across > MIN_AXIS * r.norm().max(1.0) && across.is_finite()) {
+                let mut path = f(field);
+                path.push(PathSeg::Key("reference".into()));
+                c.push(
+                    path,
+                    e,
+                    "the reference direction lies along the axis (or is zero)".into(),
+                    "give a direction across the axis, e.g. perpendicular to it".into(),
+                );
+            }
+        }
+    }
+    true
 }
 
 /// A distance joint joins two named points, and its length (given, or else the initial

@@ -9,15 +9,15 @@ use super::body::SpatialBody;
 use super::drivers::SpatialDriver;
 use super::euler::{e_matrix, from_rotation, V3, V4};
 use super::forces::Tsda;
-use super::joints::{complete_frame, JointGeometry, SpatialJoint};
+use super::joints::{frame_from, JointGeometry, SpatialJoint};
 use super::kinematics::{Expr, Slots};
 use super::loads::{Load, LoadKind};
 use super::rsda::Rsda;
 use super::{SpatialMarker, SpatialSystem};
 use crate::model::function::{FunctionSpec, TimeFunction};
 use crate::model::spatial::{
-    sequence_axes, Axes, SpatialBodyKind, SpatialDriverSpec, SpatialForceSpec, SpatialJointKind,
-    SpatialJointSpec, SpatialMotion, SpatialSpec,
+    sequence_axes, Axes, JointFrameSpec, SpatialBodyKind, SpatialDriverSpec, SpatialForceSpec,
+    SpatialJointKind, SpatialJointSpec, SpatialMotion, SpatialSpec,
 };
 use crate::model::validate::{self, Issue};
 use crate::model::Model;
@@ -114,14 +114,28 @@ impl Builder<'_> {
                 self.point(bj, j.point_j.as_deref()),
             ],
         };
-        let h = j.axis.map_or(V3::z(), V3::from).normalize();
-        let (f, g) = complete_frame(&h);
-        let local = |a: &Matrix3<f64>| [a.transpose() * f, a.transpose() * g, a.transpose() * h];
-        let axis_j = j.axis_j.map_or(V3::x(), V3::from).normalize();
+        // The frames: given in each body, or one global frame at the initial configuration
+        // fixed into both bodies.
+        let (frame, axis_j) = match (j.frame_i, j.frame_j) {
+            (Some(fi), Some(fj)) => {
+                let side = |f: JointFrameSpec| {
+                    frame_from(&V3::from(f.axis), f.reference.map(V3::from).as_ref())
+                };
+                let frame_j = side(fj);
+                ([side(fi), frame_j], frame_j[2])
+            }
+            _ => {
+                let [f, g, h] = frame_from(&j.axis.map_or(V3::z(), V3::from), None);
+                let local =
+                    |a: &Matrix3<f64>| [a.transpose() * f, a.transpose() * g, a.transpose() * h];
+                let axis_j = j.axis_j.map_or(V3::x(), V3::from).normalize();
+                ([local(&pi.a), local(&pj.a)], pj.a.transpose() * axis_j)
+            }
+        };
         let geometry = JointGeometry {
             s,
-            frame: [local(&pi.a), local(&pj.a)],
-            axis_j: pj.a.transpose() * axis_j,
+            frame,
+            axis_j,
             length: j.length.unwrap_or_else(|| {
                 let ends = (
                     (j.body_i.as_str(), j.point_i.as_deref()),

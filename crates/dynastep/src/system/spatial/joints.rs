@@ -53,6 +53,20 @@ pub(crate) struct JointGeometry {
     pub length: f64,
 }
 
+/// The frame (f, g, h) from an axis h and an optional reference direction for f (its component
+/// perpendicular to h), both of any length: right-handed and orthonormal.
+pub(crate) fn frame_from(axis: &V3, reference: Option<&V3>) -> [V3; 3] {
+    let h = axis.normalize();
+    let (f, g) = match reference {
+        Some(r) => {
+            let f = (r - h * h.dot(r)).normalize();
+            (f, h.cross(&f))
+        }
+        None => complete_frame(&h),
+    };
+    [f, g, h]
+}
+
 /// Two unit vectors f, g completing the unit h to a right-handed frame (f, g, h), chosen from the
 /// global axis least aligned with h so that the choice is well conditioned.
 pub(crate) fn complete_frame(h: &V3) -> (V3, V3) {

@@ -55,6 +55,8 @@ fn joint(kind: SpatialJointKind, bi: &str, bj: &str) -> SpatialJointSpec {
         axis: Some([0.3, 1.0, -0.4]),
         axis_j: (kind == SpatialJointKind::Universal).then_some([1.0, -0.3, 0.0]),
         length: None,
+        frame_i: None,
+        frame_j: None,
     }
 }
 
@@ -631,4 +633,111 @@ fn file_errors_point_at_the_line() {
     let e = crate::model::parse::from_str(&text("axis = [0, 0, 0]"), "m.toml").unwrap_err();
     assert_eq!(e.errors[0].line, 12, "{e}");
     assert!(e.errors[0].message.contains("degenerate"), "{e}");
+}
+
+/// The joint frames of `j` (given by its global `axis` at the initial configuration) written in
+/// each body's axes instead, as `frame_i` and `frame_j`.
+fn with_body_frames(m: &Model, j: &SpatialJointSpec) -> SpatialJointSpec {
+    let spec = m.spatial.as_ref().unwrap();
+    let rotation = |name: &str| match spec.bodies.iter().find(|b| b.name == name) {
+        Some(b) if b.kind == SpatialBodyKind::Rigid => b.orientation.rotation().unwrap(),
+        _ => nalgebra::Matrix3::identity(),
+    };
+    let h = V3::from(j.axis.unwrap()).normalize();
+    let (f, _) = super::joints::complete_frame(&h);
+    let frame = |name: &str, axis: V3| {
+        let a = rotation(name);
+        JointFrameSpec {
+            axis: (a.transpose() * axis).into(),
+            reference: Some((a.transpose() * f).into()),
+        }
+    };
+    let axis_j = j.axis_j.map_or(h, |a| V3::from(a).normalize());
+    SpatialJointSpec {
+        axis: None,
+        axis_j: None,
+        frame_i: Some(frame(&j.body_i, h)),
+        frame_j: Some(frame(&j.body_j, axis_j)),
+        ..j.clone()
+    }
+}
+
+/// Frames given in each body build the same equations as the global axis they come from, and
+/// their derivatives check against finite differences.
+#[test]
+fn joint_frames_given_in_each_body() {
+    for kind in ALL_KINDS {
+        if kind == SpatialJointKind::Distance {
+            continue;
+        }
+        let global = model(vec![joint(kind, "a", "b")], vec![]);
+        let j = global.spatial.as_ref().unwrap().joints[0].clone();
+        let framed = model(vec![with_body_frames(&global, &j)], vec![]);
+        let (sg, sf) = (check(&global), check(&framed));
+        let x = sg.initial_state(0.0);
+        let q = &x.q + noise(sg.n(), 9) * 0.05;
+        let (mut pg, mut pf) = (Vector::zeros(sg.m()), Vector::zeros(sf.m()));
+        sg.constraints(0.0, &q, &mut pg);
+        sf.constraints(0.0, &q, &mut pf);
+        assert!((&pg - &pf).amax() < 1e-14, "{kind:?}: {pg} vs {pf}");
+    }
+}
+
+/// Frames that do not line up at the initial poses: assembly turns the body until they do.
+#[test]
+fn assembly_aligns_frames_given_in_each_body() {
+    use crate::analysis::simulation::assembled;
+    let text = r#"
+[spatial]
+[[spatial.bodies]]
+name = "disc"
+mass = 1.0
+inertia = [0.01, 0.01, 0.02]
+orientation = { axis = [1.0, 0.0, 0.0], angle = 0.1 }
+[[spatial.joints]]
+name = "axle"
+type = "revolute"
+body_i = "ground"
+body_j = "disc"
+frame_i = { axis = [0.0, 0.0, 1.0] }
+frame_j = { axis = [0.0, 0.0, 1.0] }
+"#;
+    let m = crate::model::parse::from_str(text, "disc.toml").expect("valid");
+    let sys = crate::system::multibody::Multibody::new(&m).expect("builds");
+    let (x, report) = assembled(&m, &sys).expect("assembles");
+    assert!(report.iterations > 0);
+    let p = super::euler::V4::new(x.q[3], x.q[4], x.q[5], x.q[6]);
+    let z = super::euler::rotation(&p) * V3::z();
+    assert!((z - V3::z()).norm() < 1e-10, "disc axis {z}");
+}
+
+#[test]
+fn joint_frame_errors() {
+    let global = model(vec![joint(SpatialJointKind::Revolute, "a", "b")], vec![]);
+    let j = global.spatial.as_ref().unwrap().joints[0].clone();
+    let framed = with_body_frames(&global, &j);
+    let mut one = framed.clone();
+    one.frame_j = None;
+    refused(
+        &model(vec![one], vec![]),
+        "spatial.joints[0].frame_i",
+        "go together",
+    );
+    let mut both = framed.clone();
+    both.axis = Some([0.0, 0.0, 1.0]);
+    refused(
+        &model(vec![both], vec![]),
+        "spatial.joints[0].axis",
+        "both give",
+    );
+    let mut along = framed;
+    along.frame_i = Some(JointFrameSpec {
+        axis: [0.0, 0.0, 1.0],
+        reference: Some([0.0, 0.0, 2.0]),
+    });
+    refused(
+        &model(vec![along], vec![]),
+        "spatial.joints[0].frame_i.reference",
+        "along the axis",
+    );
 }
