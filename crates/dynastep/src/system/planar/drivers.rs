@@ -11,7 +11,7 @@
 
 use super::joints::{Joint, JointType};
 use super::kinematics::{
-    perp, BodyRef, LMask, LRowMask, LVec, PointPair, Row, Slots, ALL_SLOTS, ANGLE_ROW, AXIS_DOT_D,
+    perp, BodyRef, Frame, LMask, LRowMask, LVec, PointPair, Row, Slots, ALL_SLOTS, ANGLE_ROW, AXIS_DOT_D,
     NONE, NS, ROTATIONS, TI, X_ROW, Y_ROW,
 };
 use super::rates::{self, PairRates};
@@ -211,21 +211,27 @@ impl Driver {
 
     /// g(q) with gradient and Hessian (without the −f(t)).
     pub(crate) fn eval(&self, q: &Vector) -> Row {
+        self.eval_with(|b| b.frame(q))
+    }
+
+    /// g with gradient and Hessian (without the −f(t)) for the body frames that `frame` gives
+    /// (computed from q, or taken from an [`super::evaluation::Frames`]).
+    pub(crate) fn eval_with(&self, frame: impl Fn(BodyRef) -> Frame) -> Row {
         match &self.geometry {
-            DriverType::Revolute { bi, bj } => Row::relative_angle(&bi.frame(q), &bj.frame(q), 0.0),
+            DriverType::Revolute { bi, bj } => Row::relative_angle(&frame(*bi), &frame(*bj), 0.0),
             DriverType::Prismatic {
                 bi,
                 si,
                 bj,
                 sj,
                 axis,
-            } => Row::body_vector_dot(&PointPair::new(bi.frame(q), *si, bj.frame(q), *sj), *axis),
+            } => Row::body_vector_dot(&PointPair::new(frame(*bi), *si, frame(*bj), *sj), *axis),
             DriverType::Coordinate {
                 body,
                 com,
                 coordinate,
             } => {
-                let f = body.frame(q);
+                let f = frame(*body);
                 let mut r = Row::ZERO;
                 match coordinate {
                     Coordinate::X | Coordinate::Y => {

@@ -17,7 +17,7 @@
 //! rows depends on time, so Φ_t = 0 and γ = −vᵀ (∂²φ/∂q²) v for each row.
 
 use super::kinematics::{
-    union, BodyRef, LMask, LRowMask, LVec, PointPair, Row, Slots, ALL_SLOTS, ANGLE_ROW, AXIS_DOT_D,
+    union, BodyRef, Frame, LMask, LRowMask, LVec, PointPair, Row, Slots, ALL_SLOTS, ANGLE_ROW, AXIS_DOT_D,
     FULL, NS, ROTATIONS, TI, X_ROW, Y_ROW,
 };
 use super::rates::{self, PairRates};
@@ -167,9 +167,19 @@ impl Joint {
         PointPair::new(self.bi.frame(q), self.si, self.bj.frame(q), self.sj)
     }
 
-    /// Evaluates the rows at q into `out`; returns the number of rows.
-    pub(crate) fn eval(&self, q: &Vector, out: &mut [Row; 3]) -> usize {
-        let p = self.pair(q);
+    /// Evaluates the rows at q into `out` (at least [`Joint::rows`] entries); returns the number
+    /// of rows.
+    #[cfg(test)]
+    pub(crate) fn eval(&self, q: &Vector, out: &mut [Row]) -> usize {
+        self.eval_with(|b| b.frame(q), out)
+    }
+
+    /// Evaluates the rows into `out` (at least [`Joint::rows`] entries) with the body frames that
+    /// `frame` gives (computed from q, or taken from an [`super::evaluation::Frames`]); returns
+    /// the number of rows.
+    pub(crate) fn eval_with(&self, frame: impl Fn(BodyRef) -> Frame, out: &mut [Row]) -> usize {
+        let (fi, fj) = (frame(self.bi), frame(self.bj));
+        let p = PointPair::new(fi, self.si, fj, self.sj);
         match self.geometry {
             JointType::Revolute => {
                 out[0] = Row::component(&p, 0);
@@ -180,7 +190,7 @@ impl Joint {
                 out[0] = Row::body_vector_dot(&p, [-axis[1], axis[0]]);
                 match angle0 {
                     Some(c) => {
-                        out[1] = Row::relative_angle(&p.fi, &self.bj.frame(q), c);
+                        out[1] = Row::relative_angle(&fi, &fj, c);
                         2
                     }
                     None => 1,
@@ -191,7 +201,7 @@ impl Joint {
                 out[1] = Row::component(&p, 1);
                 match angle0 {
                     Some(c) => {
-                        out[2] = Row::relative_angle(&p.fi, &self.bj.frame(q), c);
+                        out[2] = Row::relative_angle(&fi, &fj, c);
                         3
                     }
                     None => 2,

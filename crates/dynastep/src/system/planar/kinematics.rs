@@ -117,6 +117,14 @@ pub(crate) struct Frame {
 }
 
 impl Frame {
+    /// The global frame: the ground's, and the rotation of a point mass.
+    pub(crate) const GROUND: Frame = Frame {
+        r: [0.0, 0.0],
+        theta: 0.0,
+        cos: 1.0,
+        sin: 0.0,
+    };
+
     /// A frame at `r` rotated by `theta`.
     pub(crate) fn new(r: [f64; 2], theta: f64) -> Self {
         let (sin, cos) = theta.sin_cos();
@@ -155,8 +163,11 @@ impl BodyRef {
     #[inline]
     pub(crate) fn frame(&self, q: &Vector) -> Frame {
         match *self {
-            BodyRef::Ground => Frame::new([0.0, 0.0], 0.0),
-            BodyRef::Point { col } => Frame::new([q[col], q[col + 1]], 0.0),
+            BodyRef::Ground => Frame::GROUND,
+            BodyRef::Point { col } => Frame {
+                r: [q[col], q[col + 1]],
+                ..Frame::GROUND
+            },
             BodyRef::Rigid { col } => Frame::new([q[col], q[col + 1]], q[col + 2]),
         }
     }

@@ -35,6 +35,7 @@
 
 mod body;
 mod drivers;
+mod evaluation;
 mod forces;
 mod joints;
 mod kinematics;
@@ -44,14 +45,16 @@ mod resolver;
 #[cfg(test)]
 mod tests;
 
+use std::cell::{Ref, RefCell};
 use std::ops::Range;
 
 pub use body::{Body, PointMass, RigidBody};
 
 use self::drivers::{Driver, DriverType};
+use self::evaluation::{Elements, Evaluation, EvaluationCache};
 use self::forces::ForceElement;
 use self::joints::{kind_name, Joint, JointType};
-use self::kinematics::{cross, lmul, perp, quad, BodyRef, LVec, Row, NS};
+use self::kinematics::{cross, lmul, perp, quad, BodyRef, LVec, NS};
 use self::resolver::Resolver;
 use super::equations::EquationSystem;
 use super::System;
@@ -159,6 +162,9 @@ pub struct PlanarSystem {
     /// An equation-based model (`[equations]`), which then is the whole system: its coordinates
     /// and constraint rows are the system's, and every [`System`] method delegates to it.
     equations: Option<EquationSystem>,
+    /// The frames and constraint rows of the last two configurations asked for (see
+    /// `evaluation.rs`): each element is evaluated once per configuration.
+    cache: RefCell<EvaluationCache>,
 }
 
 impl PlanarSystem {
@@ -241,6 +247,7 @@ impl PlanarSystem {
             m,
             damped,
             equations: None,
+            cache: RefCell::new(EvaluationCache::new(n, m)),
         })
     }
 
@@ -272,7 +279,19 @@ impl PlanarSystem {
             m: e.m(),
             damped: e.forces_depend_on_velocity(),
             equations: Some(e),
+            cache: RefCell::new(EvaluationCache::new(0, 0)),
         })
+    }
+
+    /// The frames and constraint rows at q, computed on the first request for this q.
+    fn evaluated(&self, q: &Vector) -> Ref<'_, Evaluation> {
+        let elements = Elements {
+            bodies: &self.bodies,
+            joints: &self.joints,
+            drivers: &self.drivers,
+        };
+        let k = self.cache.borrow_mut().find_or_fill(&elements, q);
+        Ref::map(self.cache.borrow(), |c| c.slot(k))
     }
 
     /// The equation-based part, when the model is one (`[equations]`).
@@ -385,11 +404,10 @@ impl PlanarSystem {
     /// When `k` is out of range, or q, λ are too short.
     pub fn joint_reaction(&self, k: usize, q: &Vector, lambda: &Vector) -> [f64; 3] {
         let j = &self.joints[k];
-        let mut rows = [Row::ZERO; 3];
-        let nr = j.eval(q, &mut rows);
+        let e = self.evaluated(q);
         let mut g = [0.0; 3];
-        for (r, row) in rows.iter().enumerate().take(nr) {
-            let l = lambda[j.first_row + r];
+        for r in 0..j.rows() {
+            let (l, row) = (lambda[j.first_row + r], &e.rows[j.first_row + r]);
             for (c, gc) in g.iter_mut().enumerate() {
                 *gc -= l * row.grad[3 + c];
             }
@@ -602,15 +620,12 @@ impl System for PlanarSystem {
         if let Some(e) = &self.equations {
             return e.constraints(t, q, out);
         }
-        let mut rows = [Row::ZERO; 3];
-        for j in &self.joints {
-            let nr = j.eval(q, &mut rows);
-            for (r, row) in rows.iter().enumerate().take(nr) {
-                out[j.first_row + r] = row.phi;
-            }
+        let e = self.evaluated(q);
+        for (o, row) in out.iter_mut().zip(e.rows.iter()) {
+            *o = row.phi;
         }
         for d in &self.drivers {
-            out[d.row] = d.eval(q).phi - d.function.value(t);
+            out[d.row] -= d.function.value(t);
         }
     }
 
@@ -618,17 +633,17 @@ impl System for PlanarSystem {
         if let Some(e) = &self.equations {
             return e.constraint_jacobian(t, q, scale, out);
         }
-        let mut rows = [Row::ZERO; 3];
+        let e = self.evaluated(q);
         for j in &self.joints {
-            let nr = j.eval(q, &mut rows);
-            for (r, row) in rows.iter().enumerate().take(nr) {
+            for r in 0..j.rows() {
+                let row = &e.rows[j.first_row + r];
                 j.slots
                     .add_row_masked(out, j.first_row + r, scale, &row.grad, j.row_mask(r));
             }
         }
         for d in &self.drivers {
             d.slots
-                .add_row_masked(out, d.row, scale, &d.eval(q).grad, d.row_mask());
+                .add_row_masked(out, d.row, scale, &e.rows[d.row].grad, d.row_mask());
         }
     }
 
@@ -644,19 +659,18 @@ impl System for PlanarSystem {
             return e.constraint_jacobian_rate(t, q, v, scale, out);
         }
         // Ḣ row = G v (every planar row has Φ_qt = 0, see rates.rs).
-        let mut rows = [Row::ZERO; 3];
+        let e = self.evaluated(q);
         for j in &self.joints {
-            let nr = j.eval(q, &mut rows);
             let vl = j.slots.gather(v);
-            for (r, row) in rows.iter().enumerate().take(nr) {
-                let g = lmul(&row.hess, &vl);
+            for r in 0..j.rows() {
+                let g = lmul(&e.rows[j.first_row + r].hess, &vl);
                 j.slots
                     .add_row_masked(out, j.first_row + r, scale, &g, j.row_mask(r));
             }
         }
         for d in &self.drivers {
             let vl = d.slots.gather(v);
-            let g = lmul(&d.eval(q).hess, &vl);
+            let g = lmul(&e.rows[d.row].hess, &vl);
             d.slots.add_row_masked(out, d.row, scale, &g, d.row_mask());
         }
     }
@@ -674,22 +688,21 @@ impl System for PlanarSystem {
             return e.constraint_jacobian_second_rate(t, q, v, a, scale, out);
         }
         // Ḧ row = T[v, v, ·] + G a (rates.rs).
-        let mut rows = [Row::ZERO; 3];
+        let e = self.evaluated(q);
         let mut third = [[0.0; NS]; 3];
         let sum = |t: &LVec, g: LVec| -> LVec { std::array::from_fn(|c| t[c] + g[c]) };
         for j in &self.joints {
-            let nr = j.eval(q, &mut rows);
             let (vl, al) = (j.slots.gather(v), j.slots.gather(a));
-            j.eval_second_rates(q, &vl, &mut third);
-            for r in 0..nr {
-                let row = sum(&third[r], lmul(&rows[r].hess, &al));
+            let nr = j.eval_second_rates(q, &vl, &mut third);
+            for (r, t3) in third.iter().enumerate().take(nr) {
+                let row = sum(t3, lmul(&e.rows[j.first_row + r].hess, &al));
                 j.slots
                     .add_row_masked(out, j.first_row + r, scale, &row, j.row_mask(r));
             }
         }
         for d in &self.drivers {
             let (vl, al) = (d.slots.gather(v), d.slots.gather(a));
-            let row = sum(&d.eval_second_rates(q, &vl), lmul(&d.eval(q).hess, &al));
+            let row = sum(&d.eval_second_rates(q, &vl), lmul(&e.rows[d.row].hess, &al));
             d.slots
                 .add_row_masked(out, d.row, scale, &row, d.row_mask());
         }
@@ -706,8 +719,9 @@ impl System for PlanarSystem {
         if let Some(e) = &self.equations {
             return e.assembly_constraints(q, out);
         }
+        let e = self.evaluated(q);
         for d in &self.given_joints {
-            out[d.row] = d.eval(q).phi - d.function.value(0.0);
+            out[d.row] = d.eval_with(|b| e.frames.of(b)).phi - d.function.value(0.0);
         }
     }
 
@@ -715,9 +729,11 @@ impl System for PlanarSystem {
         if let Some(e) = &self.equations {
             return e.assembly_constraint_jacobian(q, scale, out);
         }
+        let e = self.evaluated(q);
         for d in &self.given_joints {
+            let row = d.eval_with(|b| e.frames.of(b));
             d.slots
-                .add_row_masked(out, d.row, scale, &d.eval(q).grad, d.row_mask());
+                .add_row_masked(out, d.row, scale, &row.grad, d.row_mask());
         }
     }
 
@@ -739,17 +755,16 @@ impl System for PlanarSystem {
         if let Some(e) = &self.equations {
             return e.gamma(t, q, v, out);
         }
-        let mut rows = [Row::ZERO; 3];
+        let e = self.evaluated(q);
         for j in &self.joints {
-            let nr = j.eval(q, &mut rows);
             let vl = j.slots.gather(v);
-            for (r, row) in rows.iter().enumerate().take(nr) {
-                out[j.first_row + r] = -quad(&row.hess, &vl);
+            for r in j.first_row..j.first_row + j.rows() {
+                out[r] = -quad(&e.rows[r].hess, &vl);
             }
         }
         for d in &self.drivers {
             let vl = d.slots.gather(v);
-            out[d.row] = -quad(&d.eval(q).hess, &vl) + d.function.eval(t).2;
+            out[d.row] = -quad(&e.rows[d.row].hess, &vl) + d.function.eval(t).2;
         }
     }
 
@@ -764,12 +779,11 @@ impl System for PlanarSystem {
         if let Some(e) = &self.equations {
             return e.constraint_force_q(t, q, lambda, scale, out);
         }
-        let mut rows = [Row::ZERO; 3];
+        let e = self.evaluated(q);
         for j in &self.joints {
-            let nr = j.eval(q, &mut rows);
             let mut h = [[0.0; NS]; NS];
-            for (r, row) in rows.iter().enumerate().take(nr) {
-                let l = lambda[j.first_row + r];
+            for r in 0..j.rows() {
+                let (l, row) = (lambda[j.first_row + r], &e.rows[j.first_row + r]);
                 for (ha, ra) in h.iter_mut().zip(row.hess.iter()) {
                     for (x, y) in ha.iter_mut().zip(ra.iter()) {
                         *x += l * y;
@@ -781,7 +795,7 @@ impl System for PlanarSystem {
         for d in &self.drivers {
             let l = scale * lambda[d.row];
             d.slots
-                .add_block_masked(out, l, &d.eval(q).hess, d.hessian_mask());
+                .add_block_masked(out, l, &e.rows[d.row].hess, d.hessian_mask());
         }
     }
 

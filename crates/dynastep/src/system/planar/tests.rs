@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use self::kinematics::Slots;
+use self::kinematics::{Row, Slots};
 use super::*;
 use crate::analysis::assembly::consistent_accelerations;
 use crate::linalg::Matrix;
