@@ -290,18 +290,7 @@ pub fn initial_step<S: System>(sys: &S, x0: &State, order: u32, tol: &Tolerances
     if n == 0 {
         return tol.h_max;
     }
-    let sc = |y: f64| tol.atol + tol.rtol * y.abs();
-    let rms = |f: &dyn Fn(usize) -> (f64, f64)| {
-        let s: f64 = (0..n)
-            .map(|i| {
-                let (a, b) = f(i);
-                a * a + b * b
-            })
-            .sum();
-        (s / (2 * n) as f64).sqrt()
-    };
-    let d0 = rms(&|i| (x0.q[i] / sc(x0.q[i]), x0.v[i] / sc(x0.v[i])));
-    let d1 = rms(&|i| (x0.v[i] / sc(x0.q[i]), x0.a[i] / sc(x0.v[i])));
+    let (d0, d1) = (size_of(x0, tol), rate_of(x0, tol));
     let h0 = if d0 < 1e-5 || d1 < 1e-5 {
         1e-6
     } else {
@@ -315,12 +304,69 @@ pub fn initial_step<S: System>(sys: &S, x0: &State, order: u32, tol: &Tolerances
         x1.v[i] = x0.v[i] + h0 * x0.a[i];
     }
     super::assembly::consistent_accelerations(sys, &mut x1);
-    let d2 = rms(&|i| {
+    let d2 = change_of(x0, &x1, tol) / h0;
+    step_from(h0, d1, d2, order, tol)
+}
+
+/// The step to restart a scheme with at `x1` after the step from `x0` (both consistent states,
+/// q, v, a of n entries), for a scheme that restarts at its first `order`: the first step of
+/// [`initial_step`], with the second derivative estimated from the step just taken (x1 − x0)
+/// instead of an explicit Euler step, so nothing is evaluated or allocated \[s\].
+pub fn restart_step(x0: &State, x1: &State, order: u32, tol: &Tolerances) -> f64 {
+    if x1.q.is_empty() {
+        return tol.h_max;
+    }
+    let h0 = (x1.t - x0.t).abs();
+    let d1 = rate_of(x1, tol);
+    if h0 == 0.0 {
+        return tol.h_max;
+    }
+    let d2 = change_of(x0, x1, tol) / h0;
+    step_from(h0, d1, d2, order, tol)
+}
+
+/// Error weight atol + rtol |y| of a value y.
+fn weight(tol: &Tolerances, y: f64) -> f64 {
+    tol.atol + tol.rtol * y.abs()
+}
+
+/// Root mean square of the pairs (a_i, b_i), i < n, over the 2n entries.
+fn rms(n: usize, f: impl Fn(usize) -> (f64, f64)) -> f64 {
+    let s: f64 = (0..n)
+        .map(|i| {
+            let (a, b) = f(i);
+            a * a + b * b
+        })
+        .sum();
+    (s / (2 * n) as f64).sqrt()
+}
+
+/// d0 of §II.4: the weighted size of (q, v).
+fn size_of(x: &State, tol: &Tolerances) -> f64 {
+    rms(x.q.len(), |i| {
+        (x.q[i] / weight(tol, x.q[i]), x.v[i] / weight(tol, x.v[i]))
+    })
+}
+
+/// d1 of §II.4: the weighted size of the derivative (v, a).
+fn rate_of(x: &State, tol: &Tolerances) -> f64 {
+    rms(x.q.len(), |i| {
+        (x.v[i] / weight(tol, x.q[i]), x.a[i] / weight(tol, x.v[i]))
+    })
+}
+
+/// The weighted size of the change of the derivative (v, a) from `x0` to `x1`, weights at x0.
+fn change_of(x0: &State, x1: &State, tol: &Tolerances) -> f64 {
+    rms(x0.q.len(), |i| {
         (
-            (x1.v[i] - x0.v[i]) / sc(x0.q[i]),
-            (x1.a[i] - x0.a[i]) / sc(x0.v[i]),
+            (x1.v[i] - x0.v[i]) / weight(tol, x0.q[i]),
+            (x1.a[i] - x0.a[i]) / weight(tol, x0.v[i]),
         )
-    }) / h0;
+    })
+}
+
+/// h = min(100 h0, (0.01 / max(d1, d2))^(1/(order+1))) of §II.4, within [h_min, h_max].
+fn step_from(h0: f64, d1: f64, d2: f64, order: u32, tol: &Tolerances) -> f64 {
     let big = d1.max(d2);
     let h1 = if big <= 1e-15 || !big.is_finite() {
         (h0 * 1e-3).max(1e-6)

@@ -117,7 +117,7 @@ impl AccelerationFormulation for Hybrid {
         correct_dependent(&mut self.acc, &mut self.part, sys, history, state)?;
         self.stabilize = false;
         Ok(if repartitioned {
-            Correction::Restart
+            Correction::Retake
         } else {
             Correction::Corrected
         })

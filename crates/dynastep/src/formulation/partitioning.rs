@@ -72,7 +72,7 @@ impl AccelerationFormulation for Partitioning {
         correct_dependent(&mut self.acc, &mut self.part, sys, history, state)?;
         let ratio = self.acc.constraints.repartition_ratio;
         Ok(if self.part.check(sys, state.t, &state.q, ratio) {
-            Correction::Restart
+            Correction::Retake
         } else {
             Correction::Corrected
         })

@@ -290,6 +290,10 @@ impl Scheme for AdamsPece {
         true
     }
 
+    fn restarts_at_first_order(&self) -> bool {
+        true
+    }
+
     fn select_order(&mut self, norm: &mut dyn FnMut(&mut LocalError) -> f64) -> Option<(f64, u32)> {
         // The scratch estimate is moved out and back (an empty vector does not allocate).
         let mut err = std::mem::replace(&mut self.scratch, LocalError::zeros(0));

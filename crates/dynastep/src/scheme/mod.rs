@@ -288,6 +288,12 @@ pub trait Scheme: Send {
         false
     }
 
+    /// True when [`Scheme::start`] puts the scheme back at its first order (variable-order
+    /// multistep methods), so that a restart needs a step fit for that order. False, the default.
+    fn restarts_at_first_order(&self) -> bool {
+        false
+    }
+
     /// For schemes of variable order, called after the loop accepted the step just solved (before
     /// [`Scheme::end_step`]): chooses the order of the next step from the error estimates of this
     /// step at neighbouring orders, each measured by `norm` (the loop's error norm, filtered by the
