@@ -39,10 +39,16 @@ fn adaptive(model: &Model, scheme: &str, rtol: f64, output_interval: Option<f64>
 }
 
 /// Andrews' squeezer with generalized-α at rtol = 1e-3 … 1e-7, with the example's error-per-unit-step
-/// control: every run completes, the crank-angle error at 0.03 s against the IVP Test Set falls
-/// monotonically, by more than 100× over the four decades, and stays below 100 rtol (the time-loop
-/// issue's criterion). Error-per-step control misses the last one by 4–27× (400–2700 rtol):
-/// asserted too, so that the docs' comparison stays true.
+/// control: every run completes, the crank-angle error at 0.03 s against the IVP Test Set stays
+/// below 100 rtol, falls by more than 100× over the four decades, and falls monotonically from
+/// rtol = 1e-4 on (the time-loop issue's criterion). Error-per-step control misses the first by
+/// 4–27× (400–2700 rtol): asserted too, so that the docs' comparison stays true.
+///
+/// At rtol = 1e-3 the error is not monotone in anything we control: the step sequence there
+/// depends on rounding. Changing only the pivot threshold of the sparse refactorization (from 1 to
+/// 0.1, Newton results equal to about 1e-10) moved that run from 537 steps and 3.1e-3 rad to 438
+/// steps and 7.2e-4 rad, below the 1.6e-3 rad of rtol = 1e-4; the runs at 1e-4 … 1e-7 moved by
+/// less than 2 %. So the order of the first two errors is not asserted.
 #[test]
 fn andrews_error_falls_with_rtol() {
     let m = model("andrews");
@@ -62,7 +68,7 @@ fn andrews_error_falls_with_rtol() {
         assert!(e < 100.0 * rtol, "rtol {rtol:e}: error {e:e}");
         errors.push(e);
     }
-    for w in errors.windows(2) {
+    for w in errors[1..].windows(2) {
         assert!(w[1] < w[0], "error must fall with rtol: {errors:?}");
     }
     assert!(errors[0] / errors[4] > 100.0, "{errors:?}");

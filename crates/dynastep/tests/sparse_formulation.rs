@@ -7,7 +7,7 @@ use dynastep::analysis::dynamic::{run, DynamicSettings, RunReport, RunStatus};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::analysis::step::{solve_step, StepWork};
 use dynastep::formulation::{
-    Formulation, Index3, LinearSolver, NewtonSettings, NewtonStats, SPARSE_THRESHOLD,
+    Formulation, Index3, LinearSolver, NewtonSettings, NewtonStats,
 };
 use dynastep::linalg::Sink;
 use dynastep::model::parse;
@@ -225,17 +225,15 @@ fn same_point<S: System>(
 }
 
 #[test]
-fn auto_takes_the_sparse_path_for_large_systems_only() {
+fn auto_takes_the_sparse_path_at_every_size() {
     let auto = NewtonSettings::default();
     assert_eq!(auto.linear_solver, LinearSolver::Auto);
-    assert!(!Index3::new(2, 1, auto).is_sparse(), "pendulum");
-    assert!(!Index3::new(15, 14, auto).is_sparse(), "double four-bar");
+    assert!(Index3::new(2, 1, auto).is_sparse(), "pendulum");
+    assert!(Index3::new(15, 14, auto).is_sparse(), "double four-bar");
     assert!(Index3::new(21, 20, auto).is_sparse(), "Andrews' squeezer");
     assert!(Index3::new(243, 242, auto).is_sparse(), "N = 40 four-bar");
-    let small = SPARSE_THRESHOLD / 2;
-    assert!(!Index3::new(small, SPARSE_THRESHOLD - small - 1, auto).is_sparse());
-    assert!(Index3::new(small, SPARSE_THRESHOLD - small, auto).is_sparse());
     assert!(Index3::new(1, 0, settings(LinearSolver::Sparse)).is_sparse());
+    assert!(!Index3::new(2, 1, settings(LinearSolver::Dense)).is_sparse());
     assert!(!Index3::new(500, 499, settings(LinearSolver::Dense)).is_sparse());
 }
 
@@ -266,7 +264,6 @@ fn same_newton_solution_on_the_n_four_bar() {
     )
     .expect("assembles");
     let sys = &sim.system;
-    assert!(sys.n() + sys.m() >= SPARSE_THRESHOLD);
     let ((ud, ld), (us, ls), sd, ss) = same_point(sys, &sim.initial, 1e-3, 25);
     let (du, dl) = (relative_difference(&us, &ud), relative_difference(&ls, &ld));
     assert!(du <= 1e-12 && dl <= 1e-12, "u: {du:.2e}, lambda: {dl:.2e}");

@@ -99,9 +99,9 @@ fn step_loop_does_not_allocate() {
         g: 9.81,
     };
     for (ls, m) in [
-        (LinearSolver::Auto, NewtonMethod::Full),
+        (LinearSolver::Dense, NewtonMethod::Full),
         (LinearSolver::Sparse, NewtonMethod::Full),
-        (LinearSolver::Auto, NewtonMethod::Modified),
+        (LinearSolver::Dense, NewtonMethod::Modified),
         (LinearSolver::Sparse, NewtonMethod::Modified),
     ] {
         for info in REGISTRY {
@@ -165,7 +165,7 @@ fn sparse_step_loop_does_not_allocate() {
     assert!(
         NewtonSettings::default()
             .linear_solver
-            .is_sparse_for(sys.n() + sys.m()),
+            .is_sparse(),
         "the N = 40 four-bar takes the sparse path"
     );
     // The crank passes its horizontal (singular) position at t = π/2 s: start shortly before it.

@@ -31,7 +31,7 @@ use crate::system::System;
 use super::workspace::{MatrixTerms, Workspace};
 use super::{
     ConstraintSettings, Correction, Formulation, FormulationError, FormulationSettings,
-    NewtonSettings, NewtonStats, PhaseTimes, ProjectionMetric, Registered,
+    NewtonSettings, NewtonStats, PhaseTimes, ProjectionMetric, Registered, Stopwatch,
 };
 
 /// An acceleration-level formulation: what it adds to the shared [`AccelerationLevel`]. Every
@@ -207,7 +207,13 @@ impl AccelerationLevel {
             force_terms: Vector::zeros(n),
             a: Vector::zeros(n),
             lambda: Vector::zeros(m),
-            work: Workspace::new(n + m, settings.newton.linear_solver),
+            work: Workspace::new(
+                n + m,
+                settings.newton.linear_solver,
+                Stopwatch {
+                    on: settings.newton.time_phases,
+                },
+            ),
             rhs: Vector::zeros(n + m),
             phi: Vector::zeros(m),
             phi_t: Vector::zeros(m),

@@ -1,8 +1,6 @@
 //! The index-3 formulation with Lagrange multipliers: Newton's method on (u, λ) at each integration
 //! point, with scaled constraint rows (see the [module documentation of the layer](super)).
 
-use std::time::Instant;
-
 use crate::linalg::{norm_inf, Block, Sink, Vector};
 use crate::scheme::IntegrationPoint;
 use crate::system::System;
@@ -11,7 +9,7 @@ use super::workspace::{MatrixTerms, Workspace};
 use super::{
     Formulation, FormulationError, FormulationInfo, FormulationSettings, LinearizedSystem,
     NewtonMethod, NewtonSettings, NewtonStats, PhaseTimes, Registered, SchemeRequirement,
-    VelocityError,
+    Stopwatch, VelocityError,
 };
 
 /// Modified Newton stops when the error left, η·δ with η = θ/(1−θ) and δ the largest relative
@@ -138,8 +136,9 @@ pub struct Index3 {
     residual: Vector,
     work: Workspace,
     matrix: FactoredMatrix,
-    /// Time spent evaluating residuals \[s\].
+    /// Time spent evaluating residuals \[s\] (when `clock` is on).
     residual_time: f64,
+    clock: Stopwatch,
 }
 
 /// What is known of the factored iteration matrix, for modified Newton: whether there is one, the
@@ -230,9 +229,9 @@ impl<S: System> Formulation<S> for Index3 {
         let mut change = f64::INFINITY;
         let mut result = Err(FormulationError::NonFinite);
         for iter in 0..=self.settings.max_iterations {
-            let clock = Instant::now();
+            let clock = self.clock.start();
             let (r1, scale) = self.evaluate(sys, pt, u, lambda);
-            self.residual_time += clock.elapsed().as_secs_f64();
+            Stopwatch::stop(clock, &mut self.residual_time);
             stats.residuals += 1;
             if !r1.is_finite() || !self.residual.iter().all(|x| x.is_finite()) {
                 result = Err(FormulationError::NonFinite);
@@ -316,7 +315,10 @@ impl Index3 {
     /// Work space for a system with n coordinates and m constraints; the linear solver (dense or sparse)
     /// is chosen here from `settings.linear_solver` and n + m.
     pub fn new(n: usize, m: usize, settings: NewtonSettings) -> Self {
-        let work = Workspace::new(n + m, settings.linear_solver);
+        let clock = Stopwatch {
+            on: settings.time_phases,
+        };
+        let work = Workspace::new(n + m, settings.linear_solver, clock);
         Index3 {
             n,
             m,
@@ -333,6 +335,7 @@ impl Index3 {
             work,
             matrix: FactoredMatrix::NONE,
             residual_time: 0.0,
+            clock,
         }
     }
 

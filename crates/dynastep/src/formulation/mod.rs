@@ -24,7 +24,7 @@
 //! [`NewtonSettings::linear_solver`]:
 //!
 //! - dense ([`linear::DenseSolver`]): J is assembled into a dense (n+m) × (n+m) matrix and factored
-//!   by LU with partial pivoting, O((n+m)³) per iteration; fastest for small systems;
+//!   by LU with partial pivoting, O((n+m)³) per iteration;
 //! - sparse ([`sparse::SparseSolver`]): J is assembled in compressed sparse column form through
 //!   [`sparse::CscAssembler`] (pattern recorded on the first assembly, values written by call counter
 //!   afterwards; every term of J is sent, even with a zero coefficient such as c_q = 0, so that the
@@ -32,7 +32,7 @@
 //!   whose symbolic analysis is done once; J of a multibody system has a few entries per row, so the
 //!   cost grows about linearly with n + m.
 //!
-//! [`LinearSolver::Auto`] (the default) takes the sparse path when n + m ≥ [`SPARSE_THRESHOLD`]. Both
+//! [`LinearSolver::Auto`] (the default) takes the sparse path at every size (measured faster). Both
 //! paths detect a singular J (a missing or tiny pivot) and fall back to the minimum-norm least-squares
 //! solution of a dense SVD, counted in [`NewtonStats::least_squares_solves`]. Neither allocates in the
 //! step loop except on that fallback (the sparse path allocates on its first solve, which records and
@@ -67,18 +67,11 @@ pub use index3::Index3;
 pub use registry::{build, compatible, find, Registered, REGISTRY};
 pub use tangent_space::TangentSpace;
 
+use std::time::Instant;
+
 use crate::linalg::Vector;
 use crate::scheme::{History, IntegrationPoint, LocalError, State};
 use crate::system::System;
-
-/// Smallest number of unknowns n + m for which [`LinearSolver::Auto`] takes the sparse path.
-///
-/// Measured (release build, generalized-α, time per step, dense / sparse) on N-four-bar chains and the
-/// examples: 0.80 at n + m = 3 (pendulum), 0.88 at 17–18 (one four-bar, slider-crank), 1.0 at 29
-/// (double four-bar), 1.2–1.3 at 41 (three four-bars, Andrews' squeezer), 1.4 at 53, 2.8 at 125, 5.9
-/// at 245 and 15 at 485 (N = 40). The crossover is near 30; below it the dense LU of a few dozen rows
-/// is faster than the sparse bookkeeping.
-pub const SPARSE_THRESHOLD: usize = 32;
 
 /// Linear solver of the Newton iteration matrix.
 #[derive(
@@ -94,22 +87,30 @@ pub const SPARSE_THRESHOLD: usize = 32;
 )]
 #[serde(rename_all = "lowercase")]
 pub enum LinearSolver {
-    /// Dense LU when n + m < 32, sparse LU otherwise.
+    /// Sparse LU at every size.
+    ///
+    /// Measured (release build, generalized-α, full Newton, loop time dense / sparse,
+    /// 2026-11-26): 1.23 at n + m = 3 (pendulum), 1.76 at 18 (slider-crank), 2.4 at 29 (double
+    /// four-bar). Since the sparse path refactors with the pivots of an earlier factorization
+    /// ([`refactor`]), it costs only the flops of the factors, fewer than a dense LU's at every
+    /// size. Before that, the dense LU was faster below about 30 unknowns and `auto` chose it
+    /// there.
     #[default]
     Auto,
-    /// Dense LU with partial pivoting (faster for small systems).
+    /// Dense LU with partial pivoting (kept for comparison and checks: slower at every size
+    /// measured).
     Dense,
-    /// Sparse LU with partial pivoting and a fill-reducing column ordering (faster for large systems).
+    /// Sparse LU with partial pivoting and a fill-reducing column ordering, refactored with earlier
+    /// pivots while they stay good.
     Sparse,
 }
 
 impl LinearSolver {
-    /// True when this choice takes the sparse path for a system with n + m = `unknowns`.
-    pub fn is_sparse_for(self, unknowns: usize) -> bool {
+    /// True when this choice takes the sparse path.
+    pub fn is_sparse(self) -> bool {
         match self {
-            LinearSolver::Auto => unknowns >= SPARSE_THRESHOLD,
+            LinearSolver::Auto | LinearSolver::Sparse => true,
             LinearSolver::Dense => false,
-            LinearSolver::Sparse => true,
         }
     }
 }
@@ -126,8 +127,8 @@ pub struct NewtonSettings {
     pub position_tol: f64,
     /// Tolerance on the equilibrium residual, relative to the size of its terms [1e-8].
     pub residual_tol: f64,
-    /// Linear solver of the iteration matrix: `auto` (dense LU below 32 unknowns n + m, sparse LU from
-    /// there on), `dense` or `sparse` [auto].
+    /// Linear solver of the iteration matrix: `auto` (sparse LU at every size, measured fastest),
+    /// `dense` or `sparse` [auto].
     pub linear_solver: LinearSolver,
     /// `full`: a new iteration matrix at every iteration; `modified`: the index-3 formulation keeps
     /// its factored matrix across iterations and steps while Newton contracts fast enough [full].
@@ -139,6 +140,10 @@ pub struct NewtonSettings {
     /// integration point (c_v/c_a ∝ h, c_q/c_a ∝ h²), beyond which the matrix is refreshed before the
     /// first iteration [0.2].
     pub max_step_change: f64,
+    /// Read the clock around every residual evaluation, assembly, factorization and solve, and
+    /// report the sums (summary.json `newton_iterations.time_s`) [false]. Off by default: the clock
+    /// reads cost about a fifth of a step of a small model (the pendulum, measured with `perf`).
+    pub time_phases: bool,
 }
 
 impl Default for NewtonSettings {
@@ -151,6 +156,7 @@ impl Default for NewtonSettings {
             method: NewtonMethod::Full,
             max_contraction: 0.03,
             max_step_change: 0.2,
+            time_phases: false,
         }
     }
 }
@@ -291,7 +297,8 @@ pub enum FormulationError {
 /// Wall time spent in the parts of the Newton iteration \[s\], accumulated over the life of a
 /// formulation: residual evaluations, assemblies of the iteration matrix, its factorizations, and
 /// the linear solves. Measured with [`std::time::Instant`] around each part (tens of nanoseconds
-/// each); the index-3 formulation measures all four, the acceleration-level ones the last three.
+/// each) when [`NewtonSettings::time_phases`] is on, all zero otherwise; the index-3 formulation
+/// measures all four, the acceleration-level ones the last three.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct PhaseTimes {
     /// Residual evaluations \[s\].
@@ -302,6 +309,30 @@ pub struct PhaseTimes {
     pub factorization: f64,
     /// Forward and back substitutions \[s\].
     pub solve: f64,
+}
+
+/// Reads the clock around a part of the Newton iteration only when phase timing is on
+/// ([`NewtonSettings::time_phases`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Stopwatch {
+    /// True when the clock is read.
+    pub on: bool,
+}
+
+impl Stopwatch {
+    /// The current instant when timing is on.
+    #[inline]
+    pub fn start(self) -> Option<Instant> {
+        self.on.then(Instant::now)
+    }
+
+    /// Adds the time since `start` to `total` \[s\] (nothing when timing is off).
+    #[inline]
+    pub fn stop(start: Option<Instant>, total: &mut f64) {
+        if let Some(s) = start {
+            *total += s.elapsed().as_secs_f64();
+        }
+    }
 }
 
 impl PhaseTimes {

@@ -2,13 +2,11 @@
 //! formulation that factors a matrix shares (the index-3 iteration matrix, the acceleration-level
 //! saddle-point matrix of [`super::acceleration`]).
 
-use std::time::Instant;
-
 use crate::linalg::{Matrix, Sink, Vector};
 
 use super::linear::{DenseSolver, LinearStats};
 use super::sparse::{CscAssembler, SparseSolver};
-use super::{LinearSolver, PhaseTimes};
+use super::{LinearSolver, PhaseTimes, Stopwatch};
 
 /// The terms of a matrix, sent to any [`Sink`]. With `every`, every term is sent even when its
 /// coefficient is zero, so that the sequence of entries never changes (the sparse assembler relies
@@ -19,11 +17,13 @@ pub trait MatrixTerms {
 }
 
 /// A dim × dim matrix assembled dense or in compressed sparse column form, with its LU solver,
-/// and the time spent assembling, factoring and solving ([`PhaseTimes`], residual left at 0).
+/// and, when its [`Stopwatch`] is on, the time spent assembling, factoring and solving
+/// ([`PhaseTimes`], residual left at 0).
 #[derive(Debug)]
 pub struct Workspace {
     storage: Storage,
     times: PhaseTimes,
+    clock: Stopwatch,
 }
 
 /// The matrix and its solver.
@@ -46,9 +46,10 @@ enum Storage {
 }
 
 impl Workspace {
-    /// Storage for a dim × dim matrix; sparse when `linear_solver` says so for this size.
-    pub fn new(dim: usize, linear_solver: LinearSolver) -> Self {
-        let storage = if linear_solver.is_sparse_for(dim) {
+    /// Storage for a dim × dim matrix; sparse when `linear_solver` says so for this size. `clock`
+    /// says whether the phases are timed.
+    pub fn new(dim: usize, linear_solver: LinearSolver, clock: Stopwatch) -> Self {
+        let storage = if linear_solver.is_sparse() {
             Storage::Sparse {
                 jac: CscAssembler::new(dim),
                 solver: Box::new(SparseSolver::new(dim)),
@@ -62,6 +63,7 @@ impl Workspace {
         Workspace {
             storage,
             times: PhaseTimes::default(),
+            clock,
         }
     }
 
@@ -85,26 +87,25 @@ impl Workspace {
 
     /// Assembles `terms` and factors the matrix (least squares when singular).
     pub fn factor<T: MatrixTerms>(&mut self, terms: &T) {
-        let start = Instant::now();
-        let assembled = match &mut self.storage {
-            Storage::Dense { jac, solver } => {
+        let start = self.clock.start();
+        match &mut self.storage {
+            Storage::Dense { jac, .. } => {
                 jac.fill(0.0);
                 terms.add(false, jac);
-                let assembled = Instant::now();
-                solver.factor(jac);
-                assembled
             }
-            Storage::Sparse { jac, solver } => {
+            Storage::Sparse { jac, .. } => {
                 jac.begin();
                 terms.add(true, jac);
                 jac.finish();
-                let assembled = Instant::now();
-                solver.factor(jac.matrix());
-                assembled
             }
-        };
-        self.times.assembly += (assembled - start).as_secs_f64();
-        self.times.factorization += assembled.elapsed().as_secs_f64();
+        }
+        Stopwatch::stop(start, &mut self.times.assembly);
+        let start = self.clock.start();
+        match &mut self.storage {
+            Storage::Dense { jac, solver } => solver.factor(jac),
+            Storage::Sparse { jac, solver } => solver.factor(jac.matrix()),
+        }
+        Stopwatch::stop(start, &mut self.times.factorization);
     }
 
     /// True when the last factored matrix was singular (solves are least squares).
@@ -117,11 +118,11 @@ impl Workspace {
 
     /// Overwrites `b` (dim) with the solution of the last factored matrix times x = b.
     pub fn solve_in_place(&mut self, b: &mut Vector) {
-        let start = Instant::now();
+        let start = self.clock.start();
         match &mut self.storage {
             Storage::Dense { solver, .. } => solver.solve_in_place(b),
             Storage::Sparse { solver, .. } => solver.solve_in_place(b),
         }
-        self.times.solve += start.elapsed().as_secs_f64();
+        Stopwatch::stop(start, &mut self.times.solve);
     }
 }
