@@ -312,6 +312,25 @@ impl ForceElement {
         }
     }
 
+    /// Adds Q at (t, q, v) into `out` (n entries, N or N m). Gravity, the most common element,
+    /// adds its constant weight without forming the derivatives of [`ForceElement::eval`].
+    pub(crate) fn add_force(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
+        if let ForceType::Gravity { col, weight } = self.law {
+            out[col] += weight[0];
+            out[col + 1] += weight[1];
+        } else {
+            self.slots.add_vec(out, &self.eval(t, q, v).q);
+        }
+    }
+
+    /// The non-conservative power \[W\] at (t, q, v): zero for gravity, without evaluating it.
+    pub(crate) fn power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
+        match self.law {
+            ForceType::Gravity { .. } => 0.0,
+            _ => self.eval(t, q, v).power,
+        }
+    }
+
     /// Q, ∂Q/∂q, ∂Q/∂v and the non-conservative power at (t, q, v).
     pub(crate) fn eval(&self, t: f64, q: &Vector, v: &Vector) -> ForceEval {
         let mut e = ForceEval::ZERO;

@@ -584,8 +584,7 @@ impl System for PlanarSystem {
         }
         out.fill(0.0);
         for f in &self.forces {
-            let e = f.eval(t, q, v);
-            f.slots.add_vec(out, &e.q);
+            f.add_force(t, q, v, out);
         }
     }
 
@@ -810,7 +809,7 @@ impl System for PlanarSystem {
         if let Some(e) = &self.equations {
             return e.nonconservative_power(t, q, v);
         }
-        self.forces.iter().map(|f| f.eval(t, q, v).power).sum()
+        self.forces.iter().map(|f| f.power(t, q, v)).sum()
     }
 
     fn explain_non_finite(&self, t: f64, q: &Vector, v: &Vector) -> Option<String> {
