@@ -211,12 +211,13 @@ impl Driver {
 
     /// g(q) with gradient and Hessian (without the −f(t)).
     pub(crate) fn eval(&self, q: &Vector) -> Row {
-        self.eval_with(|b| b.frame(q))
+        self.eval_with(|b| b.frame(q), true)
     }
 
-    /// g with gradient and Hessian (without the −f(t)) for the body frames that `frame` gives
-    /// (computed from q, or taken from an [`super::evaluation::Frames`]).
-    pub(crate) fn eval_with(&self, frame: impl Fn(BodyRef) -> Frame) -> Row {
+    /// g with gradient and, with `hessian`, Hessian (zero otherwise; without the −f(t)) for the
+    /// body frames that `frame` gives (computed from q, or taken from an
+    /// [`super::evaluation::Frames`]).
+    pub(crate) fn eval_with(&self, frame: impl Fn(BodyRef) -> Frame, hessian: bool) -> Row {
         match &self.geometry {
             DriverType::Revolute { bi, bj } => Row::relative_angle(&frame(*bi), &frame(*bj), 0.0),
             DriverType::Prismatic {
@@ -225,7 +226,11 @@ impl Driver {
                 bj,
                 sj,
                 axis,
-            } => Row::body_vector_dot(&PointPair::new(frame(*bi), *si, frame(*bj), *sj), *axis),
+            } => Row::body_vector_dot(
+                &PointPair::new(frame(*bi), *si, frame(*bj), *sj),
+                *axis,
+                hessian,
+            ),
             DriverType::Coordinate {
                 body,
                 com,

@@ -6,7 +6,9 @@
 //! same rows again. Each joint and driver row is a value, a gradient and a Hessian of one set of
 //! body frames. [`Evaluation`] holds them for one q: the frames of every body (cos θ and sin θ once
 //! per body, not once per joint that touches it) and the rows of every joint and driver (value,
-//! gradient, Hessian), computed on the first request for that q. [`EvaluationCache`] keeps the two
+//! gradient, and the Hessian once a quantity that needs it asks: Φ_qᵀλ's derivative, γ, Ḣ),
+//! computed on the first request for that q. Residual-only configurations (the last iterate of a
+//! step, every iterate of modified Newton) never compute Hessians. [`EvaluationCache`] keeps the two
 //! most recent configurations, because some schemes evaluate forces and constraints at different
 //! states in one iteration (HHT: q_e ≠ q_c).
 //!
@@ -52,6 +54,10 @@ pub(crate) struct Evaluation {
     /// The configuration (n), meaningful when `filled`.
     q: Vector,
     filled: bool,
+    /// True when the rows' Hessians are computed (zero otherwise).
+    hessians: bool,
+    /// True when a request needed the Hessians of this configuration.
+    hessians_used: bool,
     /// The frames at q.
     pub frames: Frames,
     /// Rows of Φ at q (m): the joints' rows, then each driver's g(q) without its −f(t).
@@ -64,6 +70,8 @@ impl Evaluation {
         Evaluation {
             q: Vector::zeros(n),
             filled: false,
+            hessians: false,
+            hessians_used: false,
             frames: Frames {
                 by_col: vec![Frame::GROUND; n],
             },
@@ -81,19 +89,21 @@ impl Evaluation {
                 .all(|(a, b)| a.to_bits() == b.to_bits())
     }
 
-    /// Computes the frames and rows at q.
-    fn fill(&mut self, elements: &Elements<'_>, q: &Vector) {
+    /// Computes the frames and rows at q, the Hessians with `hessians`.
+    fn fill(&mut self, elements: &Elements<'_>, q: &Vector, hessians: bool) {
         self.q.copy_from(q);
         self.frames.update(elements.bodies, q);
         for j in elements.joints {
             let nr = j.rows();
             let frames = &self.frames;
-            j.eval_with(|b| frames.of(b), &mut self.rows[j.first_row..j.first_row + nr]);
+            let rows = &mut self.rows[j.first_row..j.first_row + nr];
+            j.eval_with(|b| frames.of(b), hessians, rows);
         }
         for d in elements.drivers {
-            self.rows[d.row] = d.eval_with(|b| self.frames.of(b));
+            self.rows[d.row] = d.eval_with(|b| self.frames.of(b), hessians);
         }
         self.filled = true;
+        self.hessians = hessians;
     }
 }
 
@@ -124,13 +134,32 @@ impl EvaluationCache {
         }
     }
 
-    /// The index of the slot holding q, filling the older slot first when neither does.
-    pub(crate) fn find_or_fill(&mut self, elements: &Elements<'_>, q: &Vector) -> usize {
+    /// The index of the slot holding q (with Hessians when `hessians`), filling the older slot
+    /// first when neither does.
+    pub(crate) fn find_or_fill(
+        &mut self,
+        elements: &Elements<'_>,
+        q: &Vector,
+        hessians: bool,
+    ) -> usize {
         if let Some(k) = (0..2).find(|&k| self.slots[k].holds(q)) {
+            let slot = &mut self.slots[k];
+            if hessians {
+                if !slot.hessians {
+                    slot.fill(elements, q, true);
+                }
+                slot.hessians_used = true;
+            }
             return k;
         }
+        // Hessians at once when one of the two configurations before came to need them: full
+        // Newton assembles a matrix at every configuration but the converged one, and a second
+        // pass for the Hessians cost more than it saved. Otherwise (modified Newton's
+        // residual-only iterates) only on request.
+        let expect = self.slots.iter().any(|e| e.hessians_used || !e.filled);
         let k = 1 - self.newest;
-        self.slots[k].fill(elements, q);
+        self.slots[k].fill(elements, q, hessians || expect);
+        self.slots[k].hessians_used = hessians;
         self.newest = k;
         k
     }

@@ -249,7 +249,7 @@ impl ForceEval {
 
 /// l, ∇l, ∇²l of a TSDA (local slots).
 fn length_derivatives(p: &PointPair) -> (f64, LVec, LMat) {
-    let psi = Row::half_square_distance(p, 0.0);
+    let psi = Row::half_square_distance(p, 0.0, true);
     let l = (2.0 * psi.phi).sqrt().max(MIN_LENGTH);
     let mut g = psi.grad;
     g.iter_mut().for_each(|x| *x /= l);

@@ -171,23 +171,28 @@ impl Joint {
     /// of rows.
     #[cfg(test)]
     pub(crate) fn eval(&self, q: &Vector, out: &mut [Row]) -> usize {
-        self.eval_with(|b| b.frame(q), out)
+        self.eval_with(|b| b.frame(q), true, out)
     }
 
     /// Evaluates the rows into `out` (at least [`Joint::rows`] entries) with the body frames that
-    /// `frame` gives (computed from q, or taken from an [`super::evaluation::Frames`]); returns
-    /// the number of rows.
-    pub(crate) fn eval_with(&self, frame: impl Fn(BodyRef) -> Frame, out: &mut [Row]) -> usize {
+    /// `frame` gives (computed from q, or taken from an [`super::evaluation::Frames`]), their
+    /// Hessians only with `hessian` (zero otherwise); returns the number of rows.
+    pub(crate) fn eval_with(
+        &self,
+        frame: impl Fn(BodyRef) -> Frame,
+        hessian: bool,
+        out: &mut [Row],
+    ) -> usize {
         let (fi, fj) = (frame(self.bi), frame(self.bj));
         let p = PointPair::new(fi, self.si, fj, self.sj);
         match self.geometry {
             JointType::Revolute => {
-                out[0] = Row::component(&p, 0);
-                out[1] = Row::component(&p, 1);
+                out[0] = Row::component(&p, 0, hessian);
+                out[1] = Row::component(&p, 1, hessian);
                 2
             }
             JointType::Prismatic { axis, angle0 } => {
-                out[0] = Row::body_vector_dot(&p, [-axis[1], axis[0]]);
+                out[0] = Row::body_vector_dot(&p, [-axis[1], axis[0]], hessian);
                 match angle0 {
                     Some(c) => {
                         out[1] = Row::relative_angle(&fi, &fj, c);
@@ -197,8 +202,8 @@ impl Joint {
                 }
             }
             JointType::Fixed { angle0 } => {
-                out[0] = Row::component(&p, 0);
-                out[1] = Row::component(&p, 1);
+                out[0] = Row::component(&p, 0, hessian);
+                out[1] = Row::component(&p, 1, hessian);
                 match angle0 {
                     Some(c) => {
                         out[2] = Row::relative_angle(&fi, &fj, c);
@@ -208,7 +213,7 @@ impl Joint {
                 }
             }
             JointType::Distance { length } => {
-                out[0] = Row::half_square_distance(&p, length);
+                out[0] = Row::half_square_distance(&p, length, hessian);
                 1
             }
         }

@@ -403,27 +403,34 @@ impl Row {
         hess: [[0.0; NS]; NS],
     };
 
-    /// Component `k` (0: x, 1: y) of d (revolute and fixed joints, Haug 1989, eq. 3.3.6).
-    pub(crate) fn component(p: &PointPair, k: usize) -> Row {
+    /// Component `k` (0: x, 1: y) of d (revolute and fixed joints, Haug 1989, eq. 3.3.6); the
+    /// Hessian only with `hessian` (zero otherwise).
+    pub(crate) fn component(p: &PointPair, k: usize, hessian: bool) -> Row {
         let mut r = Row::ZERO;
         r.phi = p.d[k];
         for a in 0..NS {
             r.grad[a] = p.dcol[a][k];
         }
-        r.hess[TI][TI] = p.a_i[k];
-        r.hess[TJ][TJ] = -p.a_j[k];
+        if hessian {
+            r.hess[TI][TI] = p.a_i[k];
+            r.hess[TJ][TJ] = -p.a_j[k];
+        }
         r
     }
 
     /// `(dᵀd − L²)/2` (distance joint, Haug 1989, eq. 3.3.2 written in squared form so it stays smooth
-    /// at d = 0; `length` = L \[m\]).
-    pub(crate) fn half_square_distance(p: &PointPair, length: f64) -> Row {
+    /// at d = 0; `length` = L \[m\]); the Hessian only with `hessian` (zero otherwise).
+    pub(crate) fn half_square_distance(p: &PointPair, length: f64, hessian: bool) -> Row {
         let mut r = Row::ZERO;
         r.phi = 0.5 * (dot(p.d, p.d) - length * length);
         for a in 0..NS {
             r.grad[a] = dot(p.d, p.dcol[a]);
-            for b in 0..NS {
-                r.hess[a][b] = dot(p.dcol[a], p.dcol[b]) + dot(p.d, p.d2(a, b));
+        }
+        if hessian {
+            for a in 0..NS {
+                for b in 0..NS {
+                    r.hess[a][b] = dot(p.dcol[a], p.dcol[b]) + dot(p.d, p.d2(a, b));
+                }
             }
         }
         r
@@ -431,19 +438,24 @@ impl Row {
 
     /// `wᵀ d` with `w = A_i w'` a vector fixed in body i (`w_body` = w' in body axes): the normal row of
     /// a prismatic joint (Haug 1989, eq. 3.3.11) and the prismatic joint driver. With
-    /// `∂w/∂θ_i = R w`, `∂²w/∂θ_i² = −w`.
-    pub(crate) fn body_vector_dot(p: &PointPair, w_body: [f64; 2]) -> Row {
+    /// `∂w/∂θ_i = R w`, `∂²w/∂θ_i² = −w`. The Hessian only with `hessian` (zero otherwise).
+    pub(crate) fn body_vector_dot(p: &PointPair, w_body: [f64; 2], hessian: bool) -> Row {
         let w = p.fi.rot(w_body);
         let pw = perp(w);
         let mut r = Row::ZERO;
         r.phi = dot(w, p.d);
         for a in 0..NS {
             r.grad[a] = dot(w, p.dcol[a]);
+        }
+        r.grad[TI] += dot(pw, p.d);
+        if !hessian {
+            return r;
+        }
+        for a in 0..NS {
             for b in 0..NS {
                 r.hess[a][b] = dot(w, p.d2(a, b));
             }
         }
-        r.grad[TI] += dot(pw, p.d);
         for b in 0..NS {
             let x = dot(pw, p.dcol[b]);
             r.hess[TI][b] += x;

@@ -283,14 +283,27 @@ impl PlanarSystem {
         })
     }
 
-    /// The frames and constraint rows at q, computed on the first request for this q.
+    /// The frames and constraint rows (values and gradients) at q, computed on the first request
+    /// for this q.
     fn evaluated(&self, q: &Vector) -> Ref<'_, Evaluation> {
+        self.evaluated_to(q, false)
+    }
+
+    /// [`Self::evaluated`] with the rows' Hessians.
+    fn evaluated_with_hessians(&self, q: &Vector) -> Ref<'_, Evaluation> {
+        self.evaluated_to(q, true)
+    }
+
+    fn evaluated_to(&self, q: &Vector, hessians: bool) -> Ref<'_, Evaluation> {
         let elements = Elements {
             bodies: &self.bodies,
             joints: &self.joints,
             drivers: &self.drivers,
         };
-        let k = self.cache.borrow_mut().find_or_fill(&elements, q);
+        let k = self
+            .cache
+            .borrow_mut()
+            .find_or_fill(&elements, q, hessians);
         Ref::map(self.cache.borrow(), |c| c.slot(k))
     }
 
@@ -658,7 +671,7 @@ impl System for PlanarSystem {
             return e.constraint_jacobian_rate(t, q, v, scale, out);
         }
         // Ḣ row = G v (every planar row has Φ_qt = 0, see rates.rs).
-        let e = self.evaluated(q);
+        let e = self.evaluated_with_hessians(q);
         for j in &self.joints {
             let vl = j.slots.gather(v);
             for r in 0..j.rows() {
@@ -687,7 +700,7 @@ impl System for PlanarSystem {
             return e.constraint_jacobian_second_rate(t, q, v, a, scale, out);
         }
         // Ḧ row = T[v, v, ·] + G a (rates.rs).
-        let e = self.evaluated(q);
+        let e = self.evaluated_with_hessians(q);
         let mut third = [[0.0; NS]; 3];
         let sum = |t: &LVec, g: LVec| -> LVec { std::array::from_fn(|c| t[c] + g[c]) };
         for j in &self.joints {
@@ -720,7 +733,7 @@ impl System for PlanarSystem {
         }
         let e = self.evaluated(q);
         for d in &self.given_joints {
-            out[d.row] = d.eval_with(|b| e.frames.of(b)).phi - d.function.value(0.0);
+            out[d.row] = d.eval_with(|b| e.frames.of(b), false).phi - d.function.value(0.0);
         }
     }
 
@@ -730,7 +743,7 @@ impl System for PlanarSystem {
         }
         let e = self.evaluated(q);
         for d in &self.given_joints {
-            let row = d.eval_with(|b| e.frames.of(b));
+            let row = d.eval_with(|b| e.frames.of(b), false);
             d.slots
                 .add_row_masked(out, d.row, scale, &row.grad, d.row_mask());
         }
@@ -754,7 +767,7 @@ impl System for PlanarSystem {
         if let Some(e) = &self.equations {
             return e.gamma(t, q, v, out);
         }
-        let e = self.evaluated(q);
+        let e = self.evaluated_with_hessians(q);
         for j in &self.joints {
             let vl = j.slots.gather(v);
             for r in j.first_row..j.first_row + j.rows() {
@@ -778,7 +791,7 @@ impl System for PlanarSystem {
         if let Some(e) = &self.equations {
             return e.constraint_force_q(t, q, lambda, scale, out);
         }
-        let e = self.evaluated(q);
+        let e = self.evaluated_with_hessians(q);
         for j in &self.joints {
             let mut h = [[0.0; NS]; NS];
             for r in 0..j.rows() {
