@@ -335,4 +335,16 @@ fn acceleration_level_step_loop_does_not_allocate() {
             );
         }
     }
+    // Repartitioning: the pendulum's partition changes twice per half swing (first at 0.57 s), and
+    // partitioning and hybrid retake that step and restart Adams with a first step: one
+    // repartitioning within 1 s, five within 3 s.
+    for formulation in ["partitioning", "hybrid"] {
+        let f = Some(formulation);
+        let short = planar_allocations_with("pendulum", "abm", f, Some(1e-8), 1e-3, 1000);
+        let long = planar_allocations_with("pendulum", "abm", f, Some(1e-8), 1e-3, 3000);
+        assert_eq!(
+            short, long,
+            "pendulum/abm/{formulation}/rtol: {short} allocations over 1 s, {long} over 3 s"
+        );
+    }
 }

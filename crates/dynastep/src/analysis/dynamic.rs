@@ -458,6 +458,9 @@ struct TimeLoop<'a, S: System, F: Formulation<S> + ?Sized> {
     h_next: f64,
     /// True while the step being taken is a retake ([`Correction::Retake`]).
     retaking: bool,
+    /// The scheme's order (its capabilities, read once: the registry lookup allocates), for the
+    /// first step after a restart.
+    order: u32,
     /// The last two reported complete states, with W_nc at `previous`.
     previous: State,
     previous_work: f64,
@@ -540,6 +543,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             k: 0,
             h_next,
             retaking: false,
+            order: caps.order,
             previous: x0.clone(),
             previous_work: 0.0,
             step_work: None,
@@ -843,8 +847,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
     fn limit_restart_step(&mut self) {
         if let Some(tol) = &self.tol {
             if self.scheme.restarts_at_first_order() {
-                let order = self.scheme.capabilities().order;
-                let first = restart_step(&self.previous, &self.state, order, tol);
+                let first = restart_step(&self.previous, &self.state, self.order, tol);
                 self.h_next = self.h_next.min(first);
             }
         }
