@@ -6,9 +6,7 @@ use dynastep::analysis::assembly::consistent_accelerations;
 use dynastep::analysis::dynamic::{run, DynamicSettings, RunReport, RunStatus};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::analysis::step::{solve_step, StepWork};
-use dynastep::formulation::{
-    Formulation, Index3, LinearSolver, NewtonSettings, NewtonStats,
-};
+use dynastep::formulation::{Formulation, Index3, LinearSolver, NewtonSettings, NewtonStats};
 use dynastep::linalg::Sink;
 use dynastep::model::parse;
 use dynastep::scheme::{build, SchemeParams, State};

@@ -163,9 +163,7 @@ fn sparse_step_loop_does_not_allocate() {
     let sim = Simulation::new(&model, &RunOptions::default()).expect("example assembles");
     let sys = &sim.system;
     assert!(
-        NewtonSettings::default()
-            .linear_solver
-            .is_sparse(),
+        NewtonSettings::default().linear_solver.is_sparse(),
         "the N = 40 four-bar takes the sparse path"
     );
     // The crank passes its horizontal (singular) position at t = π/2 s: start shortly before it.

@@ -11,8 +11,8 @@
 
 use super::joints::{Joint, JointType};
 use super::kinematics::{
-    perp, BodyRef, Frame, LMask, LRowMask, LVec, PointPair, Row, Slots, ALL_SLOTS, ANGLE_ROW, AXIS_DOT_D,
-    NONE, NS, ROTATIONS, TI, X_ROW, Y_ROW,
+    perp, BodyRef, Frame, LMask, LRowMask, LVec, PointPair, Row, Slots, ALL_SLOTS, ANGLE_ROW,
+    AXIS_DOT_D, NONE, NS, ROTATIONS, TI, X_ROW, Y_ROW,
 };
 use super::rates::{self, PairRates};
 use super::resolver::{compile, find_joint, unchecked, Resolver};

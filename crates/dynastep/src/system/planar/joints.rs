@@ -17,8 +17,8 @@
 //! rows depends on time, so Φ_t = 0 and γ = −vᵀ (∂²φ/∂q²) v for each row.
 
 use super::kinematics::{
-    union, BodyRef, Frame, LMask, LRowMask, LVec, PointPair, Row, Slots, ALL_SLOTS, ANGLE_ROW, AXIS_DOT_D,
-    FULL, NS, ROTATIONS, TI, X_ROW, Y_ROW,
+    union, BodyRef, Frame, LMask, LRowMask, LVec, PointPair, Row, Slots, ALL_SLOTS, ANGLE_ROW,
+    AXIS_DOT_D, FULL, NS, ROTATIONS, TI, X_ROW, Y_ROW,
 };
 use super::rates::{self, PairRates};
 use super::resolver::{unchecked, Resolver};

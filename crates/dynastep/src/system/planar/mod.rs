@@ -300,10 +300,7 @@ impl PlanarSystem {
             joints: &self.joints,
             drivers: &self.drivers,
         };
-        let k = self
-            .cache
-            .borrow_mut()
-            .find_or_fill(&elements, q, hessians);
+        let k = self.cache.borrow_mut().find_or_fill(&elements, q, hessians);
         Ref::map(self.cache.borrow(), |c| c.slot(k))
     }
 
