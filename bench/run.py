@@ -422,8 +422,12 @@ def write_markdown(results, meta, path):
               "the fixed cost of a Newton iteration (integration point, residual, assembly, "
               "factorization and solve of a 3 × 3 matrix, each through the general interfaces), "
               "not by any one part.",
-              "- A model with redundant constraints still starts up with the dense singular value "
-              "decomposition (it finds the rank and names the joints), whatever its size.", ""]
+              "- Start-up with redundant constraints (not in the cases above): the N-four-bar "
+              "chains with three repeated crank lengths start in 1.1 ms (N = 10) to 10 ms "
+              "(N = 160), sparse elimination on the rows of Φ_q (measured 2026-11-26 by hand).",
+              "- With redundant constraints the iteration matrix of the time loop is singular, and "
+              "every Newton iteration goes through the dense least-squares fallback: Bricard's "
+              "mechanism, n + m = 70, 10 000 steps in about 15 s.", ""]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -10,12 +10,15 @@
 //!    minimum-norm sense when Φ_q is rank-deficient.
 //!
 //! Redundant constraints (rank Φ_q < m) are found from the singular value decomposition of Φ_q and
-//! reported by the labels of the constraint rows that take part in a dependency.
+//! reported by the labels of the constraint rows that take part in a dependency, and of those that
+//! depend on the rows before them.
 //!
 //! Large systems (n + m ≥ [`STARTUP_SPARSE_THRESHOLD`] with `linear_solver = "auto"`, or any size
 //! with `"sparse"`) solve the three linear problems with sparse factorizations and certify the full
-//! rank of Φ_q without the dense decomposition ([`super::assembly_sparse`]); wherever that is not
-//! certain (redundant constraints, a singular matrix) the dense path above takes over.
+//! rank of Φ_q without the dense decomposition ([`super::assembly_sparse`]); where it is not full,
+//! a sparse elimination on the rows of Φ_q finds the rank and the dependent rows, and the linear
+//! problems are solved without those rows (least-norm multipliers restored). Only where that fails
+//! too (a singular matrix for another reason) does the dense path above take over.
 
 // Units are written in brackets, `[kg]`, as the style guide asks; these doc strings also become the
 // JSON Schema descriptions, so they are not escaped for rustdoc.
@@ -23,6 +26,7 @@
 
 pub use super::assembly_sparse::STARTUP_SPARSE_THRESHOLD;
 use super::assembly_sparse::{self as sparse, Triplets};
+use super::row_echelon::RowEchelon;
 use crate::formulation::linear::DenseSolver;
 use crate::formulation::LinearSolver;
 use crate::linalg::{Block, Matrix, Sink, Vector};
@@ -260,13 +264,13 @@ fn stacked_step<S: System>(
     q: &Vector,
     rhs: &Vector,
     free: &[bool],
-    sparse: bool,
+    settings: &AssemblySettings,
 ) -> Vector {
     let rows = sys.m() + sys.assembly_constraint_count();
-    if sparse {
+    if settings.is_sparse_for(sys.n() + sys.m()) {
         let mut a = Triplets::default();
         add_stacked_jacobian(sys, t, q, &mut a);
-        if let Some(dq) = sparse::min_norm_solve(&a, rows, free, rhs) {
+        if let Some(dq) = sparse::min_norm_solve(&a, rows, free, rhs, settings.rank_tol) {
             return dq;
         }
     }
@@ -310,6 +314,48 @@ fn restricted_lstsq(a: &Matrix, b: &Vector, free: &[bool]) -> Vector {
         }
     }
     out
+}
+
+/// The rank of Φ_q at (t, q) by the dense decompositions, with the rows involved in its
+/// dependencies and those that depend on the rows before them written into `report`.
+fn dense_rank_check<S: System>(
+    sys: &S,
+    t: f64,
+    q: &Vector,
+    rank_tol: f64,
+    report: &mut AssemblyReport,
+) -> usize {
+    let (rank, labels) = redundant_constraints(sys, t, q, rank_tol);
+    report.redundant = labels;
+    if rank < sys.m() {
+        report.dependent = dependent_constraints(sys, t, q, rank_tol);
+    }
+    rank
+}
+
+/// [`dense_rank_check`] by sparse elimination on the rows of Φ_q ([`RowEchelon`]), in time about
+/// linear in the size of the mechanism.
+fn sparse_rank_check<S: System>(
+    sys: &S,
+    t: f64,
+    q: &Vector,
+    rank_tol: f64,
+    report: &mut AssemblyReport,
+) -> usize {
+    let (n, m) = (sys.n(), sys.m());
+    let e = RowEchelon::of(&sparse::constraint_triplets(sys, t, q), m, n, rank_tol);
+    if e.rank < m {
+        report.redundant = (0..m)
+            .filter(|&r| e.involved[r])
+            .map(|r| sys.constraint_label(r))
+            .collect();
+        report.dependent = e
+            .dependent
+            .iter()
+            .map(|&r| sys.constraint_label(r))
+            .collect();
+    }
+    e.rank
 }
 
 /// Rank of Φ_q and the labels of the rows involved in its dependencies.
@@ -454,7 +500,7 @@ pub fn assemble<S: System>(
             if it == settings.max_iterations || !r.is_finite() {
                 break;
             }
-            let dq = stacked_step(sys, t, &x.q, &(-&phi), &free_q, sparse);
+            let dq = stacked_step(sys, t, &x.q, &(-&phi), &free_q, settings);
             // Damped step: never move an angle by more than 0.5 rad or a point by much in one iteration.
             let step = dq.amax();
             let damp = if step > 0.5 { 0.5 / step } else { 1.0 };
@@ -470,16 +516,14 @@ pub fn assemble<S: System>(
         }
     }
     if m > 0 {
-        let (rank, labels) = if sparse && sparse::certainly_full_rank(sys, t, &x.q) {
-            (m, Vec::new())
+        let rank = if sparse && sparse::certainly_full_rank(sys, t, &x.q) {
+            m
+        } else if sparse {
+            sparse_rank_check(sys, t, &x.q, settings.rank_tol, &mut report)
         } else {
-            redundant_constraints(sys, t, &x.q, settings.rank_tol)
+            dense_rank_check(sys, t, &x.q, settings.rank_tol, &mut report)
         };
         report.rank = rank;
-        report.redundant = labels;
-        if rank < m {
-            report.dependent = dependent_constraints(sys, t, &x.q, settings.rank_tol);
-        }
         if rank < m && settings.redundancy == RedundancyPolicy::Error {
             return Err(AssemblyError::Redundant {
                 rank,
@@ -493,7 +537,7 @@ pub fn assemble<S: System>(
         let res = if sparse {
             let a = sparse::constraint_triplets(sys, t, &x.q);
             let rv = -(a.times(&x.v, m) + &phi_t);
-            let dv = sparse::min_norm_solve(&a, m, &free_v, &rv)
+            let dv = sparse::min_norm_solve(&a, m, &free_v, &rv, settings.rank_tol)
                 .unwrap_or_else(|| restricted_lstsq(&dense_jacobian(sys, t, &x.q), &rv, &free_v));
             x.v += dv;
             a.times(&x.v, m) + &phi_t
@@ -512,7 +556,7 @@ pub fn assemble<S: System>(
         }
     }
     report.max_position_change = (&x.q - &q_user).amax();
-    if !(sparse && sparse::consistent_accelerations(sys, x)) {
+    if !(sparse && sparse::consistent_accelerations(sys, x, settings.rank_tol)) {
         consistent_accelerations(sys, x);
     }
     Ok(report)

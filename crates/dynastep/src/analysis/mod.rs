@@ -18,6 +18,7 @@ pub mod kinematics;
 pub mod natural_frequency;
 pub mod output_times;
 pub mod partition;
+mod row_echelon;
 pub mod simulation;
 pub mod stability;
 pub mod step;
