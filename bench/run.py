@@ -309,7 +309,9 @@ def parts_section(results):
     used per step."""
     lines = ["", "## Time per step against its parts", "",
              "dynastep's own clocks around each part of the Newton iteration (`newton_iterations."
-             "time_s` of summary.json), in the run with the shortest loop. Parts: the mean time of "
+             "time_s` of summary.json, with `[solver.newton] time_phases = true`), in the timed "
+             "run with the shortest loop (timed runs apart from those of the first table, whose "
+             "loops read no clock inside a step). Parts: the mean time of "
              "one residual, one assembly, one factorization and one solve [µs]. \"One of each\" = "
              "(residual + assembly + factorization + solve) × iterations per step, the issue's "
              "yardstick; \"as counted\" = the four times summed (each part as often as it ran). "
