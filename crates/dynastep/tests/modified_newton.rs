@@ -77,7 +77,10 @@ fn andrews_same_error_with_few_factorizations() {
 }
 
 /// The N = 40 four-bar (sparse path) through its first singular configuration (t = π/2 s): the
-/// same states as full Newton to 1e-8, from less than half the factorizations.
+/// same states as full Newton to 1e-8, from fewer factorizations than full Newton and fewer than
+/// one per step. (This asserted half of full Newton's until full Newton started from the
+/// second-order predictor and fell from 1.72 to 1.07 factorizations per step; modified Newton
+/// refreshes its matrix on 0.74 of the steps here.)
 #[test]
 fn nfourbar_through_a_singular_configuration() {
     let m = util::model("nfourbar40");
@@ -98,7 +101,9 @@ fn nfourbar_through_a_singular_configuration() {
         modified.report.newton.factorizations, full.report.newton.factorizations
     );
     assert!(d < 1e-8, "{d}");
-    assert!(modified.report.newton.factorizations * 2 < full.report.newton.factorizations);
+    let f = modified.report.newton.factorizations;
+    assert!(f < full.report.newton.factorizations);
+    assert!(f < modified.report.steps, "{f} factorizations");
 }
 
 /// Adaptive steps change h at every step: the refresh on a step change keeps the run as accurate as

@@ -315,9 +315,13 @@ fn assert_same_run(dense: &RunReport, sparse: &RunReport, tol: Tolerances, what:
             "{what}: final {name} differs by {d:.2e} (relative), more than {tol:.0e}"
         );
     }
+    // The same Newton path to rounding: the counts agree to 0.1 %, or within one iteration (a
+    // step whose first correction lands at the tolerance may need a second one on one path alone:
+    // once in 300 steps of the N = 40 chain, whose steps mostly converge in one iteration from the
+    // extrapolated start).
     let iterations = dense.newton.iterations as f64;
     assert!(
-        (sparse.newton.iterations as f64 - iterations).abs() <= 1e-3 * iterations,
+        (sparse.newton.iterations as f64 - iterations).abs() <= (1e-3 * iterations).max(1.0),
         "{what}: {} Newton iterations sparse, {} dense",
         sparse.newton.iterations,
         dense.newton.iterations

@@ -35,7 +35,7 @@ use super::step_control::{
 };
 use crate::formulation::{
     self, ConstraintSettings, Correction, Formulation, FormulationError, FormulationSettings,
-    LinearizedSystem, NewtonSettings, NewtonStats, PhaseTimes, VelocityError,
+    LinearizedSystem, NewtonMethod, NewtonSettings, NewtonStats, PhaseTimes, VelocityError,
 };
 use crate::linalg::Vector;
 use crate::scheme::{LocalError, Scheme, State};
@@ -507,6 +507,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         let (n, m) = (sys.n(), sys.m());
         // Force terms Φ_qᵀλ − Q at the start, for schemes with a force history (HHT).
         let mut f0 = Vector::zeros(n);
+        scheme.allow_extrapolated_start(form.settings().method == NewtonMethod::Full);
         start_scheme(sys, &mut *scheme, x0, &mut f0);
         let caps = scheme.capabilities();
         let mut breakpoints = Vec::new();

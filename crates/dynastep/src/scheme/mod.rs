@@ -288,6 +288,13 @@ pub trait Scheme: Send {
         false
     }
 
+    /// Whether Newton may start from values extrapolated from the last levels (`true`, as full
+    /// Newton does best) or must start from the last level's (`false`: modified Newton, whose
+    /// contraction test measured the extrapolated start above its 0.03 on the pendulum and
+    /// refreshed its matrix at nearly every step). The time loop calls it once before the run; the
+    /// default ignores it (schemes whose starting values are their own).
+    fn allow_extrapolated_start(&mut self, _allowed: bool) {}
+
     /// True when [`Scheme::start`] puts the scheme back at its first order (variable-order
     /// multistep methods), so that a restart needs a step fit for that order. False, the default.
     fn restarts_at_first_order(&self) -> bool {

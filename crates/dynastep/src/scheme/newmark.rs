@@ -20,6 +20,7 @@
 //! linear acceleration (β = 1/6). Second order iff γ = ½.
 
 use super::error_constants::ErrorConstants;
+use super::predictor::{predict, Known};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{Capabilities, History, IntegrationPoint, LocalError, PointSolution, Scheme, State};
 use crate::linalg::Vector;
@@ -66,6 +67,17 @@ pub struct NewmarkFamily {
     new_lambda: Vector,
     new_force_terms: Vector,
     new_a: Vector,
+    // The Newton starting values: q̈ and λ of the level before the last, and the step between them
+    // (0 when there is none: after a start or restart).
+    guess_v: Vector,
+    guess_qdd: Vector,
+    guess_lambda: Vector,
+    guess_h: f64,
+    // The predictor's q̈ for the current point, whether Newton starts from it, and whether it
+    // may (full Newton; see `Scheme::allow_extrapolated_start`).
+    predicted: Vector,
+    extrapolate: bool,
+    extrapolation_allowed: bool,
 }
 
 impl NewmarkFamily {
@@ -105,7 +117,14 @@ impl NewmarkFamily {
             new_qdd: z.clone(),
             new_lambda: z.clone(),
             new_force_terms: z.clone(),
-            new_a: z,
+            new_a: z.clone(),
+            guess_v: z.clone(),
+            guess_qdd: z.clone(),
+            guess_lambda: z.clone(),
+            guess_h: 0.0,
+            predicted: z,
+            extrapolate: false,
+            extrapolation_allowed: true,
         }
     }
 
@@ -154,14 +173,21 @@ impl Scheme for NewmarkFamily {
             &mut self.new_qdd,
             &mut self.new_force_terms,
             &mut self.new_a,
+            &mut self.guess_v,
+            &mut self.guess_qdd,
+            &mut self.predicted,
         ] {
             if v.len() != n {
                 *v = Vector::zeros(n);
             }
         }
-        if self.new_lambda.len() != x0.lambda.len() {
-            self.new_lambda = Vector::zeros(x0.lambda.len());
+        for v in [&mut self.new_lambda, &mut self.guess_lambda] {
+            if v.len() != x0.lambda.len() {
+                *v = Vector::zeros(x0.lambda.len());
+            }
         }
+        self.guess_h = 0.0;
+        self.extrapolate = false;
         self.new_qdd.copy_from(&x0.a);
         self.new_lambda.copy_from(&x0.lambda);
     }
@@ -212,13 +238,40 @@ impl Scheme for NewmarkFamily {
             pt.force_weight = 1.0;
             pt.has_history_residual = false;
         }
-        pt.u_guess.copy_from(&x.a);
+        // Newton's starting q̈: the second-order predictor of Zhang, Zhang, Zanoni & Masarati
+        // (2022), Multibody Syst Dyn, §3.1, eqs. (12)-(14), on the last two levels, while it came
+        // closer to the solution than the last q̈ did (it does not where q̈ alternates from step to
+        // step, as with the undamped trapezoidal rule in index 3) and the Newton method allows it
+        // (full Newton); else the last q̈. λ starts
+        // from the last λ: extrapolated, it also carries along any component in the null space of
+        // redundant constraints, which least-squares corrections never remove.
+        let before = (self.guess_h > 0.0).then(|| {
+            let old = Known {
+                v: &self.guess_v,
+                a: &self.guess_qdd,
+                lambda: &self.guess_lambda,
+            };
+            (old, h / self.guess_h)
+        });
+        predict(pt, Known::of(x), before, h);
+        self.predicted.copy_from(&pt.u_guess);
+        if !(self.extrapolate && self.extrapolation_allowed) {
+            pt.u_guess.copy_from(&x.a);
+        }
         pt.lambda_guess.copy_from(&x.lambda);
     }
 
     fn accept_point(&mut self, _k: usize, sol: &PointSolution<'_>) {
         let (am, af) = (self.alpha_m, self.alpha_f);
         let s = 1.0 / (1.0 - am);
+        let last = &self.history.levels[0].a;
+        let miss = |guess: &Vector| {
+            sol.u
+                .iter()
+                .zip(guess.iter())
+                .fold(0.0_f64, |m, (u, g)| m.max((u - g).abs()))
+        };
+        self.extrapolate = self.guess_h > 0.0 && miss(&self.predicted) < miss(last);
         self.new_qdd.copy_from(sol.u);
         self.new_lambda.copy_from(sol.lambda);
         self.new_force_terms.copy_from(sol.force_terms);
@@ -240,6 +293,10 @@ impl Scheme for NewmarkFamily {
         let (h, g, b) = (self.h, self.gamma, self.beta);
         let hist = &mut self.history;
         let x = &mut hist.levels[0];
+        self.guess_v.copy_from(&x.v);
+        self.guess_qdd.copy_from(&x.a);
+        self.guess_lambda.copy_from(&x.lambda);
+        self.guess_h = h;
         for i in 0..x.q.len() {
             let (a, a_new) = (self.a_start[i], self.new_a[i]);
             x.q[i] += h * x.v[i] + h * h * ((0.5 - b) * a + b * a_new);
@@ -255,6 +312,10 @@ impl Scheme for NewmarkFamily {
             hist.aux[FORCE].copy_from(&self.new_force_terms);
         }
         state.copy_from(&hist.levels[0]);
+    }
+
+    fn allow_extrapolated_start(&mut self, allowed: bool) {
+        self.extrapolation_allowed = allowed;
     }
 
     fn history(&self) -> &History {
