@@ -124,14 +124,13 @@ impl RowEchelon {
         let mut w = Scatter::new(cols);
         let mut y = Scatter::new(rows);
         let mut scale = 0.0_f64;
-        for (r, entries) in by_row.iter_mut().enumerate() {
+        for entries in by_row.iter_mut() {
             for &(c, v) in entries.iter() {
                 w.add(c, v);
             }
             *entries = w.take();
             let norm = entries.iter().map(|e| e.1 * e.1).sum::<f64>().sqrt();
             scale = scale.max(norm);
-            debug_assert!(r < rows);
         }
         let tol = rank_tol * scale;
         let mut piv = Pivots {
