@@ -92,8 +92,8 @@ pub enum LinearSolver {
     /// Measured (release build, generalized-α, full Newton, loop time dense / sparse,
     /// 2026-11-26): 1.23 at n + m = 3 (pendulum), 1.76 at 18 (slider-crank), 2.4 at 29 (double
     /// four-bar). Since the sparse path refactors with the pivots of an earlier factorization
-    /// ([`refactor`]), it costs only the flops of the factors, fewer than a dense LU's at every
-    /// size. Before that, the dense LU was faster below about 30 unknowns and `auto` chose it
+    /// (formulation/refactor.rs), it costs only the flops of the factors, fewer than a dense LU's
+    /// at every size. Before that, the dense LU was faster below about 30 unknowns and `auto` chose it
     /// there.
     #[default]
     Auto,
