@@ -195,6 +195,74 @@ fn double_fourbar_partitioning_adams_pece_passes_the_singular_configurations() {
     assert_eq!(r.report.restarts, 0);
 }
 
+/// Why the double four-bar never repartitions: no partition is better there. By the interlacing
+/// of singular values, deleting a column of Φ_q (m × (m + 1), one independent coordinate) cannot
+/// raise the smallest singular value: σ_min(Φ_u) ≤ σ_m(Φ_q) for every choice. On the parallelogram
+/// branch at crank angle φ from the horizontal, Φ_q loses two ranks at φ = 0 (σ_m and σ_(m−1)
+/// both fall like sin φ), and the partition chosen at the start keeps σ_min(Φ_u) within 20 % of
+/// that bound all the way down, so the relative test (`repartition_ratio` = 0.1 of a fresh
+/// factorization's pivot) never fires, and an absolute test would only swap one equally singular
+/// block for another.
+#[test]
+fn double_fourbar_has_no_better_partition_near_its_singular_configurations() {
+    use dynastep::formulation::coordinate_partition::CoordinatePartition;
+    use dynastep::linalg::{Matrix, Vector};
+    use dynastep::system::{multibody::Multibody, System};
+
+    let built = Multibody::new(&model("double-fourbar")).unwrap();
+    let sys = built.planar().unwrap();
+    let (n, m) = (sys.n(), sys.m());
+    assert_eq!((n, m), (15, 14));
+    // Cranks i = 0..2 pivoted at (i, 0), couplers k = 0, 1 on top; centroidal coordinates.
+    let parallelogram = |phi: f64| {
+        let (s, c) = phi.sin_cos();
+        let mut q = Vec::with_capacity(n);
+        for i in 0..3 {
+            q.extend([i as f64 + 0.5 * c, 0.5 * s, phi]);
+        }
+        for k in 0..2 {
+            q.extend([k as f64 + 0.5 + c, s, 0.0]);
+        }
+        Vector::from_vec(q)
+    };
+    let mut part = CoordinatePartition::new(n, m);
+    part.choose(sys, 0.0, &parallelogram(std::f64::consts::FRAC_PI_2));
+    let independent = part.dependent.iter().position(|d| !d).unwrap();
+    assert_eq!(part.independent_count(), 1);
+    for deg in [60.0_f64, 30.0, 10.0, 2.0, 0.5] {
+        let q = parallelogram(deg.to_radians());
+        let mut phi = Vector::zeros(m);
+        sys.constraints(0.0, &q, &mut phi);
+        assert!(phi.amax() < 1e-14, "not on the constraints at {deg}°");
+        let mut jac = Matrix::zeros(m, n);
+        sys.constraint_jacobian(0.0, &q, 1.0, &mut jac);
+        let sigma = jac.singular_values().as_slice().to_vec();
+        let mut sorted = sigma.clone();
+        sorted.sort_by(|a, b| b.total_cmp(a));
+        let (second, smallest) = (sorted[m - 2], sorted[m - 1]);
+        let blocks: Vec<f64> = (0..n)
+            .map(|j| jac.clone().remove_column(j).singular_values().min())
+            .collect();
+        let best = blocks.iter().cloned().fold(0.0, f64::max);
+        let chosen = blocks[independent];
+        println!(
+            "{deg:4}°: σ_m(Φ_q) = {smallest:.3e}, σ_(m-1) = {second:.3e}; \
+             σ_min(Φ_u): chosen {chosen:.3e}, best of {n} {best:.3e}"
+        );
+        let sin = deg.to_radians().sin();
+        assert!(
+            second < 1.5 * sin && smallest < 1.5 * sin,
+            "two ranks lost at 0°"
+        );
+        assert!(best <= smallest * (1.0 + 1e-12), "interlacing");
+        assert!(
+            chosen >= 0.8 * smallest,
+            "the chosen block is far from the bound"
+        );
+        assert!(!part.check(sys, 0.0, &q, 0.1), "repartitioned at {deg}°");
+    }
+}
+
 /// Repartitioning where it is needed: the IFToMM pendulum in Cartesian coordinates (x, y) of the
 /// bob, Φ = x² + y² − L². Released horizontally, the bob's x is dependent until Φ_x = 2x falls
 /// below `repartition_ratio` = 0.1 of Φ_y = 2y, i.e. 5.7° before the bottom; y is dependent until
