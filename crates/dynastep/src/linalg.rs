@@ -91,9 +91,20 @@ impl Sink for TransposeMatVec<'_> {
     }
 }
 
+/// Copies `src` into `dst` as one slice copy. nalgebra's `copy_from` walks rows and columns
+/// generically, which costs more than the copy itself on the short vectors of small models (the
+/// step loop copies states several times per step).
+///
+/// # Panics
+/// When the lengths differ.
+#[inline]
+pub fn copy(dst: &mut Vector, src: &Vector) {
+    dst.as_mut_slice().copy_from_slice(src.as_slice());
+}
+
 /// Infinity norm (largest absolute entry) of a vector; 0 for an empty vector.
 pub fn norm_inf(x: &Vector) -> f64 {
-    x.iter().fold(0.0_f64, |m, v| m.max(v.abs()))
+    x.as_slice().iter().fold(0.0_f64, |m, v| m.max(v.abs()))
 }
 
 #[cfg(test)]

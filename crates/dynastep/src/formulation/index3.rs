@@ -233,7 +233,7 @@ impl<S: System> Formulation<S> for Index3 {
             let (r1, scale) = self.evaluate(sys, pt, u, lambda);
             Stopwatch::stop(clock, &mut self.residual_time);
             stats.residuals += 1;
-            if !r1.is_finite() || !self.residual.iter().all(|x| x.is_finite()) {
+            if !r1.is_finite() || !self.residual.as_slice().iter().all(|x| x.is_finite()) {
                 result = Err(FormulationError::NonFinite);
                 break;
             }
@@ -265,7 +265,7 @@ impl<S: System> Formulation<S> for Index3 {
                 stats.jacobians += 1;
             }
             fresh_step = refresh;
-            self.residual.neg_mut();
+            self.residual.as_mut_slice().iter_mut().for_each(|r| *r = -*r);
             self.solve_linear();
             stats.iterations += 1;
             let du = self.update(u, lambda);
@@ -345,24 +345,30 @@ impl Index3 {
     }
 
     fn states(&mut self, pt: &IntegrationPoint, u: &Vector) {
-        for i in 0..self.n {
-            self.q_e[i] = pt.q_hat[i] + pt.c_q * u[i];
-            self.v_e[i] = pt.v_hat[i] + pt.c_v * u[i];
-            self.a_e[i] = pt.a_hat[i] + pt.c_a * u[i];
-            self.q_c[i] = pt.qc_hat[i] + pt.c_c * u[i];
+        let u = u.as_slice();
+        let maps = [
+            (&mut self.q_e, &pt.q_hat, pt.c_q),
+            (&mut self.v_e, &pt.v_hat, pt.c_v),
+            (&mut self.a_e, &pt.a_hat, pt.c_a),
+            (&mut self.q_c, &pt.qc_hat, pt.c_c),
+        ];
+        for (x, hat, c) in maps {
+            for ((x, hat), u) in x.as_mut_slice().iter_mut().zip(hat.as_slice()).zip(u) {
+                *x = hat + c * u;
+            }
         }
     }
 
     /// Adds the Newton update held in `residual` to u (n) and λ (m); returns ‖Δu‖∞.
     fn update(&self, u: &mut Vector, lambda: &mut Vector) -> f64 {
-        let (n, m) = (self.n, self.m);
+        let (du_new, dlambda) = self.residual.as_slice().split_at(self.n);
         let mut du = 0.0_f64;
-        for i in 0..n {
-            u[i] += self.residual[i];
-            du = du.max(self.residual[i].abs());
+        for (u, d) in u.as_mut_slice().iter_mut().zip(du_new) {
+            *u += d;
+            du = du.max(d.abs());
         }
-        for j in 0..m {
-            lambda[j] += self.residual[n + j];
+        for (l, d) in lambda.as_mut_slice().iter_mut().zip(dlambda) {
+            *l += d;
         }
         du
     }
@@ -384,23 +390,26 @@ impl Index3 {
             sys.add_constraint_force(pt.t_e, &self.q_e, lambda, &mut self.force_terms);
         }
         let reaction = norm_inf(&self.force_terms);
-        self.force_terms -= &self.forces;
         let w = pt.force_weight;
-        for i in 0..n {
-            let h = if pt.has_history_residual {
-                pt.residual_history[i]
-            } else {
-                0.0
-            };
-            self.residual[i] = self.inertia[i] + w * self.force_terms[i] + h;
+        let (r_q, r_phi) = self.residual.as_mut_slice().split_at_mut(n);
+        let terms = self.force_terms.as_mut_slice().iter_mut();
+        let inertia = self.inertia.as_slice().iter();
+        for ((r, f), (inertia, force)) in r_q.iter_mut().zip(terms).zip(inertia.zip(&self.forces)) {
+            *f -= force;
+            *r = inertia + w * *f;
+        }
+        if pt.has_history_residual {
+            for (r, h) in r_q.iter_mut().zip(pt.residual_history.as_slice()) {
+                *r += h;
+            }
         }
         if m > 0 {
             sys.constraints(pt.t_c, &self.q_c, &mut self.phi);
-            for j in 0..m {
-                self.residual[n + j] = self.phi[j] / pt.c_c;
+            for (r, phi) in r_phi.iter_mut().zip(self.phi.as_slice()) {
+                *r = phi / pt.c_c;
             }
         }
-        let r1 = (0..n).fold(0.0_f64, |a, i| a.max(self.residual[i].abs()));
+        let r1 = r_q.iter().fold(0.0_f64, |a, r| a.max(r.abs()));
         let scale = norm_inf(&self.inertia)
             .max(w.abs() * reaction)
             .max(w.abs() * norm_inf(&self.forces))

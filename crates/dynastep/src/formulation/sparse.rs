@@ -29,7 +29,7 @@
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::sparse::linalg::lu::{factorize_symbolic_lu, simplicial, LuSymbolicParams, SymbolicLu};
 use faer::sparse::linalg::SupernodalThreshold;
-use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMat, SymbolicSparseColMatRef};
 
 use super::linear::{LeastSquares, LinearStats, SINGULAR_PIVOT};
 use super::refactor::StaticLu;
@@ -49,8 +49,8 @@ pub struct CscAssembler {
     first_values: Vec<f64>,
     /// CSC slot of the k-th `add` call.
     slot: Vec<usize>,
-    col_ptr: Vec<usize>,
-    row_idx: Vec<usize>,
+    /// Column pointers and sorted row indices, checked once when built (empty before).
+    pattern: SymbolicSparseColMat<usize>,
     values: Vec<f64>,
     /// Number of `add` calls so far in the current assembly.
     next: usize,
@@ -62,7 +62,7 @@ impl std::fmt::Debug for CscAssembler {
         f.debug_struct("CscAssembler")
             .field("dim", &self.dim)
             .field("calls", &self.calls.len())
-            .field("nnz", &self.row_idx.len())
+            .field("nnz", &self.nnz())
             .field("built", &self.built)
             .finish()
     }
@@ -76,8 +76,7 @@ impl CscAssembler {
             calls: Vec::new(),
             first_values: Vec::new(),
             slot: Vec::new(),
-            col_ptr: Vec::new(),
-            row_idx: Vec::new(),
+            pattern: SymbolicSparseColMat::new_checked(dim, dim, vec![0; dim + 1], None, Vec::new()),
             values: Vec::new(),
             next: 0,
             built: false,
@@ -96,7 +95,7 @@ impl CscAssembler {
 
     /// Number of stored entries (duplicates summed, explicit zeros kept); 0 before the pattern is built.
     pub fn nnz(&self) -> usize {
-        self.row_idx.len()
+        self.pattern.row_idx().len()
     }
 
     /// Starts an assembly: all values become zero and the call counter restarts.
@@ -156,8 +155,9 @@ impl CscAssembler {
         for (k, v) in self.first_values.iter().enumerate() {
             values[slot[k]] += v;
         }
-        self.col_ptr = col_ptr;
-        self.row_idx = row_idx;
+        // Checked once here, not at every `matrix()` (faer's checks cost more than a small
+        // model's whole assembly).
+        self.pattern = SymbolicSparseColMat::new_checked(dim, dim, col_ptr, None, row_idx);
         self.values = values;
         self.slot = slot;
         self.first_values = Vec::new();
@@ -171,16 +171,7 @@ impl CscAssembler {
     /// Before the first [`finish`](Self::finish).
     pub fn matrix(&self) -> SparseColMatRef<'_, usize, f64> {
         assert!(self.built, "sparse assembly: no pattern yet (call finish)");
-        SparseColMatRef::new(
-            SymbolicSparseColMatRef::new_checked(
-                self.dim,
-                self.dim,
-                &self.col_ptr,
-                None,
-                &self.row_idx,
-            ),
-            &self.values,
-        )
+        SparseColMatRef::new(self.pattern.as_ref(), &self.values)
     }
 
     /// Writes the assembled matrix into the dense `out` (dim × dim), zeros elsewhere.

@@ -54,7 +54,7 @@ pub mod single_step;
 pub use history::{History, TimeLevel};
 pub use registry::{build, find, ParamInfo, SchemeError, SchemeInfo, SchemeParams, REGISTRY};
 
-use crate::linalg::Vector;
+use crate::linalg::{copy, Vector};
 
 /// A complete state of the system at one time: t \[s\], q (n), v (n), a (n), λ (m).
 #[derive(Debug, Clone, PartialEq)]
@@ -89,10 +89,10 @@ impl State {
     /// When the shapes differ.
     pub fn copy_from(&mut self, other: &State) {
         self.t = other.t;
-        self.q.copy_from(&other.q);
-        self.v.copy_from(&other.v);
-        self.a.copy_from(&other.a);
-        self.lambda.copy_from(&other.lambda);
+        copy(&mut self.q, &other.q);
+        copy(&mut self.v, &other.v);
+        copy(&mut self.a, &other.a);
+        copy(&mut self.lambda, &other.lambda);
     }
 }
 

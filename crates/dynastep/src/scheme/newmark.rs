@@ -23,7 +23,7 @@ use super::error_constants::ErrorConstants;
 use super::predictor::{predict, Known};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{Capabilities, History, IntegrationPoint, LocalError, PointSolution, Scheme, State};
-use crate::linalg::Vector;
+use crate::linalg::{copy, Vector};
 
 /// Auxiliary history vectors of the family: the filtered acceleration a_n, a_{n−1}, and the force
 /// terms (Φ_qᵀλ − Q)_n (used by HHT).
@@ -201,11 +201,12 @@ impl Scheme for NewmarkFamily {
         let h_old = self.last_h();
         if h_old > 0.0 && h != h_old {
             let r = h / h_old;
-            for i in 0..a.len() {
-                self.a_start[i] = x.a[i] + r * (a[i] - x.a[i]);
+            let start = self.a_start.as_mut_slice().iter_mut();
+            for (s, (qdd, a)) in start.zip(x.a.as_slice().iter().zip(a.as_slice())) {
+                *s = qdd + r * (a - qdd);
             }
         } else {
-            self.a_start.copy_from(a);
+            copy(&mut self.a_start, a);
         }
     }
 
@@ -216,13 +217,15 @@ impl Scheme for NewmarkFamily {
         let s = 1.0 / (1.0 - am);
         // a_{n+1} = s[(1 − α_f) u + α_f q̈_n − α_m a_n]  =  a_known + s (1 − α_f) u
         // q̂ = q_n + h v_n + h²(½ − β) a_n + h² β a_known
-        for i in 0..x.q.len() {
-            let a_known = s * (af * x.a[i] - am * a[i]);
-            pt.q_hat[i] = x.q[i] + h * x.v[i] + h * h * ((0.5 - b) * a[i] + b * a_known);
-            pt.v_hat[i] = x.v[i] + h * ((1.0 - g) * a[i] + g * a_known);
+        let hats = pt.q_hat.as_mut_slice().iter_mut().zip(pt.v_hat.as_mut_slice());
+        let last = x.q.as_slice().iter().zip(x.v.as_slice()).zip(x.a.as_slice());
+        for ((q_hat, v_hat), (((q, v), qdd), a)) in hats.zip(last.zip(a.as_slice())) {
+            let a_known = s * (af * qdd - am * a);
+            *q_hat = q + h * v + h * h * ((0.5 - b) * a + b * a_known);
+            *v_hat = v + h * ((1.0 - g) * a + g * a_known);
         }
         pt.a_hat.fill(0.0);
-        pt.qc_hat.copy_from(&pt.q_hat);
+        copy(&mut pt.qc_hat, &pt.q_hat);
         pt.c_q = h * h * b * s * (1.0 - af);
         pt.c_v = h * g * s * (1.0 - af);
         pt.c_a = 1.0;
@@ -254,11 +257,11 @@ impl Scheme for NewmarkFamily {
             (old, h / self.guess_h)
         });
         predict(pt, Known::of(x), before, h);
-        self.predicted.copy_from(&pt.u_guess);
+        copy(&mut self.predicted, &pt.u_guess);
         if !(self.extrapolate && self.extrapolation_allowed) {
-            pt.u_guess.copy_from(&x.a);
+            copy(&mut pt.u_guess, &x.a);
         }
-        pt.lambda_guess.copy_from(&x.lambda);
+        copy(&mut pt.lambda_guess, &x.lambda);
     }
 
     fn accept_point(&mut self, _k: usize, sol: &PointSolution<'_>) {
@@ -266,18 +269,18 @@ impl Scheme for NewmarkFamily {
         let s = 1.0 / (1.0 - am);
         let last = &self.history.levels[0].a;
         let miss = |guess: &Vector| {
-            sol.u
-                .iter()
-                .zip(guess.iter())
-                .fold(0.0_f64, |m, (u, g)| m.max((u - g).abs()))
+            let pairs = sol.u.as_slice().iter().zip(guess.as_slice());
+            pairs.fold(0.0_f64, |m, (u, g)| m.max((u - g).abs()))
         };
         self.extrapolate = self.guess_h > 0.0 && miss(&self.predicted) < miss(last);
-        self.new_qdd.copy_from(sol.u);
-        self.new_lambda.copy_from(sol.lambda);
-        self.new_force_terms.copy_from(sol.force_terms);
+        copy(&mut self.new_qdd, sol.u);
+        copy(&mut self.new_lambda, sol.lambda);
+        copy(&mut self.new_force_terms, sol.force_terms);
         let x = &self.history.levels[0];
-        for i in 0..self.new_a.len() {
-            self.new_a[i] = s * ((1.0 - af) * sol.u[i] + af * x.a[i] - am * self.a_start[i]);
+        let known = x.a.as_slice().iter().zip(self.a_start.as_slice());
+        let new_a = self.new_a.as_mut_slice().iter_mut().zip(sol.u.as_slice());
+        for ((new_a, u), (qdd, a)) in new_a.zip(known) {
+            *new_a = s * ((1.0 - af) * u + af * qdd - am * a);
         }
     }
 
@@ -293,23 +296,24 @@ impl Scheme for NewmarkFamily {
         let (h, g, b) = (self.h, self.gamma, self.beta);
         let hist = &mut self.history;
         let x = &mut hist.levels[0];
-        self.guess_v.copy_from(&x.v);
-        self.guess_qdd.copy_from(&x.a);
-        self.guess_lambda.copy_from(&x.lambda);
+        copy(&mut self.guess_v, &x.v);
+        copy(&mut self.guess_qdd, &x.a);
+        copy(&mut self.guess_lambda, &x.lambda);
         self.guess_h = h;
-        for i in 0..x.q.len() {
-            let (a, a_new) = (self.a_start[i], self.new_a[i]);
-            x.q[i] += h * x.v[i] + h * h * ((0.5 - b) * a + b * a_new);
-            x.v[i] += h * ((1.0 - g) * a + g * a_new);
+        let accelerations = self.a_start.as_slice().iter().zip(self.new_a.as_slice());
+        let qv = x.q.as_mut_slice().iter_mut().zip(x.v.as_mut_slice());
+        for ((q, v), (a, a_new)) in qv.zip(accelerations) {
+            *q += h * *v + h * h * ((0.5 - b) * a + b * a_new);
+            *v += h * ((1.0 - g) * a + g * a_new);
         }
         x.t = self.t_n + h;
-        x.a.copy_from(&self.new_qdd);
-        x.lambda.copy_from(&self.new_lambda);
+        copy(&mut x.a, &self.new_qdd);
+        copy(&mut x.lambda, &self.new_lambda);
         hist.h = h;
-        hist.aux[A_PREV].copy_from(&self.a_start);
-        hist.aux[A].copy_from(&self.new_a);
+        copy(&mut hist.aux[A_PREV], &self.a_start);
+        copy(&mut hist.aux[A], &self.new_a);
         if self.alpha_hht != 0.0 {
-            hist.aux[FORCE].copy_from(&self.new_force_terms);
+            copy(&mut hist.aux[FORCE], &self.new_force_terms);
         }
         state.copy_from(&hist.levels[0]);
     }

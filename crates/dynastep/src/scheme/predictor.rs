@@ -12,7 +12,7 @@
 //! its linear extrapolation λ_{N−1} + α(λ_{N−1} − λ_{N−2}), or from λ_{N−1}.
 
 use super::{IntegrationPoint, State};
-use crate::linalg::Vector;
+use crate::linalg::{copy, Vector};
 
 /// One known level for the predictor: velocities, accelerations (n entries) and multipliers (m).
 #[derive(Debug, Clone, Copy)]
@@ -46,8 +46,8 @@ pub fn predict(
     dt: f64,
 ) {
     let Some((old, alpha)) = before else {
-        pt.u_guess.copy_from(last.a);
-        pt.lambda_guess.copy_from(last.lambda);
+        copy(&mut pt.u_guess, last.a);
+        copy(&mut pt.lambda_guess, last.lambda);
         return;
     };
     let m0 = -6.0 * alpha * alpha * (1.0 + alpha);
@@ -56,12 +56,14 @@ pub fn predict(
         (1.0 + alpha) * (1.0 + 3.0 * alpha),
         alpha * (2.0 + 3.0 * alpha),
     );
-    for r in 0..pt.u_guess.len() {
-        pt.u_guess[r] = (m0 * last.v[r] + m1 * old.v[r]) / dt + n0 * last.a[r] + n1 * old.a[r];
+    let v = last.v.as_slice().iter().zip(old.v.as_slice());
+    let a = last.a.as_slice().iter().zip(old.a.as_slice());
+    for (u, ((v1, v2), (a1, a2))) in pt.u_guess.as_mut_slice().iter_mut().zip(v.zip(a)) {
+        *u = (m0 * v1 + m1 * v2) / dt + n0 * a1 + n1 * a2;
     }
-    for j in 0..pt.lambda_guess.len() {
-        let (l1, l2) = (last.lambda[j], old.lambda[j]);
-        pt.lambda_guess[j] = l1 + alpha * (l1 - l2);
+    let lambda = last.lambda.as_slice().iter().zip(old.lambda.as_slice());
+    for (l, (l1, l2)) in pt.lambda_guess.as_mut_slice().iter_mut().zip(lambda) {
+        *l = l1 + alpha * (l1 - l2);
     }
 }
 

@@ -84,8 +84,9 @@ impl Evaluation {
         self.filled
             && self
                 .q
+                .as_slice()
                 .iter()
-                .zip(q.iter())
+                .zip(q.as_slice())
                 .all(|(a, b)| a.to_bits() == b.to_bits())
     }
 

@@ -427,11 +427,16 @@ impl Row {
             r.grad[a] = dot(p.d, p.dcol[a]);
         }
         if hessian {
+            // dcol_aᵀ dcol_b + dᵀ ∂²d/∂a∂b; the second term lives on the two θθ entries only.
             for a in 0..NS {
-                for b in 0..NS {
-                    r.hess[a][b] = dot(p.dcol[a], p.dcol[b]) + dot(p.d, p.d2(a, b));
+                for b in a..NS {
+                    let h = dot(p.dcol[a], p.dcol[b]);
+                    r.hess[a][b] = h;
+                    r.hess[b][a] = h;
                 }
             }
+            r.hess[TI][TI] += dot(p.d, p.d2(TI, TI));
+            r.hess[TJ][TJ] += dot(p.d, p.d2(TJ, TJ));
         }
         r
     }
@@ -451,11 +456,9 @@ impl Row {
         if !hessian {
             return r;
         }
-        for a in 0..NS {
-            for b in 0..NS {
-                r.hess[a][b] = dot(w, p.d2(a, b));
-            }
-        }
+        // wᵀ ∂²d/∂a∂b lives on the two θθ entries only.
+        r.hess[TI][TI] = dot(w, p.d2(TI, TI));
+        r.hess[TJ][TJ] = dot(w, p.d2(TJ, TJ));
         for b in 0..NS {
             let x = dot(pw, p.dcol[b]);
             r.hess[TI][b] += x;
