@@ -91,15 +91,24 @@ impl Sink for TransposeMatVec<'_> {
     }
 }
 
-/// Copies `src` into `dst` as one slice copy. nalgebra's `copy_from` walks rows and columns
-/// generically, which costs more than the copy itself on the short vectors of small models (the
-/// step loop copies states several times per step).
+/// Copies `src` into `dst`. nalgebra's `copy_from` walks rows and columns generically, and a
+/// call to `memcpy` costs more than the copy itself for the vectors of one or two bodies (the step
+/// loop copies states some twenty times per step): lengths up to 4 are copied with fixed-length
+/// moves, longer ones as one slice copy.
 ///
 /// # Panics
 /// When the lengths differ.
 #[inline]
 pub fn copy(dst: &mut Vector, src: &Vector) {
-    dst.as_mut_slice().copy_from_slice(src.as_slice());
+    let (d, s) = (dst.as_mut_slice(), src.as_slice());
+    assert_eq!(d.len(), s.len(), "copy: lengths differ");
+    match d.len() {
+        1 => d[0] = s[0],
+        2 => d[..2].copy_from_slice(&s[..2]),
+        3 => d[..3].copy_from_slice(&s[..3]),
+        4 => d[..4].copy_from_slice(&s[..4]),
+        _ => d.copy_from_slice(s),
+    }
 }
 
 /// Infinity norm (largest absolute entry) of a vector; 0 for an empty vector.

@@ -222,11 +222,15 @@ fn same_point<S: System>(
     ((ud, ld), (us, ls), sd, ss)
 }
 
+/// `auto` takes the fixed-size dense LU up to `SMALL_DIM` = 8 unknowns and the sparse path above.
 #[test]
-fn auto_takes_the_sparse_path_at_every_size() {
+fn auto_takes_the_small_dense_path_up_to_eight_unknowns_and_the_sparse_path_above() {
     let auto = NewtonSettings::default();
     assert_eq!(auto.linear_solver, LinearSolver::Auto);
-    assert!(Index3::new(2, 1, auto).is_sparse(), "pendulum");
+    assert_eq!(dynastep::formulation::small_dense::SMALL_DIM, 8);
+    assert!(!Index3::new(2, 1, auto).is_sparse(), "pendulum");
+    assert!(!Index3::new(4, 4, auto).is_sparse(), "n + m = 8");
+    assert!(Index3::new(5, 4, auto).is_sparse(), "n + m = 9");
     assert!(Index3::new(15, 14, auto).is_sparse(), "double four-bar");
     assert!(Index3::new(21, 20, auto).is_sparse(), "Andrews' squeezer");
     assert!(Index3::new(243, 242, auto).is_sparse(), "N = 40 four-bar");

@@ -12,6 +12,7 @@ use std::cell::Cell;
 use dynastep::analysis::assembly::consistent_accelerations;
 use dynastep::analysis::dynamic::{run, DynamicSettings, RunStatus};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
+use dynastep::formulation::index3::Index3;
 use dynastep::formulation::{LinearSolver, NewtonMethod, NewtonSettings};
 use dynastep::model::parse;
 use dynastep::scheme::{build, SchemeParams, State, REGISTRY};
@@ -163,7 +164,7 @@ fn sparse_step_loop_does_not_allocate() {
     let sim = Simulation::new(&model, &RunOptions::default()).expect("example assembles");
     let sys = &sim.system;
     assert!(
-        NewtonSettings::default().linear_solver.is_sparse(),
+        Index3::new(sys.n(), sys.m(), NewtonSettings::default()).is_sparse(),
         "the N = 40 four-bar takes the sparse path"
     );
     // The crank passes its horizontal (singular) position at t = π/2 s: start shortly before it.

@@ -819,9 +819,9 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         self.t_front = t_next;
         self.k += 1;
         let x = &self.state;
-        let finite = (x.q.iter().chain(x.v.iter()).chain(x.a.iter()))
-            .chain(x.lambda.iter())
-            .all(|v| v.is_finite());
+        let finite = [&x.q, &x.v, &x.a, &x.lambda]
+            .iter()
+            .all(|x| x.as_slice().iter().all(|v| v.is_finite()));
         if !finite {
             return Err(
                 match self

@@ -265,7 +265,10 @@ impl<S: System> Formulation<S> for Index3 {
                 stats.jacobians += 1;
             }
             fresh_step = refresh;
-            self.residual.as_mut_slice().iter_mut().for_each(|r| *r = -*r);
+            self.residual
+                .as_mut_slice()
+                .iter_mut()
+                .for_each(|r| *r = -*r);
             self.solve_linear();
             stats.iterations += 1;
             let du = self.update(u, lambda);

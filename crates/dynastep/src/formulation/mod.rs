@@ -59,6 +59,7 @@ pub mod partitioning;
 pub mod projection;
 pub mod refactor;
 mod registry;
+pub mod small_dense;
 pub mod sparse;
 pub mod tangent_space;
 pub mod workspace;
@@ -87,32 +88,22 @@ use crate::system::System;
 )]
 #[serde(rename_all = "lowercase")]
 pub enum LinearSolver {
-    /// Sparse LU at every size.
+    /// A dense LU in fixed-size storage (nalgebra, partial pivoting) up to 8 unknowns n + m, sparse
+    /// LU above.
     ///
-    /// Measured (release build, generalized-α, full Newton, loop time dense / sparse,
-    /// 2026-11-26): 1.23 at n + m = 3 (pendulum), 1.76 at 18 (slider-crank), 2.4 at 29 (double
-    /// four-bar). Since the sparse path refactors with the pivots of an earlier factorization
-    /// (formulation/refactor.rs), it costs only the flops of the factors, fewer than a dense LU's
-    /// at every size. Before that, the dense LU was faster below about 30 unknowns and `auto` chose it
-    /// there.
+    /// Measured (release build, generalized-α, full Newton, loop time over the fixed-size LU's,
+    /// 2026-11-26): pendulum (n + m = 3) sparse 1.11, general dense 1.31. Above 8 unknowns the
+    /// sparse path, which refactors with the pivots of an earlier factorization and so costs only
+    /// the flops of the factors, is the fastest: general dense / sparse 1.76 at 18 (slider-crank),
+    /// 2.4 at 29 (double four-bar).
     #[default]
     Auto,
-    /// Dense LU with partial pivoting (kept for comparison and checks: slower at every size
-    /// measured).
+    /// Dense LU with partial pivoting (faer) at every size (kept for comparison and checks: slower
+    /// at every size measured).
     Dense,
     /// Sparse LU with partial pivoting and a fill-reducing column ordering, refactored with earlier
     /// pivots while they stay good.
     Sparse,
-}
-
-impl LinearSolver {
-    /// True when this choice takes the sparse path.
-    pub fn is_sparse(self) -> bool {
-        match self {
-            LinearSolver::Auto | LinearSolver::Sparse => true,
-            LinearSolver::Dense => false,
-        }
-    }
 }
 
 /// Newton iteration settings (defaults in brackets).

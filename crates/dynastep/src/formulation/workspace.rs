@@ -5,6 +5,7 @@
 use crate::linalg::{Matrix, Sink, Vector};
 
 use super::linear::{DenseSolver, LinearStats};
+use super::small_dense::{SmallDenseSolver, SMALL_DIM};
 use super::sparse::{CscAssembler, SparseSolver};
 use super::{LinearSolver, PhaseTimes, Stopwatch};
 
@@ -16,7 +17,8 @@ pub trait MatrixTerms {
     fn add<K: Sink>(&self, every: bool, out: &mut K);
 }
 
-/// A dim × dim matrix assembled dense or in compressed sparse column form, with its LU solver,
+/// A dim × dim matrix assembled dense (general or fixed-size LU) or in compressed sparse column
+/// form, with its LU solver,
 /// and, when its [`Stopwatch`] is on, the time spent assembling, factoring and solving
 /// ([`PhaseTimes`], residual left at 0).
 #[derive(Debug)]
@@ -36,6 +38,13 @@ enum Storage {
         /// Its solver.
         solver: DenseSolver,
     },
+    /// Dense storage, fixed-size LU with partial pivoting (dim ≤ [`SMALL_DIM`]).
+    Small {
+        /// The matrix.
+        jac: Matrix,
+        /// Its solver.
+        solver: SmallDenseSolver,
+    },
     /// Sparse storage, sparse LU with partial pivoting.
     Sparse {
         /// The matrix.
@@ -46,19 +55,22 @@ enum Storage {
 }
 
 impl Workspace {
-    /// Storage for a dim × dim matrix; sparse when `linear_solver` says so for this size. `clock`
-    /// says whether the phases are timed.
+    /// Storage for a dim × dim matrix: `auto` takes the fixed-size dense LU up to [`SMALL_DIM`]
+    /// unknowns and the sparse path above. `clock` says whether the phases are timed.
     pub fn new(dim: usize, linear_solver: LinearSolver, clock: Stopwatch) -> Self {
-        let storage = if linear_solver.is_sparse() {
-            Storage::Sparse {
+        let storage = match linear_solver {
+            LinearSolver::Auto if dim <= SMALL_DIM => Storage::Small {
+                jac: Matrix::zeros(dim, dim),
+                solver: SmallDenseSolver::new(dim),
+            },
+            LinearSolver::Auto | LinearSolver::Sparse => Storage::Sparse {
                 jac: CscAssembler::new(dim),
                 solver: Box::new(SparseSolver::new(dim)),
-            }
-        } else {
-            Storage::Dense {
+            },
+            LinearSolver::Dense => Storage::Dense {
                 jac: Matrix::zeros(dim, dim),
                 solver: DenseSolver::new(dim),
-            }
+            },
         };
         Workspace {
             storage,
@@ -76,6 +88,7 @@ impl Workspace {
     pub fn stats(&self) -> LinearStats {
         match &self.storage {
             Storage::Dense { solver, .. } => solver.stats,
+            Storage::Small { solver, .. } => solver.stats,
             Storage::Sparse { solver, .. } => solver.stats,
         }
     }
@@ -89,7 +102,7 @@ impl Workspace {
     pub fn factor<T: MatrixTerms>(&mut self, terms: &T) {
         let start = self.clock.start();
         match &mut self.storage {
-            Storage::Dense { jac, .. } => {
+            Storage::Dense { jac, .. } | Storage::Small { jac, .. } => {
                 jac.fill(0.0);
                 terms.add(false, jac);
             }
@@ -103,6 +116,7 @@ impl Workspace {
         let start = self.clock.start();
         match &mut self.storage {
             Storage::Dense { jac, solver } => solver.factor(jac),
+            Storage::Small { jac, solver } => solver.factor(jac),
             Storage::Sparse { jac, solver } => solver.factor(jac.matrix()),
         }
         Stopwatch::stop(start, &mut self.times.factorization);
@@ -112,6 +126,7 @@ impl Workspace {
     pub fn is_singular(&self) -> bool {
         match &self.storage {
             Storage::Dense { solver, .. } => solver.is_singular(),
+            Storage::Small { solver, .. } => solver.is_singular(),
             Storage::Sparse { solver, .. } => solver.is_singular(),
         }
     }
@@ -121,6 +136,7 @@ impl Workspace {
         let start = self.clock.start();
         match &mut self.storage {
             Storage::Dense { solver, .. } => solver.solve_in_place(b),
+            Storage::Small { solver, .. } => solver.solve_in_place(b),
             Storage::Sparse { solver, .. } => solver.solve_in_place(b),
         }
         Stopwatch::stop(start, &mut self.times.solve);

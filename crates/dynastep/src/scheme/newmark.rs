@@ -217,8 +217,16 @@ impl Scheme for NewmarkFamily {
         let s = 1.0 / (1.0 - am);
         // a_{n+1} = s[(1 − α_f) u + α_f q̈_n − α_m a_n]  =  a_known + s (1 − α_f) u
         // q̂ = q_n + h v_n + h²(½ − β) a_n + h² β a_known
-        let hats = pt.q_hat.as_mut_slice().iter_mut().zip(pt.v_hat.as_mut_slice());
-        let last = x.q.as_slice().iter().zip(x.v.as_slice()).zip(x.a.as_slice());
+        let hats = pt
+            .q_hat
+            .as_mut_slice()
+            .iter_mut()
+            .zip(pt.v_hat.as_mut_slice());
+        let last =
+            x.q.as_slice()
+                .iter()
+                .zip(x.v.as_slice())
+                .zip(x.a.as_slice());
         for ((q_hat, v_hat), (((q, v), qdd), a)) in hats.zip(last.zip(a.as_slice())) {
             let a_known = s * (af * qdd - am * a);
             *q_hat = q + h * v + h * h * ((0.5 - b) * a + b * a_known);

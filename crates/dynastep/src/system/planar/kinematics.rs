@@ -405,6 +405,7 @@ impl Row {
 
     /// Component `k` (0: x, 1: y) of d (revolute and fixed joints, Haug 1989, eq. 3.3.6); the
     /// Hessian only with `hessian` (zero otherwise).
+    #[inline]
     pub(crate) fn component(p: &PointPair, k: usize, hessian: bool) -> Row {
         let mut r = Row::ZERO;
         r.phi = p.d[k];
@@ -420,6 +421,7 @@ impl Row {
 
     /// `(dᵀd − L²)/2` (distance joint, Haug 1989, eq. 3.3.2 written in squared form so it stays smooth
     /// at d = 0; `length` = L \[m\]); the Hessian only with `hessian` (zero otherwise).
+    #[inline]
     pub(crate) fn half_square_distance(p: &PointPair, length: f64, hessian: bool) -> Row {
         let mut r = Row::ZERO;
         r.phi = 0.5 * (dot(p.d, p.d) - length * length);
@@ -444,6 +446,7 @@ impl Row {
     /// `wᵀ d` with `w = A_i w'` a vector fixed in body i (`w_body` = w' in body axes): the normal row of
     /// a prismatic joint (Haug 1989, eq. 3.3.11) and the prismatic joint driver. With
     /// `∂w/∂θ_i = R w`, `∂²w/∂θ_i² = −w`. The Hessian only with `hessian` (zero otherwise).
+    #[inline]
     pub(crate) fn body_vector_dot(p: &PointPair, w_body: [f64; 2], hessian: bool) -> Row {
         let w = p.fi.rot(w_body);
         let pw = perp(w);
@@ -469,6 +472,7 @@ impl Row {
     }
 
     /// `θ_j − θ_i − c` (relative rotation; Haug 1989, eq. 3.3.10).
+    #[inline]
     pub(crate) fn relative_angle(fi: &Frame, fj: &Frame, c: f64) -> Row {
         let mut r = Row::ZERO;
         r.phi = fj.theta - fi.theta - c;

@@ -630,7 +630,7 @@ impl System for PlanarSystem {
             return e.constraints(t, q, out);
         }
         let e = self.evaluated(q);
-        for (o, row) in out.iter_mut().zip(e.rows.iter()) {
+        for (o, row) in out.as_mut_slice().iter_mut().zip(&e.rows) {
             *o = row.phi;
         }
         for d in &self.drivers {
