@@ -26,9 +26,15 @@ pub trait Sink {
 }
 
 impl Sink for Matrix {
+    /// # Panics
+    /// When (`row`, `col`) lies outside the matrix.
     #[inline]
     fn add(&mut self, row: usize, col: usize, value: f64) {
-        self[(row, col)] += value;
+        // Column-major slice indexing: nalgebra's two-index lookup costs several times more, and
+        // small models assemble every matrix entry by entry.
+        let n = self.nrows();
+        assert!(row < n, "entry ({row}, {col}) outside the {n}-row matrix");
+        self.as_mut_slice()[col * n + row] += value;
     }
 }
 
@@ -72,7 +78,7 @@ pub struct MatVec<'a> {
 impl Sink for MatVec<'_> {
     #[inline]
     fn add(&mut self, row: usize, col: usize, value: f64) {
-        self.y[row] += value * self.x[col];
+        self.y.as_mut_slice()[row] += value * self.x.as_slice()[col];
     }
 }
 
@@ -87,7 +93,7 @@ pub struct TransposeMatVec<'a> {
 impl Sink for TransposeMatVec<'_> {
     #[inline]
     fn add(&mut self, row: usize, col: usize, value: f64) {
-        self.y[col] += value * self.x[row];
+        self.y.as_mut_slice()[col] += value * self.x.as_slice()[row];
     }
 }
 
@@ -108,6 +114,21 @@ pub fn copy(dst: &mut Vector, src: &Vector) {
         3 => d[..3].copy_from_slice(&s[..3]),
         4 => d[..4].copy_from_slice(&s[..4]),
         _ => d.copy_from_slice(s),
+    }
+}
+
+/// Sets every entry of `x` (a vector's or a column-major matrix's `as_mut_slice()`) to zero, with
+/// fixed-length stores up to 4 entries and 9 (a 3 × 3 matrix): nalgebra's `fill` walks a generic
+/// iterator, and a call to `memset` costs more than the stores for a body or two.
+#[inline]
+pub fn zero(x: &mut [f64]) {
+    match x.len() {
+        1 => x[0] = 0.0,
+        2 => x[..2].fill(0.0),
+        3 => x[..3].fill(0.0),
+        4 => x[..4].fill(0.0),
+        9 => x[..9].fill(0.0),
+        _ => x.fill(0.0),
     }
 }
 

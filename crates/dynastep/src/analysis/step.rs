@@ -8,7 +8,7 @@
 //! rejects (`Scheme::reject`). It allocates nothing.
 
 use crate::formulation::{Formulation, FormulationError, NewtonStats};
-use crate::linalg::Vector;
+use crate::linalg::{copy, Vector};
 use crate::scheme::{IntegrationPoint, LocalError, PointSolution, Scheme};
 use crate::system::System;
 
@@ -80,8 +80,8 @@ pub fn solve_step<S: System, F: Formulation<S> + ?Sized>(
     scheme.begin_step(t_n, h);
     for k in 0..scheme.points_per_step() {
         scheme.point(k, &mut work.pt);
-        work.u.copy_from(&work.pt.u_guess);
-        work.lambda.copy_from(&work.pt.lambda_guess);
+        copy(&mut work.u, &work.pt.u_guess);
+        copy(&mut work.lambda, &work.pt.lambda_guess);
         formulation
             .solve(sys, &work.pt, &mut work.u, &mut work.lambda, stats)
             .map_err(|error| StepFailure {
@@ -89,7 +89,7 @@ pub fn solve_step<S: System, F: Formulation<S> + ?Sized>(
                 t_e: work.pt.t_e,
                 error,
             })?;
-        work.force_terms.copy_from(formulation.force_terms());
+        copy(&mut work.force_terms, formulation.force_terms());
         if let Some(hook) = hook.as_mut() {
             hook(k, &work.pt, &mut work.u, &mut work.force_terms);
         }
@@ -125,8 +125,8 @@ pub fn filter_through_iteration_matrix<S: System, F: Formulation<S> + ?Sized>(
         return Ok(false);
     }
     let pt = &work.pt;
-    work.u.copy_from(&pt.u_guess);
-    work.lambda.copy_from(&pt.lambda_guess);
+    copy(&mut work.u, &pt.u_guess);
+    copy(&mut work.lambda, &pt.lambda_guess);
     formulation.solve(sys, pt, &mut work.u, &mut work.lambda, stats)?;
     for r in 0..err.q.len() {
         let w = work.u[r] - pt.u_guess[r];

@@ -1,7 +1,7 @@
 //! The index-3 formulation with Lagrange multipliers: Newton's method on (u, λ) at each integration
 //! point, with scaled constraint rows (see the [module documentation of the layer](super)).
 
-use crate::linalg::{norm_inf, Block, Sink, Vector};
+use crate::linalg::{norm_inf, zero, Block, Sink, Vector};
 use crate::scheme::IntegrationPoint;
 use crate::system::System;
 
@@ -388,7 +388,7 @@ impl Index3 {
         self.states(pt, u);
         sys.forces(pt.t_e, &self.q_e, &self.v_e, &mut self.forces);
         sys.mass_times(&self.q_e, &self.a_e, &mut self.inertia);
-        self.force_terms.fill(0.0);
+        zero(self.force_terms.as_mut_slice());
         if m > 0 {
             sys.add_constraint_force(pt.t_e, &self.q_e, lambda, &mut self.force_terms);
         }
@@ -397,7 +397,11 @@ impl Index3 {
         let (r_q, r_phi) = self.residual.as_mut_slice().split_at_mut(n);
         let terms = self.force_terms.as_mut_slice().iter_mut();
         let inertia = self.inertia.as_slice().iter();
-        for ((r, f), (inertia, force)) in r_q.iter_mut().zip(terms).zip(inertia.zip(&self.forces)) {
+        for ((r, f), (inertia, force)) in r_q
+            .iter_mut()
+            .zip(terms)
+            .zip(inertia.zip(self.forces.as_slice()))
+        {
             *f -= force;
             *r = inertia + w * *f;
         }

@@ -2,7 +2,7 @@
 //! formulation that factors a matrix shares (the index-3 iteration matrix, the acceleration-level
 //! saddle-point matrix of [`super::acceleration`]).
 
-use crate::linalg::{Matrix, Sink, Vector};
+use crate::linalg::{zero, Matrix, Sink, Vector};
 
 use super::linear::{DenseSolver, LinearStats};
 use super::small_dense::{SmallDenseSolver, SMALL_DIM};
@@ -103,7 +103,7 @@ impl Workspace {
         let start = self.clock.start();
         match &mut self.storage {
             Storage::Dense { jac, .. } | Storage::Small { jac, .. } => {
-                jac.fill(0.0);
+                zero(jac.as_mut_slice());
                 terms.add(false, jac);
             }
             Storage::Sparse { jac, .. } => {

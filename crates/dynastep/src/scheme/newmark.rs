@@ -23,7 +23,7 @@ use super::error_constants::ErrorConstants;
 use super::predictor::{predict, Known};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{Capabilities, History, IntegrationPoint, LocalError, PointSolution, Scheme, State};
-use crate::linalg::{copy, Vector};
+use crate::linalg::{copy, zero, Vector};
 
 /// Auxiliary history vectors of the family: the filtered acceleration a_n, a_{n−1}, and the force
 /// terms (Φ_qᵀλ − Q)_n (used by HHT).
@@ -232,7 +232,7 @@ impl Scheme for NewmarkFamily {
             *q_hat = q + h * v + h * h * ((0.5 - b) * a + b * a_known);
             *v_hat = v + h * ((1.0 - g) * a + g * a_known);
         }
-        pt.a_hat.fill(0.0);
+        zero(pt.a_hat.as_mut_slice());
         copy(&mut pt.qc_hat, &pt.q_hat);
         pt.c_q = h * h * b * s * (1.0 - af);
         pt.c_v = h * g * s * (1.0 - af);

@@ -31,7 +31,7 @@ pub mod planar;
 pub mod spatial;
 pub mod test_problems;
 
-use crate::linalg::{MatVec, Sink, TransposeMatVec, Vector};
+use crate::linalg::{zero, MatVec, Sink, TransposeMatVec, Vector};
 
 /// Mechanical energy split into kinetic and potential parts \[J\].
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -205,7 +205,7 @@ pub trait System {
 
     /// Writes `M(q) a` (n entries) into `out` without forming M.
     fn mass_times(&self, q: &Vector, a: &Vector, out: &mut Vector) {
-        out.fill(0.0);
+        zero(out.as_mut_slice());
         self.mass(q, 1.0, &mut MatVec { x: a, y: out });
     }
 

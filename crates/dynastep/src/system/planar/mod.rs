@@ -59,7 +59,7 @@ use self::resolver::Resolver;
 use super::equations::EquationSystem;
 use super::System;
 use crate::analysis::assembly::GivenValues;
-use crate::linalg::{Sink, Vector};
+use crate::linalg::{zero, Sink, Vector};
 use crate::model::equations::EquationSpec;
 use crate::model::function::FunctionError;
 use crate::model::validate::{self, Issue};
@@ -592,7 +592,7 @@ impl System for PlanarSystem {
         if let Some(e) = &self.equations {
             return e.forces(t, q, v, out);
         }
-        out.fill(0.0);
+        zero(out.as_mut_slice());
         for f in &self.forces {
             f.add_force(t, q, v, out);
         }
