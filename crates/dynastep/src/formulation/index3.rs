@@ -348,17 +348,17 @@ impl Index3 {
     }
 
     fn states(&mut self, pt: &IntegrationPoint, u: &Vector) {
-        let u = u.as_slice();
-        let maps = [
-            (&mut self.q_e, &pt.q_hat, pt.c_q),
-            (&mut self.v_e, &pt.v_hat, pt.c_v),
-            (&mut self.a_e, &pt.a_hat, pt.c_a),
-            (&mut self.q_c, &pt.qc_hat, pt.c_c),
-        ];
-        for (x, hat, c) in maps {
-            for ((x, hat), u) in x.as_mut_slice().iter_mut().zip(hat.as_slice()).zip(u) {
-                *x = hat + c * u;
-            }
+        let n = self.n;
+        let u = &u.as_slice()[..n];
+        let (q_e, v_e) = (&mut self.q_e.as_mut_slice()[..n], &mut self.v_e.as_mut_slice()[..n]);
+        let (a_e, q_c) = (&mut self.a_e.as_mut_slice()[..n], &mut self.q_c.as_mut_slice()[..n]);
+        let (q_hat, v_hat) = (&pt.q_hat.as_slice()[..n], &pt.v_hat.as_slice()[..n]);
+        let (a_hat, qc_hat) = (&pt.a_hat.as_slice()[..n], &pt.qc_hat.as_slice()[..n]);
+        for i in 0..n {
+            q_e[i] = q_hat[i] + pt.c_q * u[i];
+            v_e[i] = v_hat[i] + pt.c_v * u[i];
+            a_e[i] = a_hat[i] + pt.c_a * u[i];
+            q_c[i] = qc_hat[i] + pt.c_c * u[i];
         }
     }
 
