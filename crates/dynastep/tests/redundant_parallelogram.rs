@@ -224,3 +224,72 @@ fn sparse_start_up_names_the_same_redundant_joints() {
     assert!(d(&states[1].v, &states[0].v) < 1e-12);
     assert!(d(&states[1].a, &states[0].a) < 1e-10);
 }
+
+/// More constraint rows than coordinates (m = 5 > n = 3): a bar welded to the ground by a fixed
+/// joint and pinned again at the same point by a revolute joint. The two joints' x and y rows are
+/// the same rows twice (rank 3); the fixed joint's rotation row takes part in no dependency. The
+/// start-up names exactly the four rows involved (it named all five before, when the dense check's
+/// thin singular value decomposition could not tell them apart), and the sparse elimination
+/// agrees.
+#[test]
+fn more_rows_than_coordinates_names_only_the_rows_involved() {
+    use dynastep::analysis::assembly::{assemble, AssemblySettings};
+    use dynastep::formulation::LinearSolver;
+    let text = r#"
+name = "doubly held bar"
+gravity = [0.0, -9.81]
+[ground.points]
+O = [0.0, 0.0]
+[[bodies]]
+name = "bar"
+mass = 1.0
+inertia = 0.1
+x = 0.0
+y = 0.0
+com = [0.5, 0.0]
+points = { A = [0.0, 0.0] }
+[[joints]]
+name = "weld"
+type = "fixed"
+body_i = "ground"
+point_i = "O"
+body_j = "bar"
+point_j = "A"
+[[joints]]
+name = "pin"
+type = "revolute"
+body_i = "ground"
+point_i = "O"
+body_j = "bar"
+point_j = "A"
+"#;
+    let model = parse::from_str(text, "held.toml").unwrap();
+    let system = dynastep::system::planar::PlanarSystem::new(&model).unwrap();
+    for linear_solver in [LinearSolver::Dense, LinearSolver::Sparse] {
+        let mut x = system.initial_state(0.0);
+        let settings = AssemblySettings {
+            linear_solver,
+            ..AssemblySettings::default()
+        };
+        let report = assemble(&system, &mut x, &system.given_values(), &settings).unwrap();
+        assert_eq!(report.rank, 3, "{linear_solver:?}");
+        let named = |joint: &str| {
+            report
+                .redundant
+                .iter()
+                .filter(|r| r.contains(joint))
+                .count()
+        };
+        assert_eq!(
+            (report.redundant.len(), named("`weld`"), named("`pin`")),
+            (4, 2, 2),
+            "{linear_solver:?}: {:?}",
+            report.redundant
+        );
+        assert!(
+            report.redundant.iter().all(|r| !r.contains("rotation")),
+            "{:?}",
+            report.redundant
+        );
+    }
+}

@@ -371,13 +371,16 @@ pub fn redundant_constraints<S: System>(
     }
     let j = dense_jacobian(sys, t, q);
     // Left null space of Φ_q from the SVD of Φ_qᵀ (n × m): its right singular vectors with σ ≈ 0.
-    let jt = j.transpose();
-    let svd = jt.clone().svd(false, true);
+    // With more constraints than coordinates the thin SVD has only n of the m vectors; zero rows
+    // appended to make Φ_qᵀ square (max(n, m) × m) leave its null space as it is and give all m.
+    let n = j.ncols();
+    let mut jt = Matrix::zeros(n.max(m), m);
+    jt.rows_mut(0, n).copy_from(&j.transpose());
+    let svd = jt.svd(false, true);
     let v_t = svd.v_t.expect("requested");
     let smax = svd.singular_values.iter().fold(0.0_f64, |a, v| a.max(*v));
     let mut rank = 0;
     let mut involved = vec![false; m];
-    // nalgebra's thin SVD gives min(n, m) singular vectors; rows beyond n are dependent by count.
     for (k, s) in svd.singular_values.iter().enumerate() {
         if *s > rank_tol * smax {
             rank += 1;
@@ -388,10 +391,6 @@ pub fn redundant_constraints<S: System>(
                 }
             }
         }
-    }
-    if m > jt.nrows() {
-        // More constraints than coordinates: every row can take part.
-        involved.iter_mut().for_each(|x| *x = true);
     }
     let labels = (0..m)
         .filter(|&r| involved[r] && rank < m)

@@ -350,8 +350,14 @@ impl Index3 {
     fn states(&mut self, pt: &IntegrationPoint, u: &Vector) {
         let n = self.n;
         let u = &u.as_slice()[..n];
-        let (q_e, v_e) = (&mut self.q_e.as_mut_slice()[..n], &mut self.v_e.as_mut_slice()[..n]);
-        let (a_e, q_c) = (&mut self.a_e.as_mut_slice()[..n], &mut self.q_c.as_mut_slice()[..n]);
+        let (q_e, v_e) = (
+            &mut self.q_e.as_mut_slice()[..n],
+            &mut self.v_e.as_mut_slice()[..n],
+        );
+        let (a_e, q_c) = (
+            &mut self.a_e.as_mut_slice()[..n],
+            &mut self.q_c.as_mut_slice()[..n],
+        );
         let (q_hat, v_hat) = (&pt.q_hat.as_slice()[..n], &pt.v_hat.as_slice()[..n]);
         let (a_hat, qc_hat) = (&pt.a_hat.as_slice()[..n], &pt.qc_hat.as_slice()[..n]);
         for i in 0..n {
