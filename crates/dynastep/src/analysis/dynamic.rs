@@ -610,6 +610,16 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
     }
 
     /// One fixed step; returns its size.
+    /// Adds a step's Newton counters to the report; after a singular iteration matrix the multipliers
+    /// are no longer unique, and their Newton start stops being extrapolated (see
+    /// [`crate::scheme::predictor::predict`]).
+    fn count(&mut self, stats: &NewtonStats, report: &mut RunReport) {
+        report.count(stats);
+        if stats.least_squares_solves > 0 {
+            self.work.pt.extrapolate_multipliers = false;
+        }
+    }
+
     fn fixed_step(&mut self, report: &mut RunReport) -> Result<f64, String> {
         let (h, t_end) = (self.settings.h, self.settings.t_end);
         let t_n = self.t0 + self.k as f64 * h;
@@ -631,7 +641,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             &mut stats,
             None,
         );
-        report.count(&stats);
+        self.count(&stats, report);
         if let Err(f) = solved {
             self.scheme.reject();
             return Err(format!(
@@ -678,7 +688,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             );
             let retry = match solved {
                 Err(f) => {
-                    report.count(&stats);
+                    self.count(&stats, report);
                     self.scheme.reject();
                     report.rejected_steps += 1;
                     let h_new = self.controller.newton_failure(h);
@@ -701,7 +711,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                         &mut self.err,
                         &mut stats,
                     );
-                    report.count(&stats);
+                    self.count(&stats, report);
                     let norm = self.judged_norm(h, tol);
                     let (accept, h_new) = self.controller.judge(h, tol.judged(norm, h));
                     if accept {

@@ -130,6 +130,10 @@ pub struct IntegrationPoint {
     pub u_guess: Vector,
     /// Predicted λ (m), the Newton starting value.
     pub lambda_guess: Vector,
+    /// Whether the scheme may extrapolate λ for `lambda_guess` (true until the time loop meets a
+    /// singular iteration matrix: then λ is unique only up to the left null space of Φ_q, see
+    /// [`predictor::predict`]).
+    pub extrapolate_multipliers: bool,
 }
 
 impl IntegrationPoint {
@@ -152,6 +156,7 @@ impl IntegrationPoint {
             residual_history: Vector::zeros(n),
             u_guess: Vector::zeros(n),
             lambda_guess: Vector::zeros(m),
+            extrapolate_multipliers: true,
         }
     }
 

@@ -253,9 +253,9 @@ impl Scheme for NewmarkFamily {
         // (2022), Multibody Syst Dyn, §3.1, eqs. (12)-(14), on the last two levels, while it came
         // closer to the solution than the last q̈ did (it does not where q̈ alternates from step to
         // step, as with the undamped trapezoidal rule in index 3) and the Newton method allows it
-        // (full Newton); else the last q̈. λ starts
-        // from the last λ: extrapolated, it also carries along any component in the null space of
-        // redundant constraints, which least-squares corrections never remove.
+        // (full Newton); else the last q̈. λ starts from the last λ: extrapolated, it also carries
+        // along any component in the null space of redundant constraints (see `predict`), and
+        // full Newton, the only method that takes the extrapolated q̈, gains nothing from it.
         let before = (self.guess_h > 0.0).then(|| {
             let old = Known {
                 v: &self.guess_v,
