@@ -46,6 +46,16 @@ impl std::fmt::Debug for DenseSolver {
 /// Smallest |U_kk| relative to the largest entry of the matrix below which it is treated as singular.
 pub(crate) const SINGULAR_PIVOT: f64 = 1e-13;
 
+/// True when `min_pivot`, the smallest |U_kk| of an LU of the matrix with entries `entries`, marks
+/// it singular to working precision: NaN, or at most [`SINGULAR_PIVOT`] times the largest |entry|.
+pub(crate) fn singular_pivot(min_pivot: f64, entries: &[f64]) -> bool {
+    let scale = entries
+        .iter()
+        .fold(0.0_f64, |m, v| m.max(v.abs()))
+        .max(f64::MIN_POSITIVE);
+    min_pivot.is_nan() || min_pivot <= SINGULAR_PIVOT * scale
+}
+
 /// Minimum-norm least-squares solutions of a dense, possibly singular, square system from its singular
 /// value decomposition (faer, several times faster than nalgebra's at n + m ≈ 500, which matters when
 /// a singular configuration sends every Newton iteration here). Singular values below 1e-10 of the
@@ -207,10 +217,6 @@ impl DenseSolver {
         self.stats.factorizations += 1;
         self.lu.copy_from_slice(a.as_slice());
         let n = self.dim;
-        let scale = a
-            .iter()
-            .fold(0.0_f64, |m, v| m.max(v.abs()))
-            .max(f64::MIN_POSITIVE);
         let mat = faer::MatMut::from_column_major_slice_mut(&mut self.lu, n, n);
         let stack = faer::dyn_stack::MemStack::new(&mut self.scratch);
         factor::lu_in_place(
@@ -224,8 +230,7 @@ impl DenseSolver {
         let min_pivot = (0..n)
             .map(|k| self.lu[k * n + k].abs())
             .fold(f64::INFINITY, f64::min);
-        // A NaN pivot counts as singular.
-        self.singular = min_pivot.is_nan() || min_pivot <= SINGULAR_PIVOT * scale;
+        self.singular = singular_pivot(min_pivot, a.as_slice());
         if self.singular {
             self.fallback.factor(a);
         }

@@ -13,7 +13,7 @@
 use nalgebra::linalg::LU;
 use nalgebra::{Const, DimMin, SMatrix};
 
-use super::linear::{LeastSquares, LinearStats, SINGULAR_PIVOT};
+use super::linear::{singular_pivot, LeastSquares, LinearStats};
 use crate::linalg::{Matrix, Vector};
 
 /// Largest number of unknowns n + m that [`SmallDenseSolver`] takes (and that
@@ -110,17 +110,11 @@ impl SmallDenseSolver {
     pub fn factor(&mut self, a: &Matrix) {
         assert_eq!((a.nrows(), a.ncols()), (self.dim, self.dim), "matrix shape");
         self.stats.factorizations += 1;
-        let values = a.as_slice();
-        let scale = values
-            .iter()
-            .fold(0.0_f64, |m, v| m.max(v.abs()))
-            .max(f64::MIN_POSITIVE);
         let Some(factors) = self.factors.as_mut() else {
             return;
         };
-        let min_pivot = factors.factor(values);
-        // A NaN pivot counts as singular.
-        self.singular = min_pivot.is_nan() || min_pivot <= SINGULAR_PIVOT * scale;
+        let min_pivot = factors.factor(a.as_slice());
+        self.singular = singular_pivot(min_pivot, a.as_slice());
         if self.singular {
             self.fallback.factor(a);
         }

@@ -31,7 +31,7 @@ use faer::sparse::linalg::lu::{factorize_symbolic_lu, simplicial, LuSymbolicPara
 use faer::sparse::linalg::SupernodalThreshold;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMat, SymbolicSparseColMatRef};
 
-use super::linear::{LeastSquares, LinearStats, SINGULAR_PIVOT};
+use super::linear::{singular_pivot, LeastSquares, LinearStats, SINGULAR_PIVOT};
 use super::refactor::StaticLu;
 use crate::linalg::{Matrix, Sink, Vector};
 
@@ -482,7 +482,7 @@ impl SparseSolver {
                     }
                     min_pivot = min_pivot.min(pivot);
                 }
-                min_pivot.is_nan() || min_pivot <= SINGULAR_PIVOT * scale
+                singular_pivot(min_pivot, a.val())
             }
         };
         if !self.singular {
