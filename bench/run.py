@@ -430,7 +430,7 @@ def write_markdown(results, meta, path):
               "- The pendulum (n + m = 3) is where dynastep gains least: its step is dominated by "
               "the fixed cost of a Newton iteration through the general interfaces, not by any one "
               "part. Measured on 2026-11-26 (callgrind and perf, h = 1e-4, one iteration and two "
-              "residuals per step): about 7 300 instructions per step (10 000 before that day's "
+              "residuals per step): about 6 900 instructions per step (10 000 before that day's "
               "changes), of which the Newton loop itself about 15 %, the per-configuration "
               "evaluation cache and the joint rows 13 %, the Newmark bookkeeping (predictor, "
               "accepted point, end of step) 12 %, the 3 × 3 LU and solve 9 %, the element "
