@@ -137,12 +137,25 @@ impl EvaluationCache {
 
     /// The index of the slot holding q (with Hessians when `hessians`), filling the older slot
     /// first when neither does.
+    #[inline]
     pub(crate) fn find_or_fill(
         &mut self,
         elements: &Elements<'_>,
         q: &Vector,
         hessians: bool,
     ) -> usize {
+        // Most requests ask again for the configuration just filled: answered inline.
+        let newest = &mut self.slots[self.newest];
+        if newest.holds(q) && (!hessians || newest.hessians) {
+            newest.hessians_used |= hessians;
+            return self.newest;
+        }
+        self.find_or_fill_other(elements, q, hessians)
+    }
+
+    /// [`Self::find_or_fill`] when the newest slot does not answer.
+    #[inline(never)]
+    fn find_or_fill_other(&mut self, elements: &Elements<'_>, q: &Vector, hessians: bool) -> usize {
         if let Some(k) = (0..2).find(|&k| self.slots[k].holds(q)) {
             let slot = &mut self.slots[k];
             if hessians {
