@@ -609,7 +609,6 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         }
     }
 
-    /// One fixed step; returns its size.
     /// Adds a step's Newton counters to the report; after a singular iteration matrix the multipliers
     /// are no longer unique, and their Newton start stops being extrapolated (see
     /// [`crate::scheme::predictor::predict`]).
@@ -620,6 +619,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         }
     }
 
+    /// One fixed step; returns its size.
     fn fixed_step(&mut self, report: &mut RunReport) -> Result<f64, String> {
         let (h, t_end) = (self.settings.h, self.settings.t_end);
         let t_n = self.t0 + self.k as f64 * h;
@@ -883,7 +883,6 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         }
     }
 
-    /// Diagnostics and output after a committed step of size `h`; false when the run must end.
     /// True when the state just committed emits output samples (every step, or an output time
     /// at or before it).
     fn sample_due(&self) -> bool {
@@ -895,6 +894,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 .is_some_and(|t| t <= self.state.t + 1e-9 * span)
     }
 
+    /// Diagnostics and output after a committed step of size `h`; false when the run must end.
     fn after_step(
         &mut self,
         h: f64,

@@ -7,8 +7,11 @@
 //! body frames. [`Evaluation`] holds them for one q: the frames of every body (cos θ and sin θ once
 //! per body, not once per joint that touches it) and the rows of every joint and driver (value,
 //! gradient, and the Hessian once a quantity that needs it asks: Φ_qᵀλ's derivative, γ, Ḣ),
-//! computed on the first request for that q. Residual-only configurations (the last iterate of a
-//! step, every iterate of modified Newton) never compute Hessians. [`EvaluationCache`] keeps the two
+//! computed on the first request for that q. The Hessians are computed with the rows when one of
+//! the two configurations before needed them (full Newton: a matrix at every iterate but the
+//! converged one, which then computes them unused, since a second pass when they are asked for cost
+//! more), otherwise on request (modified Newton's residual-only iterates never compute them).
+//! [`EvaluationCache`] keeps the two
 //! most recent configurations, because some schemes evaluate forces and constraints at different
 //! states in one iteration (HHT: q_e ≠ q_c).
 //!
