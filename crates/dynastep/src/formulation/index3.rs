@@ -83,7 +83,13 @@ fn add_iteration_matrix<S: System, K: Sink>(
     if every || pt.c_v != 0.0 {
         sys.forces_v(pt.t_e, st.q_e, st.v_e, -pt.c_v * w, jac);
     }
-    if m > 0 {
+    if m > 0 && !every && pt.t_e == pt.t_c && same_bits(st.q_e, st.q_c) {
+        // Φ_q(q_e) = Φ_q(q_c) (the Newmark family evaluates both at q_(n+1)): one pass writes both
+        // blocks. Each entry of either block gets exactly one term, so the dense sums are those
+        // of two passes; the sparse assembler (`every`) keeps the fixed sequence of two passes.
+        let mut both = BothConstraintBlocks { inner: jac, n, w };
+        sys.constraint_jacobian(pt.t_c, st.q_c, 1.0, &mut both);
+    } else if m > 0 {
         sys.constraint_jacobian(
             pt.t_e,
             st.q_e,
@@ -108,6 +114,30 @@ fn add_iteration_matrix<S: System, K: Sink>(
                 transpose: false,
             },
         );
+    }
+}
+
+/// True when `a` and `b` hold the same numbers, bit for bit.
+fn same_bits(a: &Vector, b: &Vector) -> bool {
+    a.as_slice()
+        .iter()
+        .zip(b.as_slice())
+        .all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// A sink that writes an entry (i, j) of Φ_q both at (n + i, j), the constraint rows of J, and,
+/// times `w`, at (j, n + i), the block w_f Φ_qᵀ.
+struct BothConstraintBlocks<'a, K: ?Sized> {
+    inner: &'a mut K,
+    n: usize,
+    w: f64,
+}
+
+impl<K: Sink + ?Sized> Sink for BothConstraintBlocks<'_, K> {
+    #[inline]
+    fn add(&mut self, row: usize, col: usize, value: f64) {
+        self.inner.add(self.n + row, col, value);
+        self.inner.add(col, self.n + row, self.w * value);
     }
 }
 
