@@ -24,7 +24,7 @@
 //! [`NewtonSettings::linear_solver`]:
 //!
 //! - small dense ([`small_dense::SmallDenseSolver`], n + m ≤ 8): nalgebra's LU with partial
-//!   pivoting on a stack matrix of the exact size;
+//!   pivoting on a stack matrix of the exact size, its closed-form inverse up to n + m = 3;
 //! - dense ([`linear::DenseSolver`]): J is assembled into a dense (n+m) × (n+m) matrix and factored
 //!   by LU with partial pivoting, O((n+m)³) per iteration;
 //! - sparse ([`sparse::SparseSolver`]): J is assembled in compressed sparse column form through
@@ -97,8 +97,8 @@ use crate::system::System;
 )]
 #[serde(rename_all = "lowercase")]
 pub enum LinearSolver {
-    /// A dense LU in fixed-size storage (nalgebra, partial pivoting) up to 8 unknowns n + m, sparse
-    /// LU above.
+    /// A dense LU in fixed-size storage (nalgebra, partial pivoting) up to 8 unknowns n + m (the
+    /// closed-form inverse up to 3, see [`small_dense`]), sparse LU above.
     ///
     /// Measured (release build, generalized-α, full Newton, loop time over the fixed-size LU's,
     /// 2026-11-26): pendulum (n + m = 3) sparse 1.11, general dense 1.31. Above 8 unknowns the

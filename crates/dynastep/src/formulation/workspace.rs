@@ -38,7 +38,8 @@ enum Storage {
         /// Its solver.
         solver: DenseSolver,
     },
-    /// Dense storage, fixed-size LU with partial pivoting (dim ≤ [`SMALL_DIM`]).
+    /// Dense storage, fixed-size LU with partial pivoting (dim ≤ [`SMALL_DIM`]; the closed-form
+    /// inverse up to 3).
     Small {
         /// The matrix.
         jac: Matrix,
