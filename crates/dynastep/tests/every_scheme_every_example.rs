@@ -9,7 +9,7 @@
 //! - the spatial slider-crank: the slider against reference/spatial/slider_crank_3d.csv.
 //!
 //! Which schemes apply: conditionally stable Newmark members (Fox–Goodwin, linear acceleration) are
-//! unstable on index-3 constraints at any step size (001_71a3dd6e0ebcd683.txt, §3; their spectral radius
+//! unstable on index-3 constraints at any step size (Fernández de Bustos et al. 2022, Meccanica 57:371, §3; their spectral radius
 //! for the infinitely stiff constraint mode exceeds 1), so they are checked to fail cleanly instead. The
 //! undamped trapezoidal rule (and plain Newmark at its defaults, the same method) is run over 2 s only:
 //! over longer runs its multiplier grows without bound on these problems (docs/schemes.md).
@@ -35,7 +35,7 @@ fn index3_unstable(s: &dynastep::scheme::SchemeInfo) -> bool {
 
 /// Whether the pair should run: everything the declarations admit, except the conditionally stable
 /// schemes on index-3 constraints (the tangent-space formulation keeps their linear stability limit,
-/// 001_71a3dd6e0ebcd683.txt §5, and runs them).
+/// Fernández de Bustos et al. 2022, Meccanica 57:371, §5, and runs them).
 fn runs(s: &dynastep::scheme::SchemeInfo, formulation: &str) -> bool {
     !(formulation == "index3" && index3_unstable(s))
 }

@@ -2,8 +2,9 @@
 //! many allocations as a run of 200 (all of them in the set-up), for every scheme in the registry on the
 //! pendulum in its angle (an ODE) and, for the schemes that are stable on it, on the pendulum DAE.
 //! (Conditionally stable schemes such as Fox–Goodwin are unstable on index-3 DAEs at any step size, the
-//! observation that motivates 001_71a3dd6e0ebcd683.txt.) The same with the sparse linear solver forced,
-//! and on the N = 40 four-bar (n + m = 485), which takes the sparse path by default and passes near
+//! observation that motivates Fernández de Bustos et al. 2022, Meccanica 57:371.) The same with each
+//! linear solver (the default `auto` takes the fixed-size dense factors there, the closed-form inverse
+//! up to 3 unknowns), and on the N = 40 four-bar (n + m = 485), which takes the sparse path by default and passes near
 //! its singular configuration, where the pivoting of the sparse LU changes.
 
 use std::alloc::{GlobalAlloc, Layout, System as SystemAlloc};
@@ -100,6 +101,8 @@ fn step_loop_does_not_allocate() {
         g: 9.81,
     };
     for (ls, m) in [
+        (LinearSolver::Auto, NewtonMethod::Full),
+        (LinearSolver::Auto, NewtonMethod::Modified),
         (LinearSolver::Dense, NewtonMethod::Full),
         (LinearSolver::Sparse, NewtonMethod::Full),
         (LinearSolver::Dense, NewtonMethod::Modified),

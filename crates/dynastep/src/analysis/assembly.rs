@@ -2,8 +2,9 @@
 //!
 //! 1. **Positions.** Newton's method with least-squares (minimum-norm) steps on Φ(q, t₀) = 0 together
 //!    with the joint values marked as given (revolute angles, prismatic displacements held at their
-//!    values in the model's poses), moving only the coordinates not marked as given (Haug 1989, §7.4
-//!    of 004_bac2ce284455150f.txt, with the pseudo-inverse in place of the partitioned solve).
+//!    values in the model's poses), moving only the coordinates not marked as given (Haug 1989,
+//!    *Computer-Aided Kinematics and Dynamics of Mechanical Systems*, §7.4, with the pseudo-inverse
+//!    in place of the partitioned solve).
 //! 2. **Velocities.** The velocities closest to the given ones (least change in the free ones, the given
 //!    ones held) that satisfy Φ_q v + Φ_t = 0.
 //! 3. **Accelerations and multipliers** from `[M Φ_qᵀ; Φ_q 0] [a; λ] = [Q; γ]`, in the least-squares,
