@@ -361,7 +361,9 @@ def write_markdown(results, meta, path):
              "to within 5 % (the defaults are marked; they fail on some chains, and at small steps "
              "they floor the accuracy), EigenSparse for the chains. dynastep: default tolerances "
              "(position correction 1e-10 relative to 1 + ‖q‖∞, residual 1e-8 of the force terms), "
-             "with full Newton (the default) and with `[solver.newton] method = \"modified\"`. "
+             "with full Newton (the default; before a second matrix it tries Deuflhard's "
+             "simplified correction, a solve with the matrix already factored) and with "
+             "`[solver.newton] method = \"modified\"`. "
              "Time: dynastep's whole time loop (steps, diagnostics at the output samples, output), "
              "`loop_time_s` of summary.json; Exudyn's `SolveDynamic` call. Minimum over the repeats, "
              "runs interleaved. Error: the end point against an independent reference (bench/run.py "
@@ -381,10 +383,11 @@ def write_markdown(results, meta, path):
                      f"{f['time']:.4g} | {ratio(f)} | {f['error']:.2e} {u} | "
                      f"{m['time']:.4g} | {ratio(m)} | {m['error']:.2e} {u} |")
     lines += ["", "## Counts per step", "",
-              "dynastep: Newton iterations / residual evaluations / Jacobian assemblies / "
-              "factorizations (of which numeric refactorizations with the pivots of an earlier "
-              "factorization; `auto` takes the fixed-size dense LU for the pendulum, n + m = 3, "
-              "and the sparse solver for the others). "
+              "dynastep: Newton iterations (simplified corrections included) / residual "
+              "evaluations / Jacobian assemblies / factorizations (of which numeric "
+              "refactorizations with the pivots of an earlier factorization; `auto` takes the "
+              "closed-form 3 × 3 inverse for the pendulum, n + m = 3, and the sparse solver for the "
+              "others). "
               "Exudyn: Newton iterations / Jacobians (what its solver reports).", "",
               "| case | Exudyn | dynastep, full Newton | dynastep, modified Newton |",
               "|---|---|---|---|"]
@@ -427,15 +430,15 @@ def write_markdown(results, meta, path):
               "for an algorithm of about 100 lines over factors faer already computes.", "",
               "## Not measured or not done yet", "",
               ratio_summary(results),
-              "- The pendulum (n + m = 3) is where dynastep gains least: its step is dominated by "
-              "the fixed cost of a Newton iteration through the general interfaces, not by any one "
-              "part. Measured on 2026-11-26 (callgrind and perf, h = 1e-4, one iteration and two "
-              "residuals per step): about 6 900 instructions per step (10 000 before that day's "
-              "changes), of which the Newton loop itself about 15 %, the per-configuration "
-              "evaluation cache and the joint rows 13 %, the Newmark bookkeeping (predictor, "
-              "accepted point, end of step) 12 %, the 3 × 3 LU and solve 9 %, the element "
-              "contributions to the residual and matrix 13 %, the time loop's per-step bookkeeping "
-              "8 %.",
+              "- The pendulum (n + m = 3) is where dynastep gains least: its step is the fixed "
+              "cost of a Newton iteration through the general interfaces, spread over many small "
+              "parts (callgrind, h = 1e-4, one iteration and two residuals per step: about 6 350 "
+              "instructions per step on 2026-11-26, from 10 000 that morning; the evaluation cache "
+              "and joint rows about 20 %, the Newmark bookkeeping 12–15 %, the time loop's own 11 %). Its "
+              "wall-clock time also moves with the code layout alone: on 2026-11-26 a branch that "
+              "never ran at h = 1e-4 made the loop 4–5 % slower, and aligning every loop to 64 "
+              "bytes (`-C llvm-args=-align-loops=64`) made one build 5 % faster and another 4 % "
+              "slower. Read its ratio with that band in mind; the other cases are far from 5×.",
               "- Start-up with redundant constraints (not in the cases above): the N-four-bar "
               "chains with three repeated crank lengths start in 1.1 ms (N = 10) to 10 ms "
               "(N = 160), sparse elimination on the rows of Φ_q (measured 2026-11-26 by hand).",

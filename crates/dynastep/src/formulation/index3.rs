@@ -233,8 +233,10 @@ impl<S: System> Formulation<S> for Index3 {
     }
 
     /// Solves the integration point `pt` for `u` (n) and `lambda` (m), starting from their current
-    /// values. On success, `self.force_terms` holds Φ_q(q_e)ᵀλ − Q at the solution and `q_e`, `v_e`,
-    /// `a_e`, `q_c` the corresponding states.
+    /// values. On success, `q_e`, `v_e`, `a_e`, `q_c` hold the states of the solution and
+    /// `self.force_terms` Φ_q(q_e)ᵀλ − Q at it (at the last evaluated iterate when a simplified
+    /// correction ended the iteration, which differs from the solution by that correction, within
+    /// 1e-3 of the position tolerance).
     ///
     /// # Errors
     /// [`FormulationError::NotConverged`] after `max_iterations` without meeting the tolerances;
@@ -426,7 +428,8 @@ impl Index3 {
     /// within `MODIFIED_KAPPA · position_tol`, it is added to u (n) and λ (m), the states are
     /// brought to the new u, and true is returned. The residual, the equilibrium test and the
     /// force terms stay those of u_k: δ changes them by its own size, far below the residual
-    /// tolerance. `change` is the relative change of the last (full) Newton correction.
+    /// tolerance. `change` is the relative change of the last (full) Newton correction. Out of
+    /// line: it runs on a minority of steps, and the iteration loop stays as compact as before.
     #[inline(never)]
     fn simplified_step(
         &mut self,
