@@ -45,6 +45,16 @@ impl Run {
         [p[0], p[1]]
     }
 
+    /// The largest |x² + y² − 1| over the samples of a run of the pendulum example (a point mass
+    /// on a 1 m rod from the origin): the drift of the rod length squared \[m²\].
+    pub fn rod_drift(&self) -> f64 {
+        self.rec
+            .states
+            .iter()
+            .map(|s| (s.q[0] * s.q[0] + s.q[1] * s.q[1] - 1.0).abs())
+            .fold(0.0, f64::max)
+    }
+
     /// Panics unless the run reached its end time.
     pub fn assert_completed(&self) {
         assert!(
