@@ -36,10 +36,11 @@
 //!
 //! [`LinearSolver::Auto`] (the default) takes a dense LU in fixed-size storage
 //! ([`small_dense::SmallDenseSolver`]) up to n + m = 8 and the sparse path above (measured fastest
-//! at each size). Every path detects a singular J (a missing or tiny pivot) and falls back to the
-//! minimum-norm least-squares solution of a dense SVD, counted in
-//! [`NewtonStats::least_squares_solves`]. None allocates in the step loop except on that fallback (the sparse path allocates on its first solve, which records and
-//! analyses the pattern).
+//! at each size). Every path detects a singular J (a missing or tiny pivot; for the closed-form
+//! inverse, a zero determinant or a reciprocal condition number at most 1e-13) and falls back to
+//! the minimum-norm least-squares solution of a dense SVD, counted in
+//! [`NewtonStats::least_squares_solves`]. None allocates in the step loop except on that fallback
+//! (the sparse path allocates on its first solve, which records and analyses the pattern).
 //!
 //! Convergence: the last correction of the constrained positions, ‖c_c Δu‖∞, is at most
 //! `position_tol · (1 + ‖q_c‖∞)` and the equilibrium residual ‖r_1‖∞ is at most
