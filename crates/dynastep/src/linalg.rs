@@ -134,7 +134,18 @@ pub fn zero(x: &mut [f64]) {
 
 /// Infinity norm (largest absolute entry) of a vector; 0 for an empty vector.
 pub fn norm_inf(x: &Vector) -> f64 {
-    x.as_slice().iter().fold(0.0_f64, |m, v| m.max(v.abs()))
+    max_abs(x.as_slice())
+}
+
+/// Largest |x_i| of a slice (a vector's part, a matrix's entries); 0 for an empty slice.
+pub fn max_abs(x: &[f64]) -> f64 {
+    x.iter().fold(0.0_f64, |m, v| m.max(v.abs()))
+}
+
+/// True when `a` and `b` hold the same numbers, bit for bit (so +0 ≠ −0 and a NaN equals only
+/// itself), compared over the shorter of the two.
+pub fn same_bits(a: &[f64], b: &[f64]) -> bool {
+    a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
 #[cfg(test)]

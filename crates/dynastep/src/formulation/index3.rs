@@ -1,7 +1,7 @@
 //! The index-3 formulation with Lagrange multipliers: Newton's method on (u, λ) at each integration
 //! point, with scaled constraint rows (see the [module documentation of the layer](super)).
 
-use crate::linalg::{copy, norm_inf, zero, Block, Sink, Vector};
+use crate::linalg::{copy, max_abs, norm_inf, same_bits, zero, Block, Sink, Vector};
 use crate::scheme::IntegrationPoint;
 use crate::system::System;
 
@@ -83,7 +83,7 @@ fn add_iteration_matrix<S: System, K: Sink>(
     if every || pt.c_v != 0.0 {
         sys.forces_v(pt.t_e, st.q_e, st.v_e, -pt.c_v * w, jac);
     }
-    if m > 0 && !every && pt.t_e == pt.t_c && same_bits(st.q_e, st.q_c) {
+    if m > 0 && !every && pt.t_e == pt.t_c && same_bits(st.q_e.as_slice(), st.q_c.as_slice()) {
         // Φ_q(q_e) = Φ_q(q_c) (the Newmark family evaluates both at q_(n+1)): one pass writes both
         // blocks. Each entry of either block gets exactly one term, so the dense sums are those
         // of two passes; the sparse assembler (`every`) keeps the fixed sequence of two passes.
@@ -117,12 +117,16 @@ fn add_iteration_matrix<S: System, K: Sink>(
     }
 }
 
-/// True when `a` and `b` hold the same numbers, bit for bit.
-fn same_bits(a: &Vector, b: &Vector) -> bool {
-    a.as_slice()
-        .iter()
-        .zip(b.as_slice())
-        .all(|(x, y)| x.to_bits() == y.to_bits())
+/// Adds a Newton correction (n + m: Δu, then Δλ) to u (n) and λ (m); returns ‖Δu‖∞.
+fn add_correction(correction: &[f64], u: &mut Vector, lambda: &mut Vector) -> f64 {
+    let (du, dlambda) = correction.split_at(u.len());
+    for (u, d) in u.as_mut_slice().iter_mut().zip(du) {
+        *u += d;
+    }
+    for (l, d) in lambda.as_mut_slice().iter_mut().zip(dlambda) {
+        *l += d;
+    }
+    max_abs(du)
 }
 
 /// A sink that writes an entry (i, j) of Φ_q both at (n + i, j), the constraint rows of J, and,
@@ -169,7 +173,7 @@ pub struct Index3 {
     /// Time spent evaluating residuals \[s\] (when `clock` is on).
     residual_time: f64,
     clock: Stopwatch,
-    /// The simplified Newton correction (n + m).
+    /// The simplified Newton correction δ (n + m: δu, then δλ).
     simplified: Vector,
 }
 
@@ -308,11 +312,9 @@ impl<S: System> Formulation<S> for Index3 {
                 .for_each(|r| *r = -*r);
             self.solve_linear();
             stats.iterations += 1;
-            let du = self.update(u, lambda);
+            let du = add_correction(self.residual.as_slice(), u, lambda);
             let previous = change;
-            correction = pt.c_c.abs() * du;
-            change = (correction / (1.0 + norm_inf(&self.q_c)))
-                .max(pt.c_v.abs() * du / (1.0 + norm_inf(&self.v_e)));
+            (correction, change) = self.relative_change(pt, du);
             if !change.is_finite() {
                 result = Err(FormulationError::NonFinite);
                 break;
@@ -406,18 +408,14 @@ impl Index3 {
         }
     }
 
-    /// Adds the Newton update held in `residual` to u (n) and λ (m); returns ‖Δu‖∞.
-    fn update(&self, u: &mut Vector, lambda: &mut Vector) -> f64 {
-        let (du_new, dlambda) = self.residual.as_slice().split_at(self.n);
-        let mut du = 0.0_f64;
-        for (u, d) in u.as_mut_slice().iter_mut().zip(du_new) {
-            *u += d;
-            du = du.max(d.abs());
-        }
-        for (l, d) in lambda.as_mut_slice().iter_mut().zip(dlambda) {
-            *l += d;
-        }
-        du
+    /// The position correction c_c‖Δu‖∞ of a Newton update with ‖Δu‖∞ = `du`, and the relative
+    /// change the stopping tests judge: the larger of the position and velocity changes, each
+    /// relative to 1 + the size of the states at the current u.
+    fn relative_change(&self, pt: &IntegrationPoint, du: f64) -> (f64, f64) {
+        let correction = pt.c_c.abs() * du;
+        let change = (correction / (1.0 + norm_inf(&self.q_c)))
+            .max(pt.c_v.abs() * du / (1.0 + norm_inf(&self.v_e)));
+        (correction, change)
     }
 
     /// Deuflhard's simplified Newton correction δ = −J(u_(k−1))⁻¹ r(u_k): the residual just
@@ -440,11 +438,10 @@ impl Index3 {
     ) -> bool {
         copy(&mut self.simplified, &self.residual);
         self.work.solve_in_place(&mut self.simplified);
-        let (du, dlambda) = self.simplified.as_slice().split_at(self.n);
-        let size = du.iter().fold(0.0_f64, |a, d| a.max(d.abs()));
-        let correction = pt.c_c.abs() * size;
-        let simplified = (correction / (1.0 + norm_inf(&self.q_c)))
-            .max(pt.c_v.abs() * size / (1.0 + norm_inf(&self.v_e)));
+        let delta = self.simplified.as_mut_slice();
+        delta.iter_mut().for_each(|d| *d = -*d);
+        let size = max_abs(&delta[..self.n]);
+        let (correction, simplified) = self.relative_change(pt, size);
         let theta = simplified / change;
         let eta = theta / (1.0 - theta).max(f64::EPSILON);
         let pos_tol = self.settings.position_tol * (1.0 + norm_inf(&self.q_c));
@@ -453,12 +450,7 @@ impl Index3 {
         if !(correction <= pos_tol && settled) {
             return false;
         }
-        for (u, d) in u.as_mut_slice().iter_mut().zip(du) {
-            *u -= d;
-        }
-        for (l, d) in lambda.as_mut_slice().iter_mut().zip(dlambda) {
-            *l -= d;
-        }
+        add_correction(self.simplified.as_slice(), u, lambda);
         self.states(pt, u);
         true
     }
@@ -503,7 +495,7 @@ impl Index3 {
                 *r = phi / pt.c_c;
             }
         }
-        let r1 = r_q.iter().fold(0.0_f64, |a, r| a.max(r.abs()));
+        let r1 = max_abs(r_q);
         let scale = norm_inf(&self.inertia)
             .max(w.abs() * reaction)
             .max(w.abs() * norm_inf(&self.forces))

@@ -5,7 +5,7 @@
 //! solution from a singular value decomposition, and counts how often it did. The sparse path
 //! ([`super::sparse::SparseSolver`]) densifies a singular matrix and uses the same fallback.
 
-use crate::linalg::{Matrix, Vector};
+use crate::linalg::{max_abs, Matrix, Vector};
 
 /// Outcome counters of a linear solver.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -49,10 +49,7 @@ pub(crate) const SINGULAR_PIVOT: f64 = 1e-13;
 /// True when `min_pivot`, the smallest |U_kk| of an LU of the matrix with entries `entries`, marks
 /// it singular to working precision: NaN, or at most [`SINGULAR_PIVOT`] times the largest |entry|.
 pub(crate) fn singular_pivot(min_pivot: f64, entries: &[f64]) -> bool {
-    let scale = entries
-        .iter()
-        .fold(0.0_f64, |m, v| m.max(v.abs()))
-        .max(f64::MIN_POSITIVE);
+    let scale = max_abs(entries).max(f64::MIN_POSITIVE);
     min_pivot.is_nan() || min_pivot <= SINGULAR_PIVOT * scale
 }
 

@@ -33,7 +33,7 @@ use faer::sparse::{SparseColMatRef, SymbolicSparseColMat, SymbolicSparseColMatRe
 
 use super::linear::{singular_pivot, LeastSquares, LinearStats, SINGULAR_PIVOT};
 use super::refactor::StaticLu;
-use crate::linalg::{Matrix, Sink, Vector};
+use crate::linalg::{max_abs, Matrix, Sink, Vector};
 
 /// A [`Sink`] that assembles a square matrix (dim × dim) in compressed sparse column form.
 ///
@@ -445,11 +445,7 @@ impl SparseSolver {
         }
         let symbolic = self.symbolic.as_ref().expect("analysed");
         self.stats.factorizations += 1;
-        let scale = a
-            .val()
-            .iter()
-            .fold(0.0_f64, |m, v| m.max(v.abs()))
-            .max(f64::MIN_POSITIVE);
+        let scale = max_abs(a.val()).max(f64::MIN_POSITIVE);
         if self.refactor.refactor(a, SINGULAR_PIVOT * scale) {
             self.stats.refactorizations += 1;
             self.singular = false;

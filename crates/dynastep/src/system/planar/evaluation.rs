@@ -22,7 +22,7 @@ use super::drivers::Driver;
 use super::joints::Joint;
 use super::kinematics::{BodyRef, Frame, Row};
 use super::Body;
-use crate::linalg::Vector;
+use crate::linalg::{same_bits, Vector};
 
 /// The frames of every body at one q, indexed by the column of the body's first coordinate.
 #[derive(Debug, Clone, PartialEq)]
@@ -84,13 +84,7 @@ impl Evaluation {
 
     /// True when the rows are those of q (bit for bit).
     fn holds(&self, q: &Vector) -> bool {
-        self.filled
-            && self
-                .q
-                .as_slice()
-                .iter()
-                .zip(q.as_slice())
-                .all(|(a, b)| a.to_bits() == b.to_bits())
+        self.filled && same_bits(self.q.as_slice(), q.as_slice())
     }
 
     /// Computes the frames and rows at q, the Hessians with `hessians`.
