@@ -34,7 +34,6 @@ pub fn generalized_alpha(rho_inf: f64) -> Result<NewmarkFamily, SchemeError> {
         beta,
         alpha_m,
         alpha_f,
-        0.0,
     ))
 }
 

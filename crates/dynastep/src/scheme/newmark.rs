@@ -12,8 +12,8 @@
 //! acceleration q̈ by `(1 − α_m) a_{n+1} + α_m a_n = (1 − α_f) q̈_{n+1} + α_f q̈_n`. The unknown of the
 //! integration point is u = q̈_{n+1}, and the equilibrium
 //! `M q̈_{n+1} + w_f (Φ_qᵀλ − Q)_{n+1} + r_h = 0`, `Φ(q_{n+1}) = 0` is imposed at t_{n+1}.
-//! Plain Newmark is α_m = α_f = 0 (a = q̈); HHT-α uses α_m = α_f = 0 with w_f = 1 + α and
-//! r_h = −α (Φ_qᵀλ − Q)_n (Negrut, Rampalli, Ottarsson & Sajdak 2007, the HHT-I3 form).
+//! Plain Newmark is α_m = α_f = 0 (a = q̈); HHT-α is α_m = 0, α_f = −α (see [`super::hht`] for why
+//! it is not the force-weighted form).
 //!
 //! Stability (linear, undamped): unconditionally stable iff 2β ≥ γ ≥ ½; for β < γ/2 stable up to
 //! Ω = ωh = 1/√(γ/2 − β): 2 for central differences (β = 0), √6 for Fox–Goodwin (β = 1/12), 2√3 for
@@ -25,19 +25,13 @@ use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{Capabilities, History, IntegrationPoint, LocalError, PointSolution, Scheme, State};
 use crate::linalg::{copy, zero, Vector};
 
-/// Auxiliary history vectors of the family: the filtered acceleration a_n, a_{n−1}, and the force
-/// terms (Φ_qᵀλ − Q)_n (used by HHT).
-const AUX: &[&str] = &[
-    "filtered acceleration a_n",
-    "filtered acceleration a_{n-1}",
-    "force terms (Phi_q^T lambda - Q)_n",
-];
+/// Auxiliary history vectors of the family: the filtered acceleration a_n and a_{n−1}.
+const AUX: &[&str] = &["filtered acceleration a_n", "filtered acceleration a_{n-1}"];
 const A: usize = 0;
 const A_PREV: usize = 1;
-const FORCE: usize = 2;
 
-/// The single-step second-order scheme with Newmark updates, the Arnold–Brüls acceleration filter
-/// (α_m, α_f) and the HHT force weighting (α).
+/// The single-step second-order scheme with Newmark updates and the Arnold–Brüls acceleration
+/// filter (α_m, α_f).
 ///
 /// History: one level (t_n, q_n, v_n, the true acceleration q̈_n, λ_n) and the auxiliary vectors of
 /// `AUX` (a_{n−1} serves the error estimate).
@@ -53,8 +47,6 @@ pub struct NewmarkFamily {
     pub alpha_m: f64,
     /// Generalized-α α_f.
     pub alpha_f: f64,
-    /// HHT α ∈ \[−⅓, 0\] (0: no force weighting).
-    pub alpha_hht: f64,
     /// Leading local-error constants (see [`super::error_constants`]).
     pub error_constants: ErrorConstants,
     history: History,
@@ -65,7 +57,6 @@ pub struct NewmarkFamily {
     a_start: Vector,
     new_qdd: Vector,
     new_lambda: Vector,
-    new_force_terms: Vector,
     new_a: Vector,
     // The Newton starting values: q̈ and λ of the level before the last, and the step between them
     // (0 when there is none: after a start or restart).
@@ -92,15 +83,8 @@ impl NewmarkFamily {
         beta: f64,
         alpha_m: f64,
         alpha_f: f64,
-        alpha_hht: f64,
     ) -> Self {
         let z = Vector::zeros(0);
-        // HHT-α expands like generalized-α with α_m = 0, α_f = −α (error_constants.rs).
-        let (em, ef) = if alpha_hht != 0.0 {
-            (0.0, -alpha_hht)
-        } else {
-            (alpha_m, alpha_f)
-        };
         NewmarkFamily {
             name,
             reported,
@@ -108,15 +92,13 @@ impl NewmarkFamily {
             beta,
             alpha_m,
             alpha_f,
-            alpha_hht,
-            error_constants: ErrorConstants::newmark(gamma, beta, em, ef),
+            error_constants: ErrorConstants::newmark(gamma, beta, alpha_m, alpha_f),
             history: History::new(1, AUX),
             t_n: 0.0,
             h: 0.0,
             a_start: z.clone(),
             new_qdd: z.clone(),
             new_lambda: z.clone(),
-            new_force_terms: z.clone(),
             new_a: z.clone(),
             guess_v: z.clone(),
             guess_qdd: z.clone(),
@@ -135,7 +117,6 @@ impl NewmarkFamily {
             vec![("gamma", gamma), ("beta", beta)],
             gamma,
             beta,
-            0.0,
             0.0,
             0.0,
         )
@@ -160,18 +141,16 @@ impl Scheme for NewmarkFamily {
         1
     }
 
-    fn start(&mut self, x0: &State, force_terms0: &Vector) {
+    fn start(&mut self, x0: &State, _force_terms0: &Vector) {
         let n = x0.q.len();
         self.history.reset(x0);
         // Arnold–Brüls start a_0 = q̈_0 (Arnold & Brüls 2007: this makes a first-order accurate as an
         // approximation of q̈(t_n + (α_m − α_f) h) at the first steps; q stays second order).
         self.history.aux[A].copy_from(&x0.a);
         self.history.aux[A_PREV].copy_from(&x0.a);
-        self.history.aux[FORCE].copy_from(force_terms0);
         for v in [
             &mut self.a_start,
             &mut self.new_qdd,
-            &mut self.new_force_terms,
             &mut self.new_a,
             &mut self.guess_v,
             &mut self.guess_qdd,
@@ -240,15 +219,8 @@ impl Scheme for NewmarkFamily {
         pt.c_c = pt.c_q;
         pt.t_e = self.t_n + h;
         pt.t_c = self.t_n + h;
-        if self.alpha_hht != 0.0 {
-            pt.force_weight = 1.0 + self.alpha_hht;
-            pt.has_history_residual = true;
-            pt.residual_history.copy_from(&self.history.aux[FORCE]);
-            pt.residual_history *= -self.alpha_hht;
-        } else {
-            pt.force_weight = 1.0;
-            pt.has_history_residual = false;
-        }
+        pt.force_weight = 1.0;
+        pt.has_history_residual = false;
         // Newton's starting q̈: the second-order predictor of Zhang, Zhang, Zanoni & Masarati
         // (2022), Multibody Syst Dyn, §3.1, eqs. (12)-(14), on the last two levels, while it came
         // closer to the solution than the last q̈ did (it does not where q̈ alternates from step to
@@ -283,7 +255,6 @@ impl Scheme for NewmarkFamily {
         self.extrapolate = self.guess_h > 0.0 && miss(&self.predicted) < miss(last);
         copy(&mut self.new_qdd, sol.u);
         copy(&mut self.new_lambda, sol.lambda);
-        copy(&mut self.new_force_terms, sol.force_terms);
         let x = &self.history.levels[0];
         let known = x.a.as_slice().iter().zip(self.a_start.as_slice());
         let new_a = self.new_a.as_mut_slice().iter_mut().zip(sol.u.as_slice());
@@ -320,9 +291,6 @@ impl Scheme for NewmarkFamily {
         hist.h = h;
         copy(&mut hist.aux[A_PREV], &self.a_start);
         copy(&mut hist.aux[A], &self.new_a);
-        if self.alpha_hht != 0.0 {
-            copy(&mut hist.aux[FORCE], &self.new_force_terms);
-        }
         state.copy_from(&hist.levels[0]);
     }
 
