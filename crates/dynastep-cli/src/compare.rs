@@ -119,7 +119,7 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
         match defaults {
             Some(d) if d.columns.is_empty() => Quantity::Energy,
             Some(d) => Quantity::Columns(d.columns.iter().map(|c| c.to_string()).collect()),
-            None => Quantity::Columns(vec!["*.x".into(), "*.y".into(), "*.theta".into()]),
+            None => Quantity::Columns(pose_columns(&model)?),
         }
     };
     let measure = args
@@ -169,6 +169,13 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     let file = fs::File::create(&csv_path)
         .with_context(|| format!("cannot create {}", csv_path.display()))?;
     write_csv(&records, file).map_err(|e| anyhow!("{}: {e}", csv_path.display()))?;
+    if !records.iter().any(|r| r.error.is_finite()) {
+        eprintln!(
+            "error: no run gave an error to draw (each one's status and reason are in {}); no chart written",
+            csv_path.display()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     let labels = Labels {
         model: if model.name.is_empty() {
             stem.clone()
@@ -212,4 +219,28 @@ fn print_orders(records: &[Record], sweep: &Sweep) {
             .collect();
         eprintln!("  observed order {:<28} {}", r.method, orders.join("  "));
     }
+}
+
+/// The columns compared when neither the command line nor the example names any: every body's
+/// pose columns (planar `*.x`, `*.y`, `*.theta`; spatial `*.x` … `*.e3`), or an equation-based
+/// model's coordinates.
+fn pose_columns(model: &dynastep::model::types::Model) -> Result<Vec<String>> {
+    use dynastep::system::mechanism::Mechanism;
+    let system = dynastep::system::multibody::Multibody::new(model).map_err(|e| anyhow!("{e}"))?;
+    if let Some(eq) = system.equations() {
+        return Ok(eq.coordinate_names().to_vec());
+    }
+    let mut columns: Vec<String> = Vec::new();
+    for b in 0..system.body_names().len() {
+        for c in system.body_columns(b).0 {
+            let pattern = format!("*.{c}");
+            if !columns.contains(&pattern) {
+                columns.push(pattern);
+            }
+        }
+    }
+    if columns.is_empty() {
+        bail!("the model has no bodies to compare: name the columns with --columns");
+    }
+    Ok(columns)
 }

@@ -116,7 +116,8 @@ struct RunArgs {
     /// Formulation (see `dynastep formulations`); default: the model's, else index3.
     #[arg(long)]
     formulation: Option<String>,
-    /// Step size \[s\]; with --rtol only the first step (chosen automatically when absent).
+    /// Step size \[s\]: fixed steps of this size, even when the model sets `rtol`; with --rtol
+    /// only the first step (chosen automatically when absent).
     #[arg(long)]
     dt: Option<f64>,
     /// Relative tolerance of the local error: makes the run adaptive.
@@ -348,6 +349,17 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     };
     let mut sim = Simulation::new(&model, &opts).map_err(|e| anyhow!("{e}"))?;
     if !src.quiet {
+        eprintln!(
+            "{} with {} ({}): {}",
+            if model.name.is_empty() {
+                &stem
+            } else {
+                &model.name
+            },
+            sim.scheme.name(),
+            sim.settings.formulation,
+            sim.step_policy()
+        );
         report_assembly(&sim.system, &sim.initial);
     }
     if !sim.assembly.redundant.is_empty() && !src.quiet {

@@ -83,7 +83,7 @@ fn spatial_top_precesses_at_the_analytic_rate() {
         nutation = nutation.max((axis[2].acos() - theta).abs());
     }
     // The marker's ZXZ angles: θ (angle2) stays at π/6.
-    let marker = run.marker("top");
+    let marker = run.marker("axis");
     let theta_drift = run
         .rec
         .states

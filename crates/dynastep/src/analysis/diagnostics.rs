@@ -22,11 +22,22 @@ pub struct ConstraintViolation {
 }
 
 impl ConstraintViolation {
-    /// Raises each level to the larger of `self` and `other`.
+    /// Raises each level to the larger of `self` and `other` ([`worst`]: NaN stays NaN).
     pub fn max_with(&mut self, other: &ConstraintViolation) {
-        self.position = self.position.max(other.position);
-        self.velocity = self.velocity.max(other.velocity);
-        self.acceleration = self.acceleration.max(other.acceleration);
+        self.position = worst(self.position, other.position);
+        self.velocity = worst(self.velocity, other.velocity);
+        self.acceleration = worst(self.acceleration, other.acceleration);
+    }
+}
+
+/// The larger of two diagnostic figures, or NaN when either is NaN: a figure that could not be
+/// computed must never read as the other one (`f64::max` would drop the NaN, and a run whose
+/// every energy balance was NaN would report a largest error of 0).
+pub fn worst(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
     }
 }
 

@@ -26,7 +26,7 @@ use std::time::Instant;
 
 use super::dense_output::interpolate;
 pub use super::diagnostics::ConstraintViolation;
-use super::diagnostics::Diagnostics;
+use super::diagnostics::{worst, Diagnostics};
 use super::natural_frequency::{self, OmegaMaxRecord};
 use super::output_times::OutputTimes;
 use super::step::{filter_through_iteration_matrix, solve_step, StepFailure, StepWork};
@@ -90,6 +90,19 @@ pub enum DiagnosticsAt {
     OutputSamples,
     /// At every committed step as well: the maxima are over every step.
     EveryStep,
+}
+
+impl DynamicSettings {
+    /// Where the run computes its diagnostics: every committed step when asked for, and in every
+    /// adaptive run (its output rows are interpolated between steps, and the interpolation's error
+    /// is not the method's); else the output samples.
+    pub fn diagnostics_in_force(&self) -> DiagnosticsAt {
+        if self.step.rtol.is_some() {
+            DiagnosticsAt::EveryStep
+        } else {
+            self.diagnostics
+        }
+    }
 }
 
 /// Default of [`DynamicSettings::max_steps`]: 10⁹ steps, hours of computing for the largest
@@ -224,12 +237,18 @@ pub struct RunReport {
     pub wall_time_s: f64,
     /// Wall time of the whole time loop: integration, diagnostics and observers \[s\].
     pub loop_time_s: f64,
-    /// Largest |E − E_0 − W_nc| over the output samples, or over every step with
-    /// [`DiagnosticsAt::EveryStep`] \[J\].
+    /// Largest |E − E_0 − W_nc| over the committed steps where
+    /// [`DynamicSettings::diagnostics_in_force`] computes it: every step, or the output samples
+    /// \[J\]. NaN when any of them was NaN.
     pub max_energy_error: f64,
-    /// Largest constraint violations over the output samples, or over every step with
-    /// [`DiagnosticsAt::EveryStep`].
+    /// Largest constraint violations, over the same states as `max_energy_error`.
     pub max_violation: ConstraintViolation,
+    /// Largest |E − E_0 − W_nc| over the output rows the observers got, interpolated ones
+    /// included \[J\]. Between the steps of an adaptive run the interpolation's own error adds to
+    /// the method's, so this can be far larger than `max_energy_error`.
+    pub max_energy_error_rows: f64,
+    /// Largest constraint violations over the output rows (see `max_energy_error_rows`).
+    pub max_violation_rows: ConstraintViolation,
     /// The last complete state (at t_end for a completed run).
     pub final_state: State,
     /// Energy at the start \[J\].
@@ -260,6 +279,8 @@ impl RunReport {
             loop_time_s: 0.0,
             max_energy_error: 0.0,
             max_violation: v0,
+            max_energy_error_rows: 0.0,
+            max_violation_rows: v0,
             final_state: x0.clone(),
             initial_energy: e0,
             omega_max: None,
@@ -912,14 +933,14 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         }
         self.diag
             .advance(self.sys, &self.state, self.step_work.take());
-        let every_step =
-            self.settings.diagnostics == DiagnosticsAt::EveryStep || self.outputs.every_step();
+        let every_step = self.settings.diagnostics_in_force() == DiagnosticsAt::EveryStep
+            || self.outputs.every_step();
         // The energy balance and the violations of the committed state: every step when asked
         // for, else only when an output time falls on it.
         let mut at_state_diag = None;
         if every_step {
             let d = self.diagnose_state();
-            report.max_energy_error = report.max_energy_error.max(d.1.abs());
+            report.max_energy_error = worst(report.max_energy_error, d.1.abs());
             report.max_violation.max_with(&d.2);
             at_state_diag = Some(d);
         }
@@ -973,7 +994,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 )
             };
             if !every_step {
-                report.max_energy_error = report.max_energy_error.max(balance.abs());
+                report.max_energy_error = worst(report.max_energy_error, balance.abs());
                 report.max_violation.max_with(&violation);
             }
             let omega_max = if on_state {
@@ -1024,6 +1045,9 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         sample: &Sample<'_>,
         report: &mut RunReport,
     ) -> bool {
+        report.max_energy_error_rows =
+            worst(report.max_energy_error_rows, sample.energy_balance.abs());
+        report.max_violation_rows.max_with(&sample.violation);
         for o in observers.iter_mut() {
             match o.sample(sys, sample) {
                 Ok(Flow::Continue) => {}

@@ -41,7 +41,8 @@ pub struct RunOptions {
     /// Scheme parameters; merged over the model's `[solver.params]` (given ones win) when the scheme
     /// is the model's, used alone when `scheme` names another.
     pub params: SchemeParams,
-    /// Step size \[s\].
+    /// Step size \[s\]. Given without `step.rtol`, the run takes fixed steps of this size even when
+    /// the model's `[solver.step]` sets a tolerance; with `step.rtol` it is the first step.
     pub dt: Option<f64>,
     /// End time \[s\].
     pub t_end: Option<f64>,
@@ -144,12 +145,20 @@ impl Simulation {
             )));
         }
         let span = t_end - t0;
+        // A step size given here without a tolerance asks for fixed steps, whatever the model's
+        // `[solver.step]` says (the model's own `dt` beside its `rtol` is only the first step).
+        let fixed = opts.dt.is_some() && opts.step.rtol.is_none();
+        let model_step = if fixed {
+            StepSettings::default()
+        } else {
+            solver.step
+        };
         let step = StepSettings {
-            rtol: opts.step.rtol.or(solver.step.rtol),
-            atol: opts.step.atol.or(solver.step.atol),
-            h_min: opts.step.h_min.or(solver.step.h_min),
-            h_max: opts.step.h_max.or(solver.step.h_max),
-            control: opts.step.control.or(solver.step.control),
+            rtol: opts.step.rtol.or(model_step.rtol),
+            atol: opts.step.atol.or(model_step.atol),
+            h_min: opts.step.h_min.or(model_step.h_min),
+            h_max: opts.step.h_max.or(model_step.h_max),
+            control: opts.step.control.or(model_step.control),
         };
         let adaptive = step
             .resolve(span)
@@ -230,6 +239,30 @@ impl Simulation {
             formulation::compatible(s, info).map_err(SimulationError::Settings)?;
         }
         Ok(info.name)
+    }
+
+    /// The step policy in force, in one line: `fixed steps of 0.001 s` or `adaptive steps, rtol =
+    /// 1e-6, atol = 1e-6 (per-step), first step 0.001 s` (or `chosen automatically`).
+    pub fn step_policy(&self) -> String {
+        let span = self.settings.t_end - self.initial.t;
+        match self.settings.step.resolve(span) {
+            Ok(Some(t)) => {
+                let first = if self.settings.h > 0.0 {
+                    format!("first step {:e} s", self.settings.h)
+                } else {
+                    "first step chosen automatically".into()
+                };
+                let control = match t.control {
+                    crate::analysis::step_control::StepControl::PerStep => "per-step",
+                    crate::analysis::step_control::StepControl::PerUnitStep => "per-unit-step",
+                };
+                format!(
+                    "adaptive steps, rtol = {:e}, atol = {:e} ({control}), {first}",
+                    t.rtol, t.atol
+                )
+            }
+            _ => format!("fixed steps of {:e} s", self.settings.h),
+        }
     }
 
     /// Runs the dynamic analysis from the assembled state; observers receive every output sample.

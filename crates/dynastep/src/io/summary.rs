@@ -245,12 +245,16 @@ pub struct Summary {
     /// the consistent initial state \[s\].
     pub startup_time_s: f64,
     /// Where the diagnostics were computed: `output-samples` (the maxima below are over the
-    /// history's rows) or `every-step`.
+    /// history's rows) or `every-step` (over every committed step; always so in an adaptive run,
+    /// whose rows are interpolated between steps).
     pub diagnostics: crate::analysis::dynamic::DiagnosticsAt,
-    /// Largest |E − E₀ − W_nc| \[J\] (where `diagnostics` says).
+    /// Largest |E − E₀ − W_nc| \[J\] (where `diagnostics` says); `null` when a balance was NaN.
     pub max_energy_error: f64,
-    /// Largest constraint violations (where `diagnostics` says).
+    /// Largest constraint violations (where `diagnostics` says); `null` where one was NaN.
     pub max_constraint_violation: ConstraintViolation,
+    /// The same maxima over the history's rows, interpolated ones included: in an adaptive run
+    /// they add the interpolation's error to the method's.
+    pub output_rows: RowMaxima,
     /// The largest natural frequency along the run and the step limit it sets, when the run
     /// computed it (`--omega-max`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -344,9 +348,13 @@ impl Summary {
             wall_time_s: report.wall_time_s,
             loop_time_s: report.loop_time_s,
             startup_time_s: sim.startup_time_s,
-            diagnostics: sim.settings.diagnostics,
+            diagnostics: sim.settings.diagnostics_in_force(),
             max_energy_error: report.max_energy_error,
             max_constraint_violation: report.max_violation,
+            output_rows: RowMaxima {
+                max_energy_error: report.max_energy_error_rows,
+                max_constraint_violation: report.max_violation_rows,
+            },
             omega_max: report
                 .omega_max
                 .map(|r| OmegaMaxSummary::new(r, sim.scheme.name(), &sim.scheme_params)),
@@ -354,6 +362,15 @@ impl Summary {
             final_state,
         }
     }
+}
+
+/// The largest diagnostics over a run's output rows (see [`Summary::output_rows`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct RowMaxima {
+    /// Largest |E − E₀ − W_nc| over the rows \[J\].
+    pub max_energy_error: f64,
+    /// Largest constraint violations over the rows.
+    pub max_constraint_violation: ConstraintViolation,
 }
 
 /// Newton counters of a kinematic or inverse dynamic analysis.

@@ -297,8 +297,10 @@ impl TimeFunction {
             reason,
         };
         check_expression(expr).map_err(err)?;
-        let f = exmex::FlatEx::<Jet, JetOps, Literal>::parse(expr)
-            .map_err(|e| err(format!("cannot parse it ({e})")))?;
+        let f = exmex::FlatEx::<Jet, JetOps, Literal>::parse(
+            &super::unary_minus::bind_unary_minus(expr),
+        )
+        .map_err(|e| err(format!("cannot parse it ({e})")))?;
         if f.var_names().is_empty() {
             let value = f.eval(&[]).map_err(|e| err(e.to_string()))?.v;
             return Ok(TimeFunction::Constant(value));

@@ -11,6 +11,7 @@ pub mod jet;
 pub mod parse;
 pub mod spatial;
 pub mod types;
+pub mod unary_minus;
 pub mod validate;
 
 pub use types::*;

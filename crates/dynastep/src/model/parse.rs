@@ -336,7 +336,7 @@ pub fn from_str_with_overrides(
                             span.clone(),
                             entity_at(&root, span.start),
                             format!("expected an array of {max} numbers, found {found} elements"),
-                            "write two numbers, e.g. `[0.0, 1.0]`".into(),
+                            too_long_hint(&root, span, *found),
                         ),
                     ),
                 })
@@ -678,6 +678,20 @@ fn syntax_hint(message: &str) -> String {
         "close the string or table on the same line".into()
     } else {
         "check the TOML syntax here (https://toml.io)".into()
+    }
+}
+
+/// The hint for an array with more numbers than its field takes: a three-component top-level
+/// `gravity` is a spatial model's, which belongs in the `[spatial]` table.
+fn too_long_hint(root: &Spanned<DeTable<'_>>, span: &Range<usize>, found: usize) -> String {
+    let top_gravity = root
+        .get_ref()
+        .get("gravity")
+        .is_some_and(|g| g.span() == *span);
+    if top_gravity && found == 3 {
+        "the top-level `gravity` is a planar model's (gx, gy); a spatial model gives `gravity = [gx, gy, gz]` in its [spatial] table".into()
+    } else {
+        "write two numbers, e.g. `[0.0, 1.0]`".into()
     }
 }
 
@@ -1498,7 +1512,8 @@ t_end = 2.0
             0,
             "expected an array of 2 numbers, found 3",
         );
-        assert!(e.hint.contains("two numbers"), "{}", e.hint);
+        // Three components at the top are a spatial model's gravity, which belongs in [spatial].
+        assert!(e.hint.contains("[spatial] table"), "{}", e.hint);
         let text = edit("name = \"motor\"\n", "");
         let e = one_error(&text, "[[drivers]]", 0, "missing field `name`");
         assert!(e.hint.contains("name = "), "{}", e.hint);

@@ -29,6 +29,7 @@ use exmex::{FlatEx, FloatOpsFactory};
 use crate::linalg::{Sink, Vector};
 use crate::model::equations::{EquationSpec, Expression};
 use crate::model::jet::Literal;
+use crate::model::unary_minus::bind_unary_minus;
 use crate::scheme::State;
 
 use super::System;
@@ -131,7 +132,8 @@ pub struct EquationSystem {
 /// Compiles one expression with the variable table of `spec`.
 fn compile(spec: &EquationSpec, e: &Expression) -> Result<Expr, String> {
     let text = e.text();
-    let flat = Flat::parse(&text).map_err(|err| format!("cannot parse `{text}`: {err}"))?;
+    let flat = Flat::parse(&bind_unary_minus(&text))
+        .map_err(|err| format!("cannot parse `{text}`: {err}"))?;
     let mut sources = Vec::new();
     for name in flat.var_names() {
         let source = if let Some(i) = spec.coordinates.iter().position(|c| c == name) {

@@ -55,4 +55,12 @@ pub(super) fn check(
             );
         }
     }
+    if model.gravity != [0.0, 0.0] {
+        c.push(
+            p(&[&"gravity"]),
+            "[equations]",
+            "an equation-based model does not apply the top-level `gravity`".into(),
+            "write the weight into `forces` (e.g. `\"-m*g\"`) and, for the energy balance, into `potential`; then remove `gravity`".into(),
+        );
+    }
 }

@@ -42,6 +42,17 @@ pub(super) fn check(c: &mut Checker<'_>, model: &Model, s: &SpatialSpec) {
         }
     }
     c.finite(at(&[&"gravity"]), "", "gravity", &s.gravity);
+    if model.gravity != [0.0, 0.0] {
+        c.push(
+            p(&[&"gravity"]),
+            "",
+            "a spatial model does not apply the top-level (planar) `gravity`".into(),
+            format!(
+                "give it in the [spatial] table as three components, e.g. `gravity = [{}, {}, 0.0]` under `[spatial]`, and remove the top-level `gravity`",
+                model.gravity[0], model.gravity[1]
+            ),
+        );
+    }
     for (name, x) in &s.ground {
         c.finite(at(&[&"ground", name]), "ground", "a ground point", x);
     }
@@ -65,6 +76,14 @@ pub(super) fn check(c: &mut Checker<'_>, model: &Model, s: &SpatialSpec) {
     for (i, mk) in s.markers.iter().enumerate() {
         unique(c, &mut marker_names, "markers", "marker", i, &mk.name);
         let e = label("marker", "spatial.markers", i, &mk.name);
+        if s.bodies.iter().any(|b| b.name == mk.name) {
+            c.push(
+                at(&[&"markers", &i, &"name"]),
+                &e,
+                format!("marker `{}` has the name of a body; their columns `{0}.x`, `{0}.y`, … in the time history would collide", mk.name),
+                format!("rename the marker (e.g. `{}_marker`) or the body", mk.name),
+            );
+        }
         if let Some(seq) = mk.angles.as_deref().filter(|s| sequence_axes(s).is_none()) {
             c.push(
                 at(&[&"markers", &i, &"angles"]),
