@@ -1734,6 +1734,33 @@ t_end = 2.0
         one_error(&text, "-1e-8", 0, "residual_tol must be positive");
     }
 
+    /// The step-control settings and the formulation, each located at its value (they passed the
+    /// reader and failed at the run, without a position).
+    #[test]
+    fn step_settings_and_formulation_errors() {
+        for (line, value, message) in [
+            ("rtol = -1", "rtol = |-1", "rtol must be positive"),
+            ("atol = 0.0", "atol = |0.0", "atol must be positive"),
+            ("h_min = -1e-9", "h_min = |-1e-9", "h_min must be positive"),
+            ("h_max = inf", "h_max = |inf", "h_max must be positive"),
+        ] {
+            let text = format!("{VALID}\n[solver.step]\nrtol = 1e-6\n{line}\n")
+                .replace("rtol = 1e-6\nrtol = -1", "rtol = -1");
+            one_error(&text, value, 0, message);
+        }
+        let text = format!("{VALID}\n[solver.step]\nrtol = 1e-6\nh_min = 1e-2\nh_max = 1e-3\n");
+        one_error(&text, "h_min = |1e-2", 0, "exceeds h_max");
+        let text = edit("dt = 1e-3", "dt = 1e-3\nformulation = \"index4\"");
+        let e = one_error(&text, "\"index4\"", 0, "unknown formulation `index4`");
+        assert!(e.hint.contains("index3"), "{}", e.hint);
+        let text = edit("dt = 1e-3", "dt = 1e-3\nformulation = \"projection\"");
+        one_error(&text, "\"projection\"", 0, "does not work with formulation");
+        let text = format!("{VALID}\n[solver.constraints]\nbeta = -2.0\n");
+        one_error(&text, "beta = |-2.0", 0, "beta must be positive");
+        let text = format!("{VALID}\n[solver.constraints]\ntolerance = 0.0\n");
+        one_error(&text, "tolerance = |0.0", 0, "tolerance must be positive");
+    }
+
     #[test]
     fn several_errors_are_reported_together_in_file_order() {
         let text = edit("body_j = \"rod\"", "body_j = \"crnk\"")

@@ -93,6 +93,8 @@ pub(super) fn check(c: &mut Checker<'_>, s: &SolverSpec) {
             );
         }
     }
+    formulation(c, s, scheme_name);
+    step(c, s);
     let n = &s.newton;
     let at_n = |f: &str| p(&[&"solver", &"newton", &f]);
     if n.max_iterations == 0 {
@@ -164,5 +166,60 @@ pub(super) fn check(c: &mut Checker<'_>, s: &SolverSpec) {
             tol,
             "give the hybrid algorithm's constraint tolerance in m and rad, e.g. 1e-8",
         );
+    }
+}
+
+/// `[solver] formulation`: a registered name that the scheme works with.
+fn formulation(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str) {
+    let Some(name) = s.formulation.as_deref() else {
+        return;
+    };
+    let at = p(&[&"solver", &"formulation"]);
+    let Some(info) = crate::formulation::find(name) else {
+        let known: Vec<&str> = crate::formulation::REGISTRY.iter().map(|f| f.name).collect();
+        c.push(
+            at,
+            "solver",
+            format!("unknown formulation `{name}`"),
+            suggest(name, &known, "known formulations"),
+        );
+        return;
+    };
+    if let Some(scheme) = registry::find(scheme_name) {
+        if let Err(why) = crate::formulation::compatible(scheme, info) {
+            c.push(
+                at,
+                "solver",
+                why,
+                "pick a formulation the scheme lists (`dynastep schemes`), or another scheme".into(),
+            );
+        }
+    }
+}
+
+/// `[solver.step]`: positive, finite tolerances and step bounds, h_min ≤ h_max.
+fn step(c: &mut Checker<'_>, s: &SolverSpec) {
+    let at = |f: &str| p(&[&"solver", &"step", &f]);
+    let st = &s.step;
+    let hints = [
+        ("rtol", st.rtol, "give a relative tolerance such as `rtol = 1e-6`"),
+        ("atol", st.atol, "give an absolute tolerance in the coordinates' units, e.g. `atol = 1e-8` (default: rtol)"),
+        ("h_min", st.h_min, "give the smallest step in s, e.g. `h_min = 1e-12` (default: 1e-12 of the span)"),
+        ("h_max", st.h_max, "give the largest step in s (default: the span)"),
+    ];
+    for (name, value, hint) in hints {
+        if let Some(v) = value {
+            c.positive(at(name), "solver", name, v, hint);
+        }
+    }
+    if let (Some(lo), Some(hi)) = (st.h_min, st.h_max) {
+        if lo > hi && lo.is_finite() && hi > 0.0 {
+            c.push(
+                at("h_min"),
+                "solver",
+                format!("h_min = {lo} exceeds h_max = {hi}"),
+                "make h_min smaller than h_max".into(),
+            );
+        }
     }
 }
