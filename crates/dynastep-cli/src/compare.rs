@@ -7,11 +7,11 @@ use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use dynastep::analysis::compare::{
+use dynastep::io::history_table::HistoryTable;
+use dynastep::study::compare::{
     auto_reference, observed_orders, run_comparison, write_csv, ErrorMeasure, Method, Quantity,
     Record, Sweep,
 };
-use dynastep::io::history_table::HistoryTable;
 use dynastep_plot::work_precision::{chart, Labels};
 
 use crate::{load_model, params_per_scheme};

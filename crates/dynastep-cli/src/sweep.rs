@@ -13,12 +13,12 @@ use rayon::prelude::*;
 
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::analysis::step_control::StepSettings;
-use dynastep::analysis::sweep::{
-    merge_tables, parse_shard, shard, write_table, Case, CaseRow, SweepPlan, Variation,
-};
 use dynastep::io::history::HistoryWriter;
 use dynastep::io::summary::Summary;
 use dynastep::scheme::SchemeParams;
+use dynastep::study::sweep::{
+    merge_tables, parse_shard, shard, write_table, Case, CaseRow, SweepPlan, Variation,
+};
 
 use crate::analyses::{history_file, write_summary};
 use crate::{load_model, params_per_scheme, parse_params, write_model};

@@ -2,7 +2,7 @@
 //! (integration time, and steps), and against the swept step size or tolerance, log–log, one line
 //! per method (Hairer & Wanner 1996, *Solving Ordinary Differential Equations II*, §IV.10).
 
-use dynastep::analysis::compare::Record;
+use dynastep::study::compare::Record;
 
 use crate::panel::{Panel, Scale, Series};
 use crate::time_history::Stack;

@@ -22,7 +22,7 @@ pub struct Example {
     pub compare: DefaultComparison,
 }
 
-/// A sensible comparison of methods on an example (see [`crate::analysis::compare`]).
+/// A sensible comparison of methods on an example (see [`crate::study::compare`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DefaultComparison {
     /// Scheme names.

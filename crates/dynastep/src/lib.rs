@@ -23,6 +23,8 @@ pub mod io;
 pub mod linalg;
 pub mod model;
 pub mod scheme;
+pub mod state;
+pub mod study;
 pub mod system;
 
 pub use linalg::{Matrix, Vector};

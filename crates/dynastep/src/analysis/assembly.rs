@@ -34,26 +34,7 @@ use crate::linalg::{Block, Matrix, Sink, Vector};
 use crate::scheme::State;
 use crate::system::System;
 
-/// What to do when the constraints are redundant.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Default,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum RedundancyPolicy {
-    /// Report the redundant constraints and go on with minimum-norm multipliers (default).
-    #[default]
-    Warn,
-    /// Stop with an error.
-    Error,
-}
+pub use crate::model::settings::RedundancyPolicy;
 
 /// Settings of the assembly analysis (defaults in brackets).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -93,24 +74,7 @@ impl Default for AssemblySettings {
     }
 }
 
-/// Which initial values the user marked as given (held during assembly). Both vectors have n entries.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GivenValues {
-    /// Coordinate i is held at its initial value.
-    pub positions: Vec<bool>,
-    /// Velocity i is held at its initial value.
-    pub velocities: Vec<bool>,
-}
-
-impl GivenValues {
-    /// Nothing held, for n coordinates.
-    pub fn none(n: usize) -> Self {
-        GivenValues {
-            positions: vec![false; n],
-            velocities: vec![false; n],
-        }
-    }
-}
+pub use crate::state::GivenValues;
 
 /// What the assembly found.
 #[derive(Debug, Clone, PartialEq, Default)]

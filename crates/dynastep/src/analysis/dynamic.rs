@@ -70,27 +70,7 @@ pub struct DynamicSettings {
     pub diagnostics: DiagnosticsAt,
 }
 
-/// Where a run computes its diagnostics (energy balance, constraint violations); the work W_nc of
-/// the non-conservative forces is integrated over every step either way.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum DiagnosticsAt {
-    /// At the output samples only: the maxima in the report are over the samples.
-    #[default]
-    OutputSamples,
-    /// At every committed step as well: the maxima are over every step.
-    EveryStep,
-}
+pub use crate::model::settings::DiagnosticsAt;
 
 impl DynamicSettings {
     /// Where the run computes its diagnostics: every committed step when asked for, and in every

@@ -4,12 +4,11 @@
 //! [`stability`] analyses a scheme on the test oscillator with the same step routine.
 //! [`kinematics`] (kinematic and inverse dynamic analysis) and [`equilibrium`] (settling, Newton,
 //! minimum potential energy) are the other analyses of a model; [`partition`] chooses independent
-//! coordinates for them. [`compare`] runs several methods on one model and measures their error and
-//! cost (work–precision data).
+//! coordinates for them. Studies over many runs (sweeps, work–precision comparisons) sit above io/,
+//! in [`crate::study`].
 
 pub mod assembly;
 pub mod assembly_sparse;
-pub mod compare;
 pub mod dense_output;
 pub mod diagnostics;
 pub mod dynamic;
@@ -23,4 +22,3 @@ pub mod simulation;
 pub mod stability;
 pub mod step;
 pub mod step_control;
-pub mod sweep;

@@ -49,55 +49,7 @@ use crate::formulation::VelocityError;
 use crate::scheme::{LocalError, State};
 use crate::system::System;
 
-/// Error-control settings of an adaptive run (`[solver.step]`, `--rtol` …). A run is adaptive when
-/// `rtol` is given; otherwise its steps are fixed.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(default, deny_unknown_fields)]
-pub struct StepSettings {
-    /// Relative tolerance of the local error; giving it makes the run adaptive (`dt` is then only the
-    /// first step, chosen automatically when absent) [none: fixed steps].
-    pub rtol: Option<f64>,
-    /// Absolute tolerance of the local error, in the units of each coordinate and velocity [rtol].
-    pub atol: Option<f64>,
-    /// Smallest step [s]; a step that fails below it ends the run [1e-12 × the run's span].
-    pub h_min: Option<f64>,
-    /// Largest step [s] [the run's span].
-    pub h_max: Option<f64>,
-    /// What the tolerance bounds: "per-step" (each step's local error) or "per-unit-step" (each
-    /// step's local error per unit of its share h/T of the run, so that the local errors of the run
-    /// sum to at most the tolerance) [per-step].
-    pub control: Option<StepControl>,
-}
-
-/// What the error tolerance of an adaptive run bounds (see the module documentation).
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Serialize,
-    serde::Deserialize,
-    schemars::JsonSchema,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum StepControl {
-    /// Error per step: every step's local error norm is at most 1.
-    #[default]
-    PerStep,
-    /// Error per unit step: every step's local error norm is at most h/T (T the run's span).
-    PerUnitStep,
-}
+pub use crate::model::settings::{StepControl, StepSettings};
 
 impl StepControl {
     /// Its name in model files and on the command line.

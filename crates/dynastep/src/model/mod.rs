@@ -9,6 +9,7 @@ pub mod function;
 pub mod geometry;
 pub mod jet;
 pub mod parse;
+pub mod settings;
 pub mod spatial;
 pub mod types;
 pub mod unary_minus;

@@ -14,9 +14,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::function::FunctionSpec;
-use crate::analysis::assembly::RedundancyPolicy;
-use crate::analysis::step_control::StepSettings;
-use crate::formulation::{ConstraintSettings, NewtonSettings};
+use super::settings::{ConstraintSettings, NewtonSettings, RedundancyPolicy, StepSettings};
 
 /// Name of the implicit ground body.
 pub const GROUND: &str = "ground";
@@ -386,5 +384,5 @@ pub struct SolverSpec {
     /// Where the energy balance and constraint violations are computed: `output-samples` (default;
     /// the summary's maxima are over the history's rows) or `every-step` (maxima over every step).
     #[serde(default)]
-    pub diagnostics: crate::analysis::dynamic::DiagnosticsAt,
+    pub diagnostics: super::settings::DiagnosticsAt,
 }

@@ -54,47 +54,9 @@ pub mod single_step;
 pub use history::{History, TimeLevel};
 pub use registry::{build, find, ParamInfo, SchemeError, SchemeInfo, SchemeParams, REGISTRY};
 
-use crate::linalg::{copy, Vector};
+use crate::linalg::Vector;
 
-/// A complete state of the system at one time: t \[s\], q (n), v (n), a (n), λ (m).
-#[derive(Debug, Clone, PartialEq)]
-pub struct State {
-    /// Time \[s\].
-    pub t: f64,
-    /// Generalized coordinates (n).
-    pub q: Vector,
-    /// Generalized velocities (n).
-    pub v: Vector,
-    /// Generalized accelerations (n).
-    pub a: Vector,
-    /// Lagrange multipliers (m).
-    pub lambda: Vector,
-}
-
-impl State {
-    /// A state of zeros for n coordinates and m constraints at time t.
-    pub fn zeros(t: f64, n: usize, m: usize) -> Self {
-        State {
-            t,
-            q: Vector::zeros(n),
-            v: Vector::zeros(n),
-            a: Vector::zeros(n),
-            lambda: Vector::zeros(m),
-        }
-    }
-
-    /// Copies `other` into `self` without allocating (shapes must match).
-    ///
-    /// # Panics
-    /// When the shapes differ.
-    pub fn copy_from(&mut self, other: &State) {
-        self.t = other.t;
-        copy(&mut self.q, &other.q);
-        copy(&mut self.v, &other.v);
-        copy(&mut self.a, &other.a);
-        copy(&mut self.lambda, &other.lambda);
-    }
-}
+pub use crate::state::State;
 
 /// One integration point: the affine maps from the unknown `u` to the state where the equations are
 /// evaluated (see the module documentation). All vectors have n entries except `lambda_guess` (m).

@@ -30,7 +30,7 @@ use crate::linalg::{Sink, Vector};
 use crate::model::equations::{EquationSpec, Expression};
 use crate::model::jet::Literal;
 use crate::model::unary_minus::bind_unary_minus;
-use crate::scheme::State;
+use crate::state::State;
 
 use super::System;
 

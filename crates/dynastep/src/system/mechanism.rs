@@ -9,9 +9,9 @@
 
 use super::equations::EquationSystem;
 use super::System;
-use crate::analysis::assembly::GivenValues;
 use crate::linalg::Vector;
-use crate::scheme::State;
+use crate::state::GivenValues;
+use crate::state::State;
 
 /// A built model: a [`System`] with named parts that the outputs report.
 ///

@@ -8,10 +8,10 @@ use super::mechanism::Mechanism;
 use super::planar::{PlanarError, PlanarSystem};
 use super::spatial::{SpatialError, SpatialSystem};
 use super::System;
-use crate::analysis::assembly::GivenValues;
 use crate::linalg::{Sink, Vector};
 use crate::model::Model;
-use crate::scheme::State;
+use crate::state::GivenValues;
+use crate::state::State;
 
 /// A built model: planar (bodies in the plane, or an equation-based model) or spatial.
 #[derive(Debug, Clone)]

@@ -176,7 +176,10 @@ fn formulation(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str) {
     };
     let at = p(&[&"solver", &"formulation"]);
     let Some(info) = crate::formulation::find(name) else {
-        let known: Vec<&str> = crate::formulation::REGISTRY.iter().map(|f| f.name).collect();
+        let known: Vec<&str> = crate::formulation::REGISTRY
+            .iter()
+            .map(|f| f.name)
+            .collect();
         c.push(
             at,
             "solver",
@@ -191,7 +194,8 @@ fn formulation(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str) {
                 at,
                 "solver",
                 why,
-                "pick a formulation the scheme lists (`dynastep schemes`), or another scheme".into(),
+                "pick a formulation the scheme lists (`dynastep schemes`), or another scheme"
+                    .into(),
             );
         }
     }

@@ -2,9 +2,9 @@
 //! reactions in the plane, joint-frame reaction components.
 
 use super::{Body, PlanarSystem};
-use crate::analysis::assembly::GivenValues;
 use crate::linalg::Vector;
-use crate::scheme::State;
+use crate::state::GivenValues;
+use crate::state::State;
 use crate::system::equations::EquationSystem;
 use crate::system::mechanism::Mechanism;
 

@@ -58,13 +58,13 @@ use self::kinematics::{cross, lmul, perp, quad, BodyRef, LVec, NS};
 use self::resolver::Resolver;
 use super::equations::EquationSystem;
 use super::System;
-use crate::analysis::assembly::GivenValues;
 use crate::linalg::{zero, Sink, Vector};
 use crate::model::equations::EquationSpec;
 use crate::model::function::FunctionError;
 use crate::model::validate::{self, Issue};
 use crate::model::{Coordinate, Model};
-use crate::scheme::State;
+use crate::state::GivenValues;
+use crate::state::State;
 
 /// Why a model cannot be turned into a [`PlanarSystem`]. Every message names the offending entity.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

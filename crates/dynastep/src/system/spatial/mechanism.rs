@@ -6,10 +6,10 @@ use super::euler::{e_matrix, rotation, V3, V4};
 use super::joints::SpatialJoint;
 use super::kinematics::NS;
 use super::{SpatialMarker, SpatialSystem};
-use crate::analysis::assembly::GivenValues;
 use crate::linalg::Vector;
 use crate::model::spatial::{sequence_angles, SpatialMotion};
-use crate::scheme::State;
+use crate::state::GivenValues;
+use crate::state::State;
 use crate::system::mechanism::Mechanism;
 
 const RIGID_POSE: &[&str] = &["x", "y", "z", "e0", "e1", "e2", "e3"];

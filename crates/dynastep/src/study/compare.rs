@@ -26,9 +26,9 @@
 //!
 //! A run that fails is kept in the records with its status and reason and no error.
 
-use super::dynamic::RunStatus;
-use super::simulation::{RunOptions, Simulation};
-use super::step_control::{StepControl, StepSettings};
+use crate::analysis::dynamic::RunStatus;
+use crate::analysis::simulation::{RunOptions, Simulation};
+use crate::analysis::step_control::{StepControl, StepSettings};
 use crate::io::history::{HistoryColumns, HistoryRecorder};
 use crate::io::history_table::HistoryTable;
 use crate::model::Model;

@@ -1,0 +1,6 @@
+//! Studies over many runs, above the analyses and io/: [`sweep`] (a grid of model values, schemes
+//! and step sizes; the sweep table and the merge of shard tables) and [`compare`] (every method at
+//! every step size or tolerance, its error against a reference and its cost: work–precision data).
+
+pub mod compare;
+pub mod sweep;
