@@ -881,6 +881,9 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             FormulationError::NotConverged { .. } => {
                 format!("{}; reduce the step size or loosen the tolerances", f.error)
             }
+            FormulationError::Stalled { .. } => {
+                format!("{}; a smaller step does not lower it: loosen the residual tolerance, or look for redundant or nearly dependent constraints", f.error)
+            }
         }
     }
 

@@ -243,7 +243,8 @@ impl<S: System> Formulation<S> for Index3 {
     /// 1e-3 of the position tolerance).
     ///
     /// # Errors
-    /// [`FormulationError::NotConverged`] after `max_iterations` without meeting the tolerances;
+    /// [`FormulationError::NotConverged`] after `max_iterations` without meeting the tolerances,
+    /// [`FormulationError::Stalled`] when the last correction was within rounding of the positions;
     /// [`FormulationError::NonFinite`] when a value becomes NaN or infinite.
     fn solve(
         &mut self,
@@ -287,17 +288,33 @@ impl<S: System> Formulation<S> for Index3 {
                 break;
             }
             // Full Newton whose last correction was too large for the test above: the simplified
-            // correction often finishes the point without a new matrix.
-            if iter > 0 && !modified && balanced && self.simplified_step(pt, u, lambda, change) {
+            // correction often finishes the point without a new matrix. It is an iteration, so it
+            // is tried only while `max_iterations` leaves room for one.
+            if iter > 0
+                && iter < self.settings.max_iterations
+                && !modified
+                && balanced
+                && self.simplified_step(pt, u, lambda, change)
+            {
                 stats.iterations += 1;
                 result = Ok(());
                 break;
             }
             if iter == self.settings.max_iterations {
-                result = Err(FormulationError::NotConverged {
-                    iterations: iter,
-                    correction,
-                    residual: r1,
+                // A last correction within rounding of the positions left nothing to converge.
+                result = Err(if correction <= ROUNDING * (1.0 + norm_inf(&self.q_c)) {
+                    FormulationError::Stalled {
+                        iterations: iter,
+                        correction,
+                        residual: r1,
+                        tolerance: self.settings.residual_tol * scale,
+                    }
+                } else {
+                    FormulationError::NotConverged {
+                        iterations: iter,
+                        correction,
+                        residual: r1,
+                    }
                 });
                 break;
             }

@@ -4,6 +4,23 @@
 //! (redundant constraints, a singular configuration) it falls back to a least-squares (minimum-norm)
 //! solution from a singular value decomposition, and counts how often it did. The sparse path
 //! ([`super::sparse::SparseSolver`]) densifies a singular matrix and uses the same fallback.
+//!
+//! Once the decomposition has found a null space (a singular value at most [`SINGULAR_PIVOT`] of
+//! the largest, the threshold the LU's pivots are judged by), every solver decomposes the next
+//! matrices first and factors one by LU only when its decomposition finds it regular. Redundant constraints make every
+//! iteration matrix singular, but the LU's smallest pivot carries the rounding of the
+//! elimination, and now and then it lands above [`SINGULAR_PIVOT`]: the LU then returns a
+//! multiplier correction with a component along the null space of Φ_qᵀ of the size of the
+//! rounding of the scaled constraint rows Φ/c_c over that pivot, which no later (minimum-norm)
+//! correction removes. Measured on Bricard's mechanism (`examples/bricard.toml`, generalized-α,
+//! h = 1e-4 s): σ_min/σ_max of the matrix 2e-17 (the next 3e-3), while the LU's smallest pivot
+//! was 1.1e-13 to 5.3e-13 of the largest entry on some matrices (23 refactorizations, which only
+//! a regular LU allows, in 12 512 factorizations); ‖λ‖∞ grew to 5e8 by t = 1.2477 s, where Φ_qᵀλ
+//! (30 N) was computed with a rounding error of 3e-7 N, above the residual tolerance (1.1e-7 N),
+//! and Newton stalled. Each such component scales with 1/c_c ∝ 1/h²: h = 1e-3 s finished, and
+//! h = 1e-5 s stalled at t = 1.2442 s. Kept to the decomposition, every step takes one Newton
+//! iteration at h = 1e-3, 1e-4 and 1e-5 s over the 10 s, and ‖λ‖∞ stays below 46 (h = 1e-4 s,
+//! first 1.5 s).
 
 use crate::linalg::{max_abs, Matrix, Vector};
 
@@ -46,6 +63,10 @@ impl std::fmt::Debug for DenseSolver {
 /// Smallest |U_kk| relative to the largest entry of the matrix below which it is treated as singular.
 pub(crate) const SINGULAR_PIVOT: f64 = 1e-13;
 
+/// Singular values below this fraction of the largest are treated as zero by the least-squares
+/// solves of the iteration matrix.
+pub(crate) const LEAST_SQUARES_RCOND: f64 = 1e-10;
+
 /// True when `min_pivot`, the smallest |U_kk| of an LU of the matrix with entries `entries`, marks
 /// it singular to working precision: NaN, or at most [`SINGULAR_PIVOT`] times the largest |entry|.
 pub(crate) fn singular_pivot(min_pivot: f64, entries: &[f64]) -> bool {
@@ -55,10 +76,10 @@ pub(crate) fn singular_pivot(min_pivot: f64, entries: &[f64]) -> bool {
 
 /// Minimum-norm least-squares solutions of a dense, possibly singular, square system from its singular
 /// value decomposition (faer, several times faster than nalgebra's at n + m ≈ 500, which matters when
-/// a singular configuration sends every Newton iteration here). Singular values below 1e-10 of the
-/// largest are treated as zero. Its buffers (the matrix, U, Σ, V, faer's scratch) are sized on the
-/// first [`factor`](Self::factor) and reused, so a run whose iteration matrix is singular at every
-/// step (redundant constraints) allocates only once.
+/// a singular configuration sends every Newton iteration here). Singular values below
+/// [`LEAST_SQUARES_RCOND`] of the largest are treated as zero. Its buffers (the matrix, U, Σ, V,
+/// faer's scratch) are sized on the first [`factor`](Self::factor) and reused, so a run whose
+/// iteration matrix is singular at every step (redundant constraints) allocates only once.
 pub(crate) struct LeastSquares {
     a: faer::Mat<f64>,
     u: faer::Mat<f64>,
@@ -69,6 +90,9 @@ pub(crate) struct LeastSquares {
     scratch: Option<faer::dyn_stack::MemBuffer>,
     /// False when the last decomposition failed (non-finite entries).
     ok: bool,
+    /// True when the last decomposition succeeded and found a singular value at most
+    /// [`SINGULAR_PIVOT`] of the largest.
+    deficient: bool,
 }
 
 /// The minimum-norm least-squares solution of `A x = b` for any shape of A (r × c, b with r
@@ -94,6 +118,7 @@ impl Default for LeastSquares {
             y: Vec::new(),
             scratch: None,
             ok: false,
+            deficient: false,
         }
     }
 }
@@ -134,12 +159,20 @@ impl LeastSquares {
                 Default::default(),
             )
             .is_ok();
+        let smax = (0..self.s.nrows()).fold(0.0_f64, |m, k| m.max(self.s[k]));
+        self.deficient = self.ok && (0..self.s.nrows()).any(|k| self.s[k] <= SINGULAR_PIVOT * smax);
+    }
+
+    /// True when the last decomposition found a null space: a singular value at most
+    /// [`SINGULAR_PIVOT`] of the largest (see the [module documentation](self)).
+    pub(crate) fn is_rank_deficient(&self) -> bool {
+        self.deficient
     }
 
     /// Overwrites `b` with the minimum-norm least-squares solution of `A x = b` for the (square)
     /// matrix of the last [`factor`](Self::factor); NaN when the decomposition failed.
     pub(crate) fn solve_in_place(&mut self, b: &mut Vector) {
-        if !self.project(b, 1e-10) {
+        if !self.project(b, LEAST_SQUARES_RCOND) {
             b.fill(f64::NAN);
             return;
         }
@@ -204,7 +237,9 @@ impl DenseSolver {
     }
 
     /// Factors `a` (dim × dim). Does not allocate, except on the first singular `a` (the
-    /// fallback's buffers).
+    /// fallback's buffers). After a matrix whose decomposition found a null space, decomposes
+    /// first, and factors by LU only a matrix the decomposition finds regular (see the module
+    /// documentation).
     ///
     /// # Panics
     /// When `a` is not dim × dim.
@@ -212,6 +247,16 @@ impl DenseSolver {
         use faer::linalg::lu::partial_pivoting::factor;
         assert_eq!((a.nrows(), a.ncols()), (self.dim, self.dim), "matrix shape");
         self.stats.factorizations += 1;
+        let decomposed = self.singular && self.fallback.is_rank_deficient();
+        if decomposed {
+            // After a null space (see the module documentation): no LU while one persists.
+            self.fallback.factor(a);
+            if self.fallback.is_rank_deficient() {
+                // The smallest pivot reads 0.
+                self.lu.fill(0.0);
+                return;
+            }
+        }
         self.lu.copy_from_slice(a.as_slice());
         let n = self.dim;
         let mat = faer::MatMut::from_column_major_slice_mut(&mut self.lu, n, n);
@@ -228,7 +273,7 @@ impl DenseSolver {
             .map(|k| self.lu[k * n + k].abs())
             .fold(f64::INFINITY, f64::min);
         self.singular = singular_pivot(min_pivot, a.as_slice());
-        if self.singular {
+        if self.singular && !decomposed {
             self.fallback.factor(a);
         }
     }

@@ -39,8 +39,10 @@
 //! at each size). Every path detects a singular J (a missing or tiny pivot; for the closed-form
 //! inverse, a zero determinant or a reciprocal condition number at most 1e-13) and falls back to
 //! the minimum-norm least-squares solution of a dense SVD, counted in
-//! [`NewtonStats::least_squares_solves`]. None allocates in the step loop except on that fallback
-//! (the sparse path allocates on its first solve, which records and analyses the pattern).
+//! [`NewtonStats::least_squares_solves`]; once the SVD has found a null space, the next matrices
+//! go to it without the LU until one is regular again (redundant constraints: see [`linear`]).
+//! None allocates in the step loop except on that fallback (the sparse path allocates on its
+//! first solve, which records and analyses the pattern).
 //!
 //! Convergence: the last correction of the constrained positions, ‖c_c Δu‖∞, is at most
 //! `position_tol · (1 + ‖q_c‖∞)` and the equilibrium residual ‖r_1‖∞ is at most
@@ -131,6 +133,21 @@ pub enum FormulationError {
         correction: f64,
         /// Last ‖r_1‖∞ [N].
         residual: f64,
+    },
+    /// Newton's corrections no longer moved the positions beyond rounding, while the equilibrium
+    /// residual stayed above its tolerance: the iteration reached the rounding level of the
+    /// residual, which a smaller step does not lower (the constraint rows, scaled by 1/c_c, carry
+    /// the rounding of Φ times 1/h²).
+    #[error("Newton iteration stalled at the rounding level in {iterations} iterations (last position correction {correction:.3e}, residual {residual:.3e} above its tolerance {tolerance:.3e})")]
+    Stalled {
+        /// Iterations done.
+        iterations: usize,
+        /// Last ‖c_c Δu‖∞.
+        correction: f64,
+        /// Last ‖r_1‖∞ [N].
+        residual: f64,
+        /// Its tolerance [N].
+        tolerance: f64,
     },
     /// A value became NaN or infinite.
     #[error("non-finite values in the Newton iteration")]

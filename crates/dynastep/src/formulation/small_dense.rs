@@ -167,7 +167,9 @@ impl SmallDenseSolver {
         }
     }
 
-    /// Factors `a` (dim × dim).
+    /// Factors `a` (dim × dim). After a matrix whose decomposition found a null space, decomposes
+    /// first, and factors by LU (or inverts) only a matrix the decomposition finds regular (see
+    /// [`super::linear`]).
     ///
     /// # Panics
     /// When `a` is not dim × dim.
@@ -177,8 +179,15 @@ impl SmallDenseSolver {
         let Some(factors) = self.factors.as_mut() else {
             return;
         };
+        let decomposed = self.singular && self.fallback.is_rank_deficient();
+        if decomposed {
+            self.fallback.factor(a);
+            if self.fallback.is_rank_deficient() {
+                return;
+            }
+        }
         self.singular = !factors.factor(a.as_slice());
-        if self.singular {
+        if self.singular && !decomposed {
             self.fallback.factor(a);
         }
     }

@@ -414,20 +414,38 @@ impl SparseSolver {
 
     /// Factors `a` (dim × dim). The first call analyses its pattern and allocates; later calls do not
     /// allocate, except on the first singular `a` (densified for the least-squares fallback,
-    /// whose buffers are then reused).
+    /// whose buffers are then reused). After a matrix whose decomposition found a null space,
+    /// decomposes first, and factors by LU only a matrix the decomposition finds regular (see
+    /// [`super::linear`]).
     ///
     /// # Panics
     /// When `a` is not dim × dim.
     pub fn factor(&mut self, a: SparseColMatRef<'_, usize, f64>) {
+        if self.singular && self.fallback.is_rank_deficient() {
+            assert_eq!((a.nrows(), a.ncols()), (self.dim, self.dim), "matrix shape");
+            self.decompose(a);
+            if self.fallback.is_rank_deficient() {
+                self.stats.factorizations += 1;
+                return;
+            }
+            // Regular after all: the LU judges it, with this decomposition as its fallback.
+            self.factor_lu(a);
+            return;
+        }
         self.factor_lu(a);
         if self.singular {
-            // The dense copy is sized on the first singular matrix and reused.
-            if self.dense.nrows() != self.dim {
-                self.dense = Matrix::zeros(self.dim, self.dim);
-            }
-            densify(a, &mut self.dense);
-            self.fallback.factor(&self.dense);
+            self.decompose(a);
         }
+    }
+
+    /// The least-squares fallback's decomposition of `a`, densified.
+    fn decompose(&mut self, a: SparseColMatRef<'_, usize, f64>) {
+        // The dense copy is sized on the first singular matrix and reused.
+        if self.dense.nrows() != self.dim {
+            self.dense = Matrix::zeros(self.dim, self.dim);
+        }
+        densify(a, &mut self.dense);
+        self.fallback.factor(&self.dense);
     }
 
     /// Factors `a` (dim × dim) by sparse LU only, without the least-squares fallback: returns false
