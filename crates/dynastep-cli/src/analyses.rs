@@ -61,19 +61,19 @@ pub struct EquilibriumArgs {
     #[arg(long, default_value = "newton")]
     method: String,
     /// Tolerance on the residual Φ_qᵀλ − Q (newton), the reduced gradient (potential) \[N, N m\].
-    #[arg(long, default_value_t = 1e-10)]
+    #[arg(long, default_value_t = 1e-10, value_parser = positive)]
     tol: f64,
-    /// Largest number of iterations (newton, potential).
-    #[arg(long = "max-iterations", default_value_t = 200)]
+    /// Largest number of iterations (newton, potential), at least 1.
+    #[arg(long = "max-iterations", default_value_t = 200, value_parser = at_least_one)]
     max_iterations: usize,
-    /// Settle: added mass-proportional damping c \[1/s\] (−c M v).
-    #[arg(long, default_value_t = 0.0)]
+    /// Settle: added mass-proportional damping c \[1/s\] (−c M v), zero or positive.
+    #[arg(long, default_value_t = 0.0, value_parser = non_negative)]
     damping: f64,
     /// Settle: at rest when ‖v‖∞ is below this \[m/s, rad/s\].
-    #[arg(long = "v-tol", default_value_t = 1e-9)]
+    #[arg(long = "v-tol", default_value_t = 1e-9, value_parser = positive)]
     v_tol: f64,
     /// Settle: at rest when ‖a‖∞ is below this \[m/s², rad/s²\].
-    #[arg(long = "a-tol", default_value_t = 1e-7)]
+    #[arg(long = "a-tol", default_value_t = 1e-7, value_parser = positive)]
     a_tol: f64,
     /// Settle: scheme (default: the model's).
     #[arg(long)]
@@ -216,6 +216,30 @@ pub fn kinematics(args: KinematicArgs, inverse: bool) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A tolerance: a positive, finite number (inf would accept any state, NaN none).
+fn positive(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!("`{text}` is not a positive, finite number")),
+    }
+}
+
+/// A damping coefficient: zero or a positive, finite number.
+fn non_negative(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v >= 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!("`{text}` is not a finite number ≥ 0")),
+    }
+}
+
+/// An iteration limit: a whole number of at least 1.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("`{text}` is not a whole number ≥ 1")),
+    }
 }
 
 /// `dynastep equilibrium`.

@@ -535,32 +535,7 @@ fn check(path: &Path, set: &[String]) -> Result<ExitCode> {
         dynastep::analysis::simulation::assembled(&model, &system)
             .map_err(|e| anyhow!("{}: {e}", path.display()))?;
     }
-    let counts = match &model.spatial {
-        Some(s) => [
-            s.bodies.len(),
-            s.joints.len(),
-            0,
-            s.forces.len(),
-            s.markers.len(),
-        ],
-        None => [
-            model.bodies.len(),
-            model.joints.len(),
-            model.drivers.len(),
-            model.forces.len(),
-            model.markers.len(),
-        ],
-    };
-    let [bodies, joints, drivers, forces, markers] = counts;
-    let kind = if model.spatial.is_some() {
-        "spatial, "
-    } else {
-        ""
-    };
-    println!(
-        "{}: ok ({kind}{bodies} bodies, {joints} joints, {drivers} drivers, {forces} forces, {markers} markers)",
-        path.display()
-    );
+    println!("{}: ok ({})", path.display(), model.inventory());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -89,6 +89,14 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
         dts: args.dt.clone(),
     };
     let params = scheme_params(&args)?;
+    plan.check_size().map_err(|e| anyhow!(e))?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if args.jobs > 4 * cores {
+        bail!(
+            "--jobs {} is more than 4 threads per core ({cores} cores here); use --jobs 0 for one per core",
+            args.jobs
+        );
+    }
     let mut cases = plan.cases();
     let table_name = match &args.shard {
         Some(spec) => {

@@ -307,3 +307,141 @@ fn sigkill_leaves_only_complete_rows() {
     let rows = complete_rows(&dir.join("history.csv"));
     assert!(rows > 1, "nothing flushed after 2.5 s");
 }
+
+/// An equation-based oscillator whose mass entry is `mass`.
+fn mass_model(dir: &Path, mass: &str) -> String {
+    let text = format!(
+        r#"name = "oscillator"
+[equations]
+coordinates = ["x", "y"]
+mass = {mass}
+forces = ["-x", "-y"]
+[equations.initial]
+x = 1.0
+[solver]
+scheme = "trapezoidal"
+dt = 1e-3
+t_end = 0.1
+"#
+    );
+    let path = dir.join("mass.toml");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// Issue #43: inputs that ran or were accepted although what they asked for was meaningless.
+#[test]
+fn meaningless_settings_are_refused_with_their_cause() {
+    let dir = scratch("meaningless");
+    // A negative, an indefinite and a non-symmetric mass matrix (a run completed with a negative
+    // kinetic energy).
+    for (mass, cause) in [
+        (r#"[["-1", 0], [0, 1]]"#, "not positive definite"),
+        (r#"[[1, 2], [2, 1]]"#, "not positive definite"),
+        (r#"[[1, 0.5], [0, 1]]"#, "not symmetric"),
+    ] {
+        let model = mass_model(&dir, mass);
+        let (code, err) = run(&["check", &model]);
+        assert_eq!(code, 2, "{mass}: {err}");
+        assert!(
+            err.contains(cause) && err.contains("mass.toml:"),
+            "{mass}: {err}"
+        );
+    }
+    let good = mass_model(&dir, "[[1, 0], [0, 2]]");
+    let (code, err) = run(&["check", &good]);
+    assert_eq!(code, 0, "{err}");
+    // Equilibrium tolerances that accept anything or nothing.
+    for tol in ["inf", "nan", "-1", "0"] {
+        let flag = format!("--tol={tol}");
+        let (code, err) = run(&["equilibrium", "--example", "pendulum", &flag]);
+        assert_eq!(code, 2, "--tol {tol}: {err}");
+        assert!(err.contains("positive, finite"), "--tol {tol}: {err}");
+    }
+    // A sweep of 1e9 cases, and a thread count no machine has.
+    let out = dir.join("sweep");
+    let (code, err) = run(&[
+        "sweep",
+        "--example",
+        "pendulum",
+        "--vary",
+        "gravity=0:1:1000",
+        "--vary",
+        "bodies.mass.mass=1:2:1000",
+        "--vary",
+        "joints.rod.length=1:2:1000",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("more than the limit"), "{err}");
+    let (code, err) = run(&[
+        "sweep",
+        "--example",
+        "pendulum",
+        "--jobs",
+        "100000",
+        "--dt",
+        "1e-3",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("--jobs 100000"), "{err}");
+    // max_iterations = 1 is a limit: the pendulum needs two iterations in some steps.
+    let (code, err) = run(&[
+        "run",
+        "--example",
+        "pendulum",
+        "--t-end",
+        "0.5",
+        "--set",
+        "solver.newton.max_iterations=1",
+        "--out",
+        dir.join("it1").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("did not converge in 1 iteration"), "{err}");
+}
+
+/// Issue #43: a 100-term `[equations]` expression overflowed the stack (exit 134, even in
+/// `check`), and a constraint nested 15 deep took seconds while its derivatives grew.
+#[test]
+fn long_and_deeply_nested_equation_expressions_end_quickly() {
+    let dir = scratch("equation-expressions");
+    let write = |name: &str, coordinates: &str, mass: &str, forces: &str, constraints: &str| {
+        let text = format!(
+            "name = \"{name}\"\n[equations]\ncoordinates = {coordinates}\nmass = {mass}\nforces = {forces}\nconstraints = {constraints}\n[equations.initial]\ntheta = 0.5\n[solver]\nscheme = \"trapezoidal\"\ndt = 1e-3\nt_end = 0.01\n"
+        );
+        let path = dir.join(format!("{name}.toml"));
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let sum = vec!["0.001*sin(theta)"; 100].join("+");
+    let long = write(
+        "long",
+        "[\"theta\"]",
+        "[[1]]",
+        &format!("[\"{sum}\"]"),
+        "[]",
+    );
+    let (code, err) = run(&["check", &long]);
+    assert_eq!(code, 0, "{err}");
+    let mut nest = "theta".to_string();
+    for _ in 0..15 {
+        nest = format!("cos({nest})");
+    }
+    let nested = write(
+        "nested",
+        "[\"theta\", \"x\"]",
+        "[[1, 0], [0, 1]]",
+        "[\"0\", \"0\"]",
+        &format!("[\"x - {nest}\"]"),
+    );
+    let (code, err) = run(&["check", &nested]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("grows to") && err.contains("nested.toml:"),
+        "{err}"
+    );
+}

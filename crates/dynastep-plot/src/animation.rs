@@ -137,8 +137,8 @@ fn frame_rows(rows: usize) -> Vec<usize> {
 /// The player's data for `run` (see `assets/player.html` for the fields).
 ///
 /// # Errors
-/// [`PlotError::Data`] when the folder has no `model.json`, the model is spatial (the player
-/// draws in the plane), or the history lacks a body's columns.
+/// [`PlotError::Data`] when the folder has no `model.json`, the model is spatial or equation-based
+/// (the player draws planar bodies), or the history lacks a body's columns.
 pub fn player_data(run: &RunFolder) -> Result<serde_json::Value, PlotError> {
     let model = run.model.as_ref().ok_or_else(|| {
         PlotError::Data(format!(
@@ -146,9 +146,15 @@ pub fn player_data(run: &RunFolder) -> Result<serde_json::Value, PlotError> {
             run.dir.display()
         ))
     })?;
-    if model.spatial.is_some() {
+    use dynastep::model::inventory::ModelKind;
+    let kind = match model.kind() {
+        ModelKind::Planar => None,
+        ModelKind::Spatial => Some("a spatial model"),
+        ModelKind::Equations => Some("an equation-based model (no bodies to draw)"),
+    };
+    if let Some(kind) = kind {
         return Err(PlotError::Data(format!(
-            "{} holds a spatial model, and the player draws planar mechanisms only; plot its columns with `dynastep plot --columns`",
+            "{} holds {kind}, and the player draws planar mechanisms only; plot its columns with `dynastep plot --columns`",
             run.dir.display()
         )));
     }

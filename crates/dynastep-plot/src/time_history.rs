@@ -97,27 +97,23 @@ fn time_panel(run: &RunFolder, title: &str, y: &str, indices: &[usize], scale: S
     p
 }
 
-/// The names of the points whose trajectories are drawn: the markers of the model (of a spatial
-/// model, projected on the x–y plane), else its body
-/// origins (at most [`MAX_TRAJECTORIES`]), else every `.x`/`.y` pair of the history.
+/// The names of the points whose trajectories are drawn: the markers of the model, else its body
+/// origins (at most [`MAX_TRAJECTORIES`]), else every `.x`/`.y` pair of the history. Spatial
+/// points are drawn projected on the x–y plane.
 fn trajectory_names(run: &RunFolder) -> Vec<String> {
     let pairs: Vec<String> = run.table.planar_points().into_iter().map(|p| p.0).collect();
     let keep = |names: Vec<String>| -> Vec<String> {
         names.into_iter().filter(|n| pairs.contains(n)).collect()
     };
     match &run.model {
-        // A spatial model: its markers, drawn in the x–y plane (a projection).
-        Some(m) if m.spatial.is_some() => {
-            let spatial = m.spatial.as_ref().map_or(&[][..], |s| &s.markers[..]);
-            keep(spatial.iter().map(|k| k.name.clone()).collect())
+        Some(m) if !m.marker_names().is_empty() => {
+            keep(m.marker_names().iter().map(|k| k.to_string()).collect())
         }
-        Some(m) if !m.markers.is_empty() => {
-            keep(m.markers.iter().map(|k| k.name.clone()).collect())
-        }
+        // Body origins: the frames' x–y columns (a spatial body's centroid, projected).
         Some(m) => keep(
-            m.bodies
+            m.body_names()
                 .iter()
-                .map(|b| b.name.clone())
+                .map(|b| b.to_string())
                 .take(MAX_TRAJECTORIES)
                 .collect(),
         ),

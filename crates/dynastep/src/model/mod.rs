@@ -7,6 +7,7 @@
 pub mod equations;
 pub mod function;
 pub mod geometry;
+pub mod inventory;
 pub mod jet;
 pub mod parse;
 pub mod settings;

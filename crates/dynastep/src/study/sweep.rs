@@ -64,8 +64,13 @@ fn range(parts: &[&str]) -> Result<Vec<String>, String> {
     let count: usize = parts[2]
         .parse()
         .ok()
-        .filter(|&c| c >= 2)
-        .ok_or_else(|| format!("COUNT `{}` must be an integer ≥ 2", parts[2]))?;
+        .filter(|&c| (2..=MAX_CASES).contains(&c))
+        .ok_or_else(|| {
+            format!(
+                "COUNT `{}` must be an integer from 2 to {MAX_CASES}",
+                parts[2]
+            )
+        })?;
     let log = match parts.get(3) {
         None => false,
         Some(&"log") => true,
@@ -89,6 +94,10 @@ fn range(parts: &[&str]) -> Result<Vec<String>, String> {
     });
     Ok(values.map(|v| format!("{v:?}")).collect())
 }
+
+/// Most cases a sweep plan may hold: a million short runs is days of computing, and the plan's
+/// table alone is held in memory; a larger product is almost always a typo in a range's COUNT.
+pub const MAX_CASES: usize = 1_000_000;
 
 /// What a sweep varies. An empty `schemes` or `dts` keeps the model's setting (one case).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -117,7 +126,40 @@ pub struct Case {
 }
 
 impl SweepPlan {
-    /// Every case, in the plan's order (see the module documentation).
+    /// The number of cases, the product of the sizes of every variation, the schemes and the step
+    /// sizes (saturating: never overflows).
+    pub fn count(&self) -> usize {
+        let sizes = self.variations.iter().map(|v| v.values.len());
+        let sizes = sizes.chain([self.schemes.len().max(1), self.dts.len().max(1)]);
+        sizes.fold(1usize, |n, k| n.saturating_mul(k))
+    }
+
+    /// Refuses a plan of more than [`MAX_CASES`] cases before any is built.
+    ///
+    /// # Errors
+    /// A message with the count and the sizes that make it.
+    pub fn check_size(&self) -> Result<(), String> {
+        let n = self.count();
+        if n <= MAX_CASES {
+            return Ok(());
+        }
+        let sizes: Vec<String> = self
+            .variations
+            .iter()
+            .map(|v| format!("{} values of {}", v.values.len(), v.path))
+            .chain([
+                format!("{} schemes", self.schemes.len().max(1)),
+                format!("{} step sizes", self.dts.len().max(1)),
+            ])
+            .collect();
+        Err(format!(
+            "the sweep has {n} cases ({}), more than the limit of {MAX_CASES}; fewer values or a coarser range",
+            sizes.join(" × ")
+        ))
+    }
+
+    /// Every case, in the plan's order (see the module documentation). Call
+    /// [`SweepPlan::check_size`] first: this builds them all.
     pub fn cases(&self) -> Vec<Case> {
         let schemes: Vec<Option<String>> = if self.schemes.is_empty() {
             vec![None]
@@ -401,6 +443,23 @@ mod tests {
         ] {
             assert!(Variation::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_plan_beyond_the_case_limit_is_refused_before_it_is_built() {
+        assert!(Variation::parse("x=0:1:1000000000").is_err());
+        let plan = SweepPlan {
+            variations: vec![
+                Variation::parse("a=0:1:1000").unwrap(),
+                Variation::parse("b=0:1:1000").unwrap(),
+                Variation::parse("c=0:1:1000").unwrap(),
+            ],
+            schemes: Vec::new(),
+            dts: Vec::new(),
+        };
+        assert_eq!(plan.count(), 1_000_000_000);
+        let err = plan.check_size().unwrap_err();
+        assert!(err.contains("1000000000 cases"), "{err}");
     }
 
     #[test]

@@ -85,12 +85,33 @@ impl Expr {
             .clone()
             .partial(k)
             .map_err(|e| format!("cannot differentiate `{}`: {e}", self.flat.unparse()))?;
+        // Symbolic derivatives of nested functions grow geometrically with the order (Φ needs
+        // the third): refuse before the next order multiplies the size again.
+        let len = flat.unparse().len();
+        if len > MAX_DERIVATIVE_LEN {
+            let text = self.flat.unparse();
+            let shown: String = text.chars().take(80).collect();
+            return Err(format!(
+                "a derivative of `{shown}{}` grows to {len} characters, more than the limit of {MAX_DERIVATIVE_LEN}; introduce an intermediate coordinate with a constraint, or simplify the formula",
+                if text.chars().count() > 80 { "…" } else { "" }
+            ));
+        }
         Ok(Some(Expr {
             flat,
             sources: self.sources.clone(),
         }))
     }
 }
+
+/// Longest symbolic derivative accepted, in characters of its text: the derivatives are evaluated
+/// at every Newton iteration, and a formula nested 15 deep reached this size at its second
+/// derivative (its third took seconds to derive).
+pub const MAX_DERIVATIVE_LEN: usize = 100_000;
+
+/// Stack of the thread that compiles and differentiates the expressions \[bytes\]: exmex parses and
+/// differentiates recursively, and a 100-term sum overflowed the main thread's 8 MiB. Reserved, not
+/// committed: only the pages a formula needs are touched.
+const COMPILE_STACK: usize = 1 << 30;
 
 /// An entry of a derivative array: indices and the expression.
 type Entry<const K: usize> = ([usize; K], Expr);
@@ -187,6 +208,19 @@ impl EquationSystem {
     /// A message naming the expression when it does not parse or cannot be differentiated (a
     /// function without a derivative in exmex, such as `floor`, in a place that needs one).
     pub fn new(spec: &EquationSpec) -> Result<Self, String> {
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name("equations".into())
+                .stack_size(COMPILE_STACK)
+                .spawn_scoped(scope, || Self::compile_all(spec))
+                .map_err(|e| format!("cannot start the expression compiler: {e}"))?
+                .join()
+                .unwrap_or_else(|_| Err("the expression compiler failed".into()))
+        })
+    }
+
+    /// [`EquationSystem::new`] on the calling thread.
+    fn compile_all(spec: &EquationSpec) -> Result<Self, String> {
         if let Some(i) = spec.check().first() {
             return Err(format!("{} ({})", i.message, i.hint));
         }

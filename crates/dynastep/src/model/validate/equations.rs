@@ -28,13 +28,14 @@ pub(super) fn check(
     // derivative where one is needed) shows when the system is compiled: the one rule of a model
     // that is checked by building it.
     if clean {
-        if let Err(reason) = crate::system::equations::EquationSystem::new(spec) {
-            c.push(
+        match crate::system::equations::EquationSystem::new(spec) {
+            Err(reason) => c.push(
                 p(&[&"equations"]),
                 "[equations]",
                 reason,
                 "see the expression syntax in docs/model-format.md".into(),
-            );
+            ),
+            Ok(system) => mass_at_start(c, &system),
         }
     }
     let planar = [
@@ -61,6 +62,53 @@ pub(super) fn check(
             "[equations]",
             "an equation-based model does not apply the top-level `gravity`".into(),
             "write the weight into `forces` (e.g. `\"-m*g\"`) and, for the energy balance, into `potential`; then remove `gravity`".into(),
+        );
+    }
+}
+
+/// M(q₀) at the initial coordinates must be symmetric and positive definite: a negative or
+/// indefinite mass gives negative kinetic energy and an ill-posed run that still completes.
+fn mass_at_start(c: &mut Checker<'_>, system: &crate::system::equations::EquationSystem) {
+    use crate::system::System;
+    let x0 = system.initial_state(0.0);
+    let n = x0.q.len();
+    let mut m = crate::linalg::Matrix::zeros(n, n);
+    system.mass(&x0.q, 1.0, &mut m);
+    let size = m.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+    let at = p(&[&"equations", &"mass"]);
+    let asymmetry = (0..n)
+        .flat_map(|i| (0..n).map(move |j| (i, j)))
+        .map(|(i, j)| (m[(i, j)] - m[(j, i)]).abs())
+        .fold(0.0_f64, f64::max);
+    if !(size.is_finite() && asymmetry <= 1e-12 * size) {
+        c.push(
+            at,
+            "[equations]",
+            format!("M(q₀) at the initial coordinates is not symmetric (largest |M_ij − M_ji| = {asymmetry:.3e}) or not finite"),
+            "write M so that entry [i][j] equals entry [j][i]".into(),
+        );
+        return;
+    }
+    // With constraints M may be singular (a point mass with a zero rotary inertia, as long as the
+    // constraints fix that direction); it must never have a negative eigenvalue.
+    let lowest = m.symmetric_eigenvalues().min();
+    let constrained = system.m() > 0;
+    let floor = if constrained {
+        -1e-12 * size
+    } else {
+        1e-14 * size
+    };
+    if lowest.is_nan() || lowest <= floor || size == 0.0 {
+        let what = if constrained {
+            "positive semi-definite"
+        } else {
+            "positive definite"
+        };
+        c.push(
+            at,
+            "[equations]",
+            format!("M(q₀) at the initial coordinates is not {what} (smallest eigenvalue {lowest:.3e}): the kinetic energy ½ q̇ᵀMq̇ could be negative{}", if constrained { "" } else { " or zero" }),
+            "every coordinate needs positive inertia (a positive diagonal, each leading minor positive); check signs and units".into(),
         );
     }
 }
