@@ -7,19 +7,23 @@
 //! Python exceptions carrying the library's own messages (file, line, entity); nothing panics
 //! across the boundary (pyo3 turns a panic into `PanicException` rather than aborting).
 
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
 
 use numpy::PyArray1;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 
+use dynastep::analysis::dynamic::{Flow, Observer, Sample};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::analysis::stability;
 use dynastep::analysis::step_control::StepSettings;
 use dynastep::io::history::{HistoryColumns, HistoryRecorder};
 use dynastep::io::summary::Summary;
 use dynastep::model::{parse, Model as ModelData};
+use dynastep::system::System;
 
 create_exception!(
     _dynastep,
@@ -96,22 +100,74 @@ impl Model {
             let mut sim = Simulation::new(model, &opts).map_err(|e| e.to_string())?;
             let columns = HistoryColumns::new(&sim.system, true, opts.omega_max);
             let mut recorder = HistoryRecorder::new(columns);
-            let report = sim.run(&mut [&mut recorder]);
+            let mut signals = PythonSignals::new();
+            let report = sim.run(&mut [&mut recorder, &mut signals]);
             let summary = serde_json::to_string(&Summary::new(&sim, &report))
                 .map_err(|e| format!("summary: {e}"))?;
-            Ok((recorder.table, summary))
+            Ok((recorder.table, summary, signals.error.into_inner()))
         });
-        let (table, summary) = outcome.map_err(SimulationError::new_err)?;
-        let arrays = table
+        let (table, summary, signal) = outcome.map_err(SimulationError::new_err)?;
+        let arrays: Vec<_> = table
             .columns
             .into_iter()
             .map(|c| PyArray1::from_vec(py, c))
             .collect();
+        if let Some(err) = signal {
+            // The run stopped at a step boundary with whole rows: hand them over with the
+            // exception (`partial`, which the Python layer turns into a `Result`).
+            err.value(py)
+                .setattr("partial", (table.names, arrays, summary))?;
+            return Err(err);
+        }
         Ok((table.names, arrays, summary))
     }
 
     fn __repr__(&self) -> String {
         format!("<dynastep.Model {:?}>", self.inner.name)
+    }
+}
+
+/// Ends a run at a step boundary when Python has a pending signal (Ctrl-C raises
+/// `KeyboardInterrupt`): the run holds no GIL, so the check attaches to the interpreter, at most
+/// every 50 ms and only on every 256th poll (the loop polls after every step).
+struct PythonSignals {
+    polls: Cell<u32>,
+    last: Cell<Instant>,
+    error: RefCell<Option<PyErr>>,
+}
+
+impl PythonSignals {
+    fn new() -> Self {
+        PythonSignals {
+            polls: Cell::new(0),
+            last: Cell::new(Instant::now()),
+            error: RefCell::new(None),
+        }
+    }
+}
+
+impl<S: System> Observer<S> for PythonSignals {
+    fn sample(&mut self, _system: &S, _sample: &Sample<'_>) -> Result<Flow, String> {
+        Ok(Flow::Continue)
+    }
+
+    fn interrupted(&self) -> bool {
+        if self.error.borrow().is_some() {
+            return true;
+        }
+        let polls = self.polls.get().wrapping_add(1);
+        self.polls.set(polls);
+        if !polls.is_multiple_of(256) || self.last.get().elapsed() < Duration::from_millis(50) {
+            return false;
+        }
+        self.last.set(Instant::now());
+        match Python::attach(|py| py.check_signals()) {
+            Ok(()) => false,
+            Err(e) => {
+                *self.error.borrow_mut() = Some(e);
+                true
+            }
+        }
     }
 }
 

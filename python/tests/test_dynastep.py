@@ -172,3 +172,35 @@ def test_the_dask_recipe_runs_on_a_local_cluster():
     # The same cases in this process give the same numbers, bit for bit.
     for r in rows:
         assert recipe.run_case((r["scheme"], r["dt"])) == r
+
+
+def test_a_missing_model_file_raises_file_not_found(tmp_path):
+    """A path that names no file is a FileNotFoundError, not a TOML syntax error (issue #43)."""
+    missing = tmp_path / "no-such-model.toml"
+    with pytest.raises(FileNotFoundError):
+        dynastep.load(str(missing))
+    with pytest.raises(FileNotFoundError):
+        dynastep.load(missing)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to the own process")
+def test_ctrl_c_interrupts_a_run_with_its_rows(tmp_path):
+    """SIGINT during Model.run raises KeyboardInterrupt at a step boundary, with the rows computed
+    so far in ``.result`` (issue #43: Ctrl-C could not stop a run)."""
+    import signal
+
+    model = dynastep.load_example("pendulum")
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt) as caught:
+            # About a minute of computing if nothing stops it.
+            model.run(dt=1e-6, t_end=100.0, output_interval=0.01)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 5.0
+    result = caught.value.result
+    assert result.summary["status"] == "interrupted"
+    assert len(result.t) > 1
+    assert np.all(np.isfinite(result["energy.balance"]))

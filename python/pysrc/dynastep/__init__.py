@@ -14,6 +14,7 @@ models in parallel. Units are SI throughout: s, m, rad, kg, N, J.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
@@ -143,22 +144,31 @@ class Model:
 
         Raises ``SimulationError`` when the run cannot start (unknown scheme, bad parameters, no
         step size, failed assembly). A run that fails midway returns its partial ``Result``.
-        The GIL is released while the run computes.
+        The GIL is released while the run computes. Ctrl-C (SIGINT) ends the run at a step
+        boundary and raises ``KeyboardInterrupt``, whose ``result`` attribute holds the partial
+        ``Result`` (status ``interrupted``).
         """
-        names, columns, summary = self._native.run(
-            scheme=scheme,
-            params=dict(params) if params is not None else None,
-            dt=dt,
-            t_end=t_end,
-            output_interval=output_interval,
-            formulation=formulation,
-            rtol=rtol,
-            atol=atol,
-            h_min=h_min,
-            h_max=h_max,
-            max_steps=max_steps,
-            omega_max=omega_max,
-        )
+        try:
+            names, columns, summary = self._native.run(
+                scheme=scheme,
+                params=dict(params) if params is not None else None,
+                dt=dt,
+                t_end=t_end,
+                output_interval=output_interval,
+                formulation=formulation,
+                rtol=rtol,
+                atol=atol,
+                h_min=h_min,
+                h_max=h_max,
+                max_steps=max_steps,
+                omega_max=omega_max,
+            )
+        except KeyboardInterrupt as interrupt:
+            partial = getattr(interrupt, "partial", None)
+            if partial is not None:
+                names, columns, summary = partial
+                interrupt.result = Result(names, columns, json.loads(summary))
+            raise
         return Result(names, columns, json.loads(summary))
 
     def __repr__(self) -> str:
@@ -171,13 +181,16 @@ def load(source: Union[str, os.PathLike], overrides: Overrides = None) -> Model:
     ``source`` is read as a path when it names an existing file (or is a ``PathLike``), as TOML
     text otherwise. ``overrides`` maps dotted paths to values, as ``dynastep run --set``:
     ``{"solver.dt": 1e-4, "bodies.crank.mass": 2.0}``. Raises ``ModelError`` naming the file, line
-    and entity for an invalid model, ``OSError`` for an unreadable file.
+    and entity for an invalid model, ``FileNotFoundError`` for a path that names no file (one line
+    without ``=`` is taken as a path), ``OSError`` for an unreadable file.
     """
     items = _overrides(overrides)
-    if isinstance(source, os.PathLike) or (
-        "\n" not in source and "=" not in source and os.path.isfile(source)
-    ):
-        return Model(_dynastep.load_file(os.fspath(source), items))
+    # One line without `=` cannot be a model's TOML (every model sets a key): it is a path.
+    if isinstance(source, os.PathLike) or ("\n" not in source and "=" not in source):
+        path = os.fspath(source)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(errno.ENOENT, "no such model file", path)
+        return Model(_dynastep.load_file(path, items))
     return Model(_dynastep.load_text(source, "<string>", items))
 
 
