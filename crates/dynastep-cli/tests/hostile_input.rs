@@ -197,7 +197,7 @@ fn impossible_times_are_refused_up_front() {
         ),
         (&["--t-end", "1e308"], "floating-point spacing"),
         (&["--t-end", "1e6", "--dt", "1e-6"], "max_steps"),
-        (&["--set", "ground.points.O=[1e308,0]"], "cannot assemble"),
+        (&["--set", "ground.points.O=[1e308,0]"], "beyond 1e100"),
     ];
     for (extra, cause) in cases {
         let mut args = vec!["run", pendulum.as_str(), "--quiet", "--out", out];
@@ -442,6 +442,43 @@ fn long_and_deeply_nested_equation_expressions_end_quickly() {
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("grows to") && err.contains("nested.toml:"),
+        "{err}"
+    );
+}
+
+/// Issue #43: `equilibrium --method potential` on a potential without a minimum never returned,
+/// and a spatial joint point at 9e307 m hung the assembly's SVD.
+#[test]
+fn unbounded_potentials_and_absurd_points_end_quickly() {
+    let dir = scratch("unbounded");
+    let text = "name = \"no minimum\"\n[equations]\ncoordinates = [\"theta\"]\nmass = [[1]]\nforces = [\"1\"]\npotential = \"-theta\"\n[equations.initial]\ntheta = 0.5\n";
+    let model = dir.join("no-minimum.toml");
+    std::fs::write(&model, text).unwrap();
+    let out = dir.join("eq");
+    let (code, err) = run(&[
+        "equilibrium",
+        model.to_str().unwrap(),
+        "--method",
+        "potential",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("no minimum") || err.contains("evaluations"),
+        "{err}"
+    );
+    let far = example_text("spatial-slider-crank").replacen(
+        "at = [0.2, 0.0, 0.0]",
+        "at = [9e307, 0.0, 0.0]",
+        1,
+    );
+    let path = dir.join("far.toml");
+    std::fs::write(&path, far).unwrap();
+    let (code, err) = run(&["check", path.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("beyond 1e100") && err.contains("far.toml:"),
         "{err}"
     );
 }

@@ -2,6 +2,11 @@
 //! ([`super::validate`]) checks them with file positions, and the assembler
 //! ([`crate::system::planar`]) builds from the same functions.
 
+/// Magnitude above which a force, coordinate, velocity, length or point counts as absurd: its
+/// square overflows the iteration matrix long before any mechanism reaches it. The model's rules
+/// refuse such values up front; the systems name the element that produces one along a run.
+pub const ABSURD: f64 = 1e100;
+
 use super::types::{BodyKind, BodySpec};
 
 /// Shortest length \[m\] of a distance joint or of a TSDA between its points: below it the

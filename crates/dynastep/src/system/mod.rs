@@ -12,9 +12,7 @@
 //!
 //! Conventions: q, v, a have n entries; λ, Φ, γ have m entries. SI units; angles in radians.
 
-/// Magnitude above which a force, coordinate or velocity counts as absurd: its square overflows
-/// the iteration matrix long before any mechanism reaches it.
-pub const ABSURD: f64 = 1e100;
+pub use crate::model::geometry::ABSURD;
 
 /// True for a finite value not above [`ABSURD`] in magnitude.
 pub fn sane(x: f64) -> bool {

@@ -39,9 +39,37 @@ struct Reduced<'a, S> {
     settings: StaticSettings,
     /// The last closed configuration (n entries), the next Newton start.
     q: RefCell<Vector>,
+    /// Cost and gradient evaluations so far, bounded by [`EVALUATIONS_PER_ITERATION`] ×
+    /// `max_iterations` (the line search evaluates inside an iteration, beyond `max_iters`).
+    evaluations: std::cell::Cell<usize>,
+    /// Why the last evaluation refused, kept outside the problem: argmin does not hand the problem
+    /// back when its line search fails.
+    refused: &'a RefCell<Option<String>>,
 }
 
+/// Most cost and gradient evaluations per allowed L-BFGS iteration (the line search's own loop).
+const EVALUATIONS_PER_ITERATION: usize = 50;
+
 impl<S: System> Reduced<'_, S> {
+    /// Counts one evaluation; an error once the budget of `max_iterations` is spent.
+    fn count_evaluation(&self) -> Result<(), argmin::core::Error> {
+        let n = self.evaluations.get() + 1;
+        self.evaluations.set(n);
+        let budget = EVALUATIONS_PER_ITERATION * self.settings.max_iterations;
+        if n > budget {
+            return Err(self.refuse(format!(
+                "{budget} evaluations of the potential ({EVALUATIONS_PER_ITERATION} per allowed iteration) without convergence"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Records why an evaluation is refused and returns it as argmin's error.
+    fn refuse(&self, why: String) -> argmin::core::Error {
+        *self.refused.borrow_mut() = Some(why.clone());
+        argmin::core::Error::msg(why)
+    }
+
     /// The configuration with independent coordinates `z`, the dependent ones solved from Φ = 0.
     fn close(&self, z: &[f64]) -> Result<Vector, argmin::core::Error> {
         let (n, m) = (self.sys.n(), self.sys.m());
@@ -101,8 +129,19 @@ impl<S: System> CostFunction for Reduced<'_, S> {
     type Param = Vec<f64>;
     type Output = f64;
     fn cost(&self, z: &Self::Param) -> Result<f64, argmin::core::Error> {
+        self.count_evaluation()?;
         let q = self.close(z)?;
-        Ok(self.sys.potential_energy(self.t, &q))
+        let v = self.sys.potential_energy(self.t, &q);
+        // A potential without a minimum sends the line search out geometrically: stop it when
+        // the coordinates or the energy leave the range any mechanism has.
+        let far = z.iter().any(|x| !(x.abs() < crate::system::ABSURD));
+        if far || !v.is_finite() {
+            return Err(self.refuse(format!(
+                "the potential energy has no minimum along the search: V = {v:.3e} J at coordinates of size {:.3e} (it decreases without bound, or the model has no rest position)",
+                z.iter().fold(0.0_f64, |m, x| m.max(x.abs()))
+            )));
+        }
+        Ok(v)
     }
 }
 
@@ -110,6 +149,7 @@ impl<S: System> Gradient for Reduced<'_, S> {
     type Param = Vec<f64>;
     type Gradient = Vec<f64>;
     fn gradient(&self, z: &Self::Param) -> Result<Vec<f64>, argmin::core::Error> {
+        self.count_evaluation()?;
         let q = self.close(z)?;
         Ok(self.reduced_gradient(&q))
     }
@@ -164,6 +204,7 @@ pub fn solve<S: System>(
     let z = independent_coordinates(&basis);
     let u: Vec<usize> = (0..n).filter(|i| !z.contains(i)).collect();
     let z0: Vec<f64> = z.iter().map(|&i| q0[i]).collect();
+    let refused = RefCell::new(None);
     let problem = Reduced {
         sys,
         t,
@@ -171,6 +212,8 @@ pub fn solve<S: System>(
         u,
         settings: *settings,
         q: RefCell::new(q0.clone()),
+        evaluations: std::cell::Cell::new(0),
+        refused: &refused,
     };
     let fail = |iterations: usize, residual: f64, why: String| EquilibriumError::NotConverged {
         method: "potential",
@@ -188,6 +231,9 @@ pub fn solve<S: System>(
         .map_err(|e| fail(0, f64::NAN, e.to_string()))?;
     let state = result.state();
     let iterations = state.get_iter() as usize;
+    if let Some(why) = refused.borrow().clone() {
+        return Err(fail(iterations, f64::NAN, why));
+    }
     // The last iterate, not the "best" by cost: near the minimum the costs agree to rounding and
     // only the gradient tells the iterates apart.
     let z_best = state
@@ -259,6 +305,8 @@ mod tests {
             u,
             settings: StaticSettings::default(),
             q: RefCell::new(x0.q.clone()),
+            evaluations: std::cell::Cell::new(0),
+            refused: &RefCell::new(None),
         };
         let z0 = x0.q[z[0]];
         let g = p.gradient(&vec![z0]).expect("closes")[0];

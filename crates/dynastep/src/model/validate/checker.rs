@@ -193,6 +193,18 @@ impl<'m> Checker<'m> {
                 format!("{what} must be finite"),
                 "write an ordinary number (not nan or inf)".into(),
             );
+        } else if let Some(v) = values
+            .iter()
+            .find(|v| v.abs() > super::super::geometry::ABSURD)
+        {
+            // Lengths, points and gravity this large leave nothing for the arithmetic: the
+            // assembly's SVD looped on a joint point at 9e307 m.
+            self.push(
+                path,
+                entity,
+                format!("{what} has a component of {v:e}, beyond 1e100 in size"),
+                "write it in SI units (m, m/s², …); no mechanism spans 1e100".into(),
+            );
         }
     }
 
