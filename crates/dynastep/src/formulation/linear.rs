@@ -5,11 +5,11 @@
 //! solution from a singular value decomposition, and counts how often it did. The sparse path
 //! ([`super::sparse::SparseSolver`]) densifies a singular matrix and uses the same fallback.
 //!
-//! Once the decomposition has found a null space (a singular value at most [`SINGULAR_PIVOT`] of
+//! Once the decomposition has found a null space (a singular value at most `SINGULAR_PIVOT` (1e-13) of
 //! the largest, the threshold the LU's pivots are judged by), every solver decomposes the next
 //! matrices first and factors one by LU only when its decomposition finds it regular. Redundant constraints make every
 //! iteration matrix singular, but the LU's smallest pivot carries the rounding of the
-//! elimination, and now and then it lands above [`SINGULAR_PIVOT`]: the LU then returns a
+//! elimination, and now and then it lands above `SINGULAR_PIVOT` (1e-13): the LU then returns a
 //! multiplier correction with a component along the null space of Φ_qᵀ of the size of the
 //! rounding of the scaled constraint rows Φ/c_c over that pivot, which no later (minimum-norm)
 //! correction removes. Measured on Bricard's mechanism (`examples/bricard.toml`, generalized-α,
