@@ -134,7 +134,9 @@ impl<S: System> CostFunction for Reduced<'_, S> {
         let v = self.sys.potential_energy(self.t, &q);
         // A potential without a minimum sends the line search out geometrically: stop it when
         // the coordinates or the energy leave the range any mechanism has.
-        let far = z.iter().any(|x| !(x.abs() < crate::system::ABSURD));
+        let far = z
+            .iter()
+            .any(|x| x.is_nan() || x.abs() >= crate::system::ABSURD);
         if far || !v.is_finite() {
             return Err(self.refuse(format!(
                 "the potential energy has no minimum along the search: V = {v:.3e} J at coordinates of size {:.3e} (it decreases without bound, or the model has no rest position)",
