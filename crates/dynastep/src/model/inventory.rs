@@ -49,27 +49,42 @@ impl Model {
     pub fn inventory(&self) -> String {
         let count =
             |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        // Mechanisms: bodies, joints, drivers, forces, markers, in either dimension.
+        let mechanism = |kind: &str, [b, j, d, f, m]: [usize; 5]| {
+            format!(
+                "{kind}: {}, {}, {}, {}, {}",
+                count(b, "body", "bodies"),
+                count(j, "joint", "joints"),
+                count(d, "driver", "drivers"),
+                count(f, "force", "forces"),
+                count(m, "marker", "markers"),
+            )
+        };
         match (&self.spatial, &self.equations) {
-            (Some(s), _) => format!(
-                "spatial: {}, {}, {}, {}, {}",
-                count(s.bodies.len(), "body", "bodies"),
-                count(s.joints.len(), "joint", "joints"),
-                count(s.drivers.len(), "driver", "drivers"),
-                count(s.forces.len(), "force", "forces"),
-                count(s.markers.len(), "marker", "markers"),
+            (Some(s), _) => mechanism(
+                "spatial",
+                [
+                    s.bodies.len(),
+                    s.joints.len(),
+                    s.drivers.len(),
+                    s.forces.len(),
+                    s.markers.len(),
+                ],
             ),
             (None, Some(e)) => format!(
                 "equations: {}, {}",
                 count(e.coordinates.len(), "coordinate", "coordinates"),
                 count(e.constraints.len(), "constraint", "constraints"),
             ),
-            (None, None) => format!(
-                "planar: {}, {}, {}, {}, {}",
-                count(self.bodies.len(), "body", "bodies"),
-                count(self.joints.len(), "joint", "joints"),
-                count(self.drivers.len(), "driver", "drivers"),
-                count(self.forces.len(), "force", "forces"),
-                count(self.markers.len(), "marker", "markers"),
+            (None, None) => mechanism(
+                "planar",
+                [
+                    self.bodies.len(),
+                    self.joints.len(),
+                    self.drivers.len(),
+                    self.forces.len(),
+                    self.markers.len(),
+                ],
             ),
         }
     }

@@ -185,6 +185,8 @@ impl<'m> Checker<'m> {
         }
     }
 
+    /// Requires every entry of `values` finite and at most `geometry::ABSURD`
+    /// (1e100) in size: no mechanism reaches it, and beyond it the arithmetic of the assembly fails.
     pub(super) fn finite(&mut self, path: Vec<PathSeg>, entity: &str, what: &str, values: &[f64]) {
         if values.iter().any(|v| !v.is_finite()) {
             self.push(
