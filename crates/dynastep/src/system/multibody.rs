@@ -1,26 +1,31 @@
-//! [`Multibody`]: the system a model file describes, planar or spatial, behind one type.
+//! [`Multibody`]: the system a model file describes, planar, spatial or equation-based, behind one
+//! type.
 //!
 //! The consumers of a model (the simulation, the CLI, the Python package) hold a `Multibody` and
-//! use it through [`System`] and [`Mechanism`]; each call is forwarded to the planar or the
-//! spatial system. A new kind of mechanism adds a variant here and nothing in the consumers.
+//! use it through [`System`] and [`Mechanism`]; each call is forwarded to the system of the
+//! model's kind. A new kind of mechanism adds a variant here and nothing in the consumers.
 
+use super::equations::{EquationError, EquationSystem};
 use super::mechanism::Mechanism;
 use super::planar::{PlanarError, PlanarSystem};
 use super::spatial::{SpatialError, SpatialSystem};
 use super::System;
 use crate::linalg::{Sink, Vector};
+use crate::model::inventory::ModelKind;
 use crate::model::Model;
 use crate::state::GivenValues;
 use crate::state::State;
 
-/// A built model: planar (bodies in the plane, or an equation-based model) or spatial.
+/// A built model: planar, spatial or equation-based.
 #[derive(Debug, Clone)]
 #[allow(clippy::large_enum_variant)] // One per run, never in a collection: boxing buys nothing.
 pub enum Multibody {
-    /// `[[bodies]]` … or `[equations]`.
+    /// `[[bodies]]`, `[[joints]]` … in the plane.
     Planar(PlanarSystem),
     /// `[spatial]`.
     Spatial(SpatialSystem),
+    /// `[equations]`.
+    Equations(EquationSystem),
 }
 
 /// Why a model cannot be built.
@@ -32,18 +37,21 @@ pub enum BuildError {
     /// A spatial model.
     #[error(transparent)]
     Spatial(#[from] SpatialError),
+    /// An equation-based model.
+    #[error(transparent)]
+    Equations(#[from] EquationError),
 }
 
 impl Multibody {
-    /// Builds the system of `model`: spatial when it has `[spatial]`, planar otherwise.
+    /// Builds the system of `model`, of the kind [`Model::kind`] names.
     ///
     /// # Errors
     /// The builder's error, which lists every issue of the model's elements.
     pub fn new(model: &Model) -> Result<Self, BuildError> {
-        Ok(if model.spatial.is_some() {
-            Multibody::Spatial(SpatialSystem::new(model)?)
-        } else {
-            Multibody::Planar(PlanarSystem::new(model)?)
+        Ok(match model.kind() {
+            ModelKind::Planar => Multibody::Planar(PlanarSystem::new(model)?),
+            ModelKind::Spatial => Multibody::Spatial(SpatialSystem::new(model)?),
+            ModelKind::Equations => Multibody::Equations(EquationSystem::from_model(model)?),
         })
     }
 
@@ -51,7 +59,7 @@ impl Multibody {
     pub fn planar(&self) -> Option<&PlanarSystem> {
         match self {
             Multibody::Planar(s) => Some(s),
-            Multibody::Spatial(_) => None,
+            _ => None,
         }
     }
 
@@ -82,6 +90,7 @@ macro_rules! forward {
         match $self {
             Multibody::Planar($s) => $e,
             Multibody::Spatial($s) => $e,
+            Multibody::Equations($s) => $e,
         }
     };
 }

@@ -29,7 +29,7 @@ pub(super) fn check(
     // that is checked by building it.
     if clean {
         match crate::system::equations::EquationSystem::new(spec) {
-            Err(reason) => c.push(
+            Err(crate::system::equations::EquationError(reason)) => c.push(
                 p(&[&"equations"]),
                 "[equations]",
                 reason,

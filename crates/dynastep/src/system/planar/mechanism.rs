@@ -5,7 +5,6 @@ use super::{Body, PlanarSystem};
 use crate::linalg::Vector;
 use crate::state::GivenValues;
 use crate::state::State;
-use crate::system::equations::EquationSystem;
 use crate::system::mechanism::Mechanism;
 
 const RIGID_POSE: &[&str] = &["x", "y", "theta"];
@@ -22,10 +21,6 @@ impl Mechanism for PlanarSystem {
 
     fn given_values(&self) -> GivenValues {
         PlanarSystem::given_values(self)
-    }
-
-    fn equations(&self) -> Option<&EquationSystem> {
-        PlanarSystem::equations(self)
     }
 
     fn body_names(&self) -> Vec<&str> {

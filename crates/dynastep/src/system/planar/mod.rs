@@ -56,10 +56,8 @@ use self::forces::ForceElement;
 use self::joints::{kind_name, Joint, JointType};
 use self::kinematics::{cross, lmul, perp, quad, BodyRef, LVec, NS};
 use self::resolver::Resolver;
-use super::equations::EquationSystem;
 use super::System;
 use crate::linalg::{zero, Sink, Vector};
-use crate::model::equations::EquationSpec;
 use crate::model::function::FunctionError;
 use crate::model::validate::{self, Issue};
 use crate::model::{Coordinate, Model};
@@ -159,9 +157,6 @@ pub struct PlanarSystem {
     n: usize,
     m: usize,
     damped: bool,
-    /// An equation-based model (`[equations]`), which then is the whole system: its coordinates
-    /// and constraint rows are the system's, and every [`System`] method delegates to it.
-    equations: Option<EquationSystem>,
     /// The frames and constraint rows of the last two configurations asked for (see
     /// `evaluation.rs`): each element is evaluated once per configuration.
     cache: RefCell<EvaluationCache>,
@@ -173,15 +168,10 @@ impl PlanarSystem {
     /// # Errors
     /// [`PlanarError::Invalid`] with every issue [`validate::check_elements`] finds (each with the
     /// path of the offending value; the file reader reports the same issues with file and line);
-    /// [`PlanarError::InvalidElement`] for an `[equations]` model mixed with planar elements or
-    /// whose equations do not compile. The other variants only report what the checks should
-    /// have refused (a bug).
+    /// The other variants only report what the checks should have refused (a bug).
     ///
     /// Never panics.
     pub fn new(model: &Model) -> Result<PlanarSystem, PlanarError> {
-        if let Some(spec) = &model.equations {
-            return Self::from_equations(model, spec);
-        }
         let issues = validate::check_elements(model);
         if !issues.is_empty() {
             return Err(PlanarError::Invalid { issues });
@@ -246,40 +236,7 @@ impl PlanarSystem {
             n,
             m,
             damped,
-            equations: None,
             cache: RefCell::new(EvaluationCache::new(n, m)),
-        })
-    }
-
-    /// The system of an equation-based model, which may not have bodies, joints, drivers, force
-    /// elements or markers besides its `[equations]`.
-    fn from_equations(model: &Model, spec: &EquationSpec) -> Result<PlanarSystem, PlanarError> {
-        let element = "[equations]".to_string();
-        if !(model.bodies.is_empty()
-            && model.joints.is_empty()
-            && model.drivers.is_empty()
-            && model.forces.is_empty()
-            && model.markers.is_empty())
-        {
-            return Err(PlanarError::InvalidElement {
-                element,
-                reason: "an equation-based model cannot also have bodies, joints, drivers, forces or markers; write them as equations or use two models".into(),
-            });
-        }
-        let e = EquationSystem::new(spec)
-            .map_err(|reason| PlanarError::InvalidElement { element, reason })?;
-        Ok(PlanarSystem {
-            bodies: Vec::new(),
-            joints: Vec::new(),
-            drivers: Vec::new(),
-            given_joints: Vec::new(),
-            forces: Vec::new(),
-            markers: Vec::new(),
-            n: e.n(),
-            m: e.m(),
-            damped: e.forces_depend_on_velocity(),
-            equations: Some(e),
-            cache: RefCell::new(EvaluationCache::new(0, 0)),
         })
     }
 
@@ -302,11 +259,6 @@ impl PlanarSystem {
         };
         let k = self.cache.borrow_mut().find_or_fill(&elements, q, hessians);
         Ref::map(self.cache.borrow(), |c| c.slot(k))
-    }
-
-    /// The equation-based part, when the model is one (`[equations]`).
-    pub fn equations(&self) -> Option<&EquationSystem> {
-        self.equations.as_ref()
     }
 
     /// Number of moving bodies (the ground excluded).
@@ -513,9 +465,6 @@ impl PlanarSystem {
     /// velocities converted to the centres of mass (`v_cm = v_o + ω R A com`); a (n) and λ (m) zero.
     /// The state is generally not consistent: pass it to [`crate::analysis::assembly::assemble`].
     pub fn initial_state(&self, t0: f64) -> State {
-        if let Some(e) = &self.equations {
-            return e.initial_state(t0);
-        }
         let mut x = State::zeros(t0, self.n, self.m);
         for b in &self.bodies {
             b.write_initial(&mut x.q, &mut x.v);
@@ -559,39 +508,24 @@ impl System for PlanarSystem {
     }
 
     fn n(&self) -> usize {
-        if let Some(e) = &self.equations {
-            return e.n();
-        }
         self.n
     }
 
     fn m(&self) -> usize {
-        if let Some(e) = &self.equations {
-            return e.m();
-        }
         self.m
     }
 
-    fn mass<S: Sink>(&self, q: &Vector, scale: f64, out: &mut S) {
-        if let Some(e) = &self.equations {
-            return e.mass(q, scale, out);
-        }
+    fn mass<S: Sink>(&self, _q: &Vector, scale: f64, out: &mut S) {
         for b in &self.bodies {
             b.add_mass(scale, out);
         }
     }
 
-    fn mass_acceleration_q<S: Sink>(&self, q: &Vector, a: &Vector, scale: f64, out: &mut S) {
+    fn mass_acceleration_q<S: Sink>(&self, _q: &Vector, _a: &Vector, _scale: f64, _out: &mut S) {
         // Planar body coordinates have a constant mass matrix.
-        if let Some(e) = &self.equations {
-            e.mass_acceleration_q(q, a, scale, out);
-        }
     }
 
     fn forces(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
-        if let Some(e) = &self.equations {
-            return e.forces(t, q, v, out);
-        }
         zero(out.as_mut_slice());
         for f in &self.forces {
             f.add_force(t, q, v, out);
@@ -599,9 +533,6 @@ impl System for PlanarSystem {
     }
 
     fn forces_q<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
-        if let Some(e) = &self.equations {
-            return e.forces_q(t, q, v, scale, out);
-        }
         for f in self.forces.iter().filter(|f| f.has_q_jacobian()) {
             let e = f.eval(t, q, v);
             f.slots.add_block(out, scale, &e.dq);
@@ -609,9 +540,6 @@ impl System for PlanarSystem {
     }
 
     fn forces_v<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
-        if let Some(e) = &self.equations {
-            return e.forces_v(t, q, v, scale, out);
-        }
         for f in self.forces.iter().filter(|f| f.has_v_jacobian()) {
             let e = f.eval(t, q, v);
             f.slots.add_block(out, scale, &e.dv);
@@ -619,16 +547,10 @@ impl System for PlanarSystem {
     }
 
     fn forces_depend_on_velocity(&self) -> bool {
-        if let Some(e) = &self.equations {
-            return e.forces_depend_on_velocity();
-        }
         self.damped
     }
 
     fn constraints(&self, t: f64, q: &Vector, out: &mut Vector) {
-        if let Some(e) = &self.equations {
-            return e.constraints(t, q, out);
-        }
         let e = self.evaluated(q);
         for (o, row) in out.as_mut_slice().iter_mut().zip(&e.rows) {
             *o = row.phi;
@@ -638,10 +560,7 @@ impl System for PlanarSystem {
         }
     }
 
-    fn constraint_jacobian<S: Sink>(&self, t: f64, q: &Vector, scale: f64, out: &mut S) {
-        if let Some(e) = &self.equations {
-            return e.constraint_jacobian(t, q, scale, out);
-        }
+    fn constraint_jacobian<S: Sink>(&self, _t: f64, q: &Vector, scale: f64, out: &mut S) {
         let e = self.evaluated(q);
         for j in &self.joints {
             for r in 0..j.rows() {
@@ -658,15 +577,12 @@ impl System for PlanarSystem {
 
     fn constraint_jacobian_rate<S: Sink>(
         &self,
-        t: f64,
+        _t: f64,
         q: &Vector,
         v: &Vector,
         scale: f64,
         out: &mut S,
     ) {
-        if let Some(e) = &self.equations {
-            return e.constraint_jacobian_rate(t, q, v, scale, out);
-        }
         // Ḣ row = G v (every planar row has Φ_qt = 0, see rates.rs).
         let e = self.evaluated_with_hessians(q);
         for j in &self.joints {
@@ -686,16 +602,13 @@ impl System for PlanarSystem {
 
     fn constraint_jacobian_second_rate<S: Sink>(
         &self,
-        t: f64,
+        _t: f64,
         q: &Vector,
         v: &Vector,
         a: &Vector,
         scale: f64,
         out: &mut S,
     ) {
-        if let Some(e) = &self.equations {
-            return e.constraint_jacobian_second_rate(t, q, v, a, scale, out);
-        }
         // Ḧ row = T[v, v, ·] + G a (rates.rs).
         let e = self.evaluated_with_hessians(q);
         let mut third = [[0.0; NS]; 3];
@@ -718,16 +631,10 @@ impl System for PlanarSystem {
     }
 
     fn assembly_constraint_count(&self) -> usize {
-        if let Some(e) = &self.equations {
-            return e.assembly_constraint_count();
-        }
         self.given_joints.len()
     }
 
     fn assembly_constraints(&self, q: &Vector, out: &mut Vector) {
-        if let Some(e) = &self.equations {
-            return e.assembly_constraints(q, out);
-        }
         let e = self.evaluated(q);
         for d in &self.given_joints {
             out[d.row] = d.eval_with(|b| e.frames.of(b), false).phi - d.function.value(0.0);
@@ -735,9 +642,6 @@ impl System for PlanarSystem {
     }
 
     fn assembly_constraint_jacobian<S: Sink>(&self, q: &Vector, scale: f64, out: &mut S) {
-        if let Some(e) = &self.equations {
-            return e.assembly_constraint_jacobian(q, scale, out);
-        }
         let e = self.evaluated(q);
         for d in &self.given_joints {
             let row = d.eval_with(|b| e.frames.of(b), false);
@@ -746,10 +650,7 @@ impl System for PlanarSystem {
         }
     }
 
-    fn constraint_time_derivative(&self, t: f64, q: &Vector, out: &mut Vector) {
-        if let Some(e) = &self.equations {
-            return e.constraint_time_derivative(t, q, out);
-        }
+    fn constraint_time_derivative(&self, t: f64, _q: &Vector, out: &mut Vector) {
         for j in &self.joints {
             for r in 0..j.rows() {
                 out[j.first_row + r] = 0.0;
@@ -761,9 +662,6 @@ impl System for PlanarSystem {
     }
 
     fn gamma(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
-        if let Some(e) = &self.equations {
-            return e.gamma(t, q, v, out);
-        }
         let e = self.evaluated_with_hessians(q);
         for j in &self.joints {
             let vl = j.slots.gather(v);
@@ -779,15 +677,12 @@ impl System for PlanarSystem {
 
     fn constraint_force_q<S: Sink>(
         &self,
-        t: f64,
+        _t: f64,
         q: &Vector,
         lambda: &Vector,
         scale: f64,
         out: &mut S,
     ) {
-        if let Some(e) = &self.equations {
-            return e.constraint_force_q(t, q, lambda, scale, out);
-        }
         let e = self.evaluated_with_hessians(q);
         for j in &self.joints {
             let mut h = [[0.0; NS]; NS];
@@ -808,24 +703,15 @@ impl System for PlanarSystem {
         }
     }
 
-    fn potential_energy(&self, t: f64, q: &Vector) -> f64 {
-        if let Some(e) = &self.equations {
-            return e.potential_energy(t, q);
-        }
+    fn potential_energy(&self, _t: f64, q: &Vector) -> f64 {
         self.forces.iter().map(|f| f.potential(q)).sum()
     }
 
     fn nonconservative_power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
-        if let Some(e) = &self.equations {
-            return e.nonconservative_power(t, q, v);
-        }
         self.forces.iter().map(|f| f.power(t, q, v)).sum()
     }
 
     fn explain_non_finite(&self, t: f64, q: &Vector, v: &Vector) -> Option<String> {
-        if let Some(e) = &self.equations {
-            return e.explain_non_finite(t, q, v);
-        }
         for d in &self.drivers {
             let (f, fd, fdd) = d.function.eval(t);
             if !(super::sane(f) && super::sane(fd) && super::sane(fdd)) {
@@ -853,9 +739,6 @@ impl System for PlanarSystem {
     }
 
     fn coordinate_label(&self, i: usize) -> String {
-        if let Some(e) = &self.equations {
-            return e.coordinate_label(i);
-        }
         for b in &self.bodies {
             let first = b.first_coordinate();
             if (first..first + b.dof()).contains(&i) {
@@ -867,9 +750,6 @@ impl System for PlanarSystem {
     }
 
     fn constraint_label(&self, row: usize) -> String {
-        if let Some(e) = &self.equations {
-            return e.constraint_label(row);
-        }
         for j in &self.joints {
             let r = j.first_row;
             if (r..r + j.rows()).contains(&row) {

@@ -34,6 +34,10 @@ use crate::state::State;
 
 use super::System;
 
+mod mechanism;
+#[cfg(test)]
+mod tests;
+
 type Flat = FlatEx<f64, FloatOpsFactory<f64>, Literal>;
 
 /// Where one variable of an expression comes from.
@@ -73,28 +77,29 @@ impl Expr {
     }
 
     /// ∂/∂(source), or `None` when the variable does not occur (identically zero).
-    fn partial(&self, wanted: Source) -> Result<Option<Expr>, String> {
+    fn partial(&self, wanted: Source) -> Result<Option<Expr>, EquationError> {
         let Some(k) = self.sources.iter().position(|s| *s == wanted) else {
             return Ok(None);
         };
         if !self.flat.var_indices_ordered().contains(&k) {
             return Ok(None);
         }
-        let flat = self
-            .flat
-            .clone()
-            .partial(k)
-            .map_err(|e| format!("cannot differentiate `{}`: {e}", self.flat.unparse()))?;
+        let flat = self.flat.clone().partial(k).map_err(|e| {
+            EquationError(format!(
+                "cannot differentiate `{}`: {e}",
+                self.flat.unparse()
+            ))
+        })?;
         // Symbolic derivatives of nested functions grow geometrically with the order (Φ needs
         // the third): refuse before the next order multiplies the size again.
         let len = flat.unparse().len();
         if len > MAX_DERIVATIVE_LEN {
             let text = self.flat.unparse();
             let shown: String = text.chars().take(80).collect();
-            return Err(format!(
+            return Err(EquationError(format!(
                 "a derivative of `{shown}{}` grows to {len} characters, more than the limit of {MAX_DERIVATIVE_LEN}; introduce an intermediate coordinate with a constraint, or simplify the formula",
                 if text.chars().count() > 80 { "…" } else { "" }
-            ));
+            )));
         }
         Ok(Some(Expr {
             flat,
@@ -102,6 +107,12 @@ impl Expr {
         }))
     }
 }
+
+/// Why an `[equations]` table does not compile: the message names the expression and says what
+/// to change. Displayed as `[equations]: …`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("[equations]: {0}")]
+pub struct EquationError(pub String);
 
 /// Longest symbolic derivative accepted, in characters of its text: the derivatives are evaluated
 /// at every Newton iteration, and a formula nested 15 deep reached this size at its second
@@ -151,10 +162,10 @@ pub struct EquationSystem {
 }
 
 /// Compiles one expression with the variable table of `spec`.
-fn compile(spec: &EquationSpec, e: &Expression) -> Result<Expr, String> {
+fn compile(spec: &EquationSpec, e: &Expression) -> Result<Expr, EquationError> {
     let text = e.text();
     let flat = Flat::parse(&bind_unary_minus(&text))
-        .map_err(|err| format!("cannot parse `{text}`: {err}"))?;
+        .map_err(|err| EquationError(format!("cannot parse `{text}`: {err}")))?;
     let mut sources = Vec::new();
     for name in flat.var_names() {
         let source = if let Some(i) = spec.coordinates.iter().position(|c| c == name) {
@@ -170,15 +181,15 @@ fn compile(spec: &EquationSpec, e: &Expression) -> Result<Expr, String> {
         } else if let Some(x) = spec.parameters.get(name) {
             Source::Value(*x)
         } else {
-            return Err(format!("unknown name `{name}` in `{text}`"));
+            return Err(EquationError(format!("unknown name `{name}` in `{text}`")));
         };
         sources.push(source);
     }
     if sources.len() > crate::model::equations::MAX_NAMES {
-        return Err(format!(
+        return Err(EquationError(format!(
             "`{text}` uses more than {} names",
             crate::model::equations::MAX_NAMES
-        ));
+        )));
     }
     Ok(Expr { flat, sources })
 }
@@ -189,7 +200,7 @@ fn push_q<const K: usize, const L: usize>(
     idx: [usize; K],
     e: &Expr,
     n: usize,
-) -> Result<(), String> {
+) -> Result<(), EquationError> {
     for k in 0..n {
         if let Some(d) = e.partial(Source::Q(k))? {
             let mut i = [0; L];
@@ -207,22 +218,22 @@ impl EquationSystem {
     /// # Errors
     /// A message naming the expression when it does not parse or cannot be differentiated (a
     /// function without a derivative in exmex, such as `floor`, in a place that needs one).
-    pub fn new(spec: &EquationSpec) -> Result<Self, String> {
+    pub fn new(spec: &EquationSpec) -> Result<Self, EquationError> {
         std::thread::scope(|scope| {
             std::thread::Builder::new()
                 .name("equations".into())
                 .stack_size(COMPILE_STACK)
                 .spawn_scoped(scope, || Self::compile_all(spec))
-                .map_err(|e| format!("cannot start the expression compiler: {e}"))?
+                .map_err(|e| EquationError(format!("cannot start the expression compiler: {e}")))?
                 .join()
-                .unwrap_or_else(|_| Err("the expression compiler failed".into()))
+                .unwrap_or_else(|_| Err(EquationError("the expression compiler failed".into())))
         })
     }
 
     /// [`EquationSystem::new`] on the calling thread.
-    fn compile_all(spec: &EquationSpec) -> Result<Self, String> {
+    fn compile_all(spec: &EquationSpec) -> Result<Self, EquationError> {
         if let Some(i) = spec.check().first() {
-            return Err(format!("{} ({})", i.message, i.hint));
+            return Err(EquationError(format!("{} ({})", i.message, i.hint)));
         }
         let n = spec.coordinates.len();
         let m = spec.constraints.len();
@@ -275,7 +286,7 @@ impl EquationSystem {
         Ok(s)
     }
 
-    fn compile_mass(&mut self, spec: &EquationSpec) -> Result<(), String> {
+    fn compile_mass(&mut self, spec: &EquationSpec) -> Result<(), EquationError> {
         for (i, row) in spec.mass.iter().enumerate() {
             for (j, e) in row.iter().enumerate() {
                 let mij = compile(spec, e)?;
@@ -284,10 +295,10 @@ impl EquationSystem {
                     .iter()
                     .any(|s| matches!(s, Source::V(_) | Source::T))
                 {
-                    return Err(format!(
+                    return Err(EquationError(format!(
                         "mass[{i}][{j}] = `{}` depends on a rate or on t; M may depend on the coordinates only",
                         e.text()
-                    ));
+                    )));
                 }
                 push_q(&mut self.mass_q, [i, j], &mij, self.n)?;
                 self.mass.push(([i, j], mij));
@@ -296,7 +307,7 @@ impl EquationSystem {
         Ok(())
     }
 
-    fn compile_forces(&mut self, spec: &EquationSpec) -> Result<(), String> {
+    fn compile_forces(&mut self, spec: &EquationSpec) -> Result<(), EquationError> {
         for (i, e) in spec.forces.iter().enumerate() {
             let qi = compile(spec, e)?;
             push_q(&mut self.forces_q, [i], &qi, self.n)?;
@@ -312,12 +323,12 @@ impl EquationSystem {
     }
 
     /// Φ_q, Φ_t and the second and third derivatives of constraint row `r`.
-    fn compile_constraint(&mut self, r: usize, phi: &Expr) -> Result<(), String> {
+    fn compile_constraint(&mut self, r: usize, phi: &Expr) -> Result<(), EquationError> {
         let n = self.n;
         if phi.sources.iter().any(|s| matches!(s, Source::V(_))) {
-            return Err(format!(
+            return Err(EquationError(format!(
                 "constraint {r} depends on a rate; constraints are Φ(q, t) = 0"
-            ));
+            )));
         }
         let first = self.phi_q.len();
         push_q(&mut self.phi_q, [r], phi, n)?;
