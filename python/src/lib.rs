@@ -147,7 +147,7 @@ impl PythonSignals {
 }
 
 impl<S: System> Observer<S> for PythonSignals {
-    fn sample(&mut self, _system: &S, _sample: &Sample<'_>) -> Result<Flow, String> {
+    fn sample(&mut self, _system: &S, _sample: &Sample<'_>) -> Result<Flow, dynastep::analysis::dynamic::ObserverError> {
         Ok(Flow::Continue)
     }
 

@@ -307,7 +307,11 @@ struct Progress {
 }
 
 impl<S: dynastep::system::System> Observer<S> for Progress {
-    fn sample(&mut self, _sys: &S, s: &Sample<'_>) -> Result<Flow, String> {
+    fn sample(
+        &mut self,
+        _sys: &S,
+        s: &Sample<'_>,
+    ) -> Result<Flow, dynastep::analysis::dynamic::ObserverError> {
         self.bar
             .set_position(((s.state.t - self.t0) * 1000.0) as u64);
         self.bar

@@ -29,7 +29,11 @@ pub fn interrupted() -> bool {
 pub struct Watch;
 
 impl<S: System> Observer<S> for Watch {
-    fn sample(&mut self, _sys: &S, _s: &Sample<'_>) -> Result<Flow, String> {
+    fn sample(
+        &mut self,
+        _sys: &S,
+        _s: &Sample<'_>,
+    ) -> Result<Flow, dynastep::analysis::dynamic::ObserverError> {
         Ok(Flow::Continue)
     }
 

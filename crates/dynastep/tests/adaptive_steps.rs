@@ -248,7 +248,11 @@ fn hopeless_settings_are_refused() {
 struct StopAtHalf;
 
 impl<S: System> Observer<S> for StopAtHalf {
-    fn sample(&mut self, _: &S, s: &Sample<'_>) -> Result<Flow, String> {
+    fn sample(
+        &mut self,
+        _: &S,
+        s: &Sample<'_>,
+    ) -> Result<Flow, dynastep::analysis::dynamic::ObserverError> {
         Ok(if s.state.t >= 0.5 {
             Flow::Stop
         } else {

@@ -303,6 +303,11 @@ fn driving_through_a_dead_point_stops_with_the_time_and_the_joints() {
         panic!("ran through the dead point: {:?}", report.status)
     };
     println!("{reason}");
+    assert_eq!(
+        reason.kind,
+        dynastep::analysis::failure::FailureKind::Singular
+    );
+    let reason = reason.to_string();
     assert!(
         (failed_at - 0.37).abs() < 1e-12,
         "stopped after {failed_at}"

@@ -247,7 +247,7 @@ fn conditionally_stable_newmark_fails_cleanly_on_index3_constraints() {
         let r = run(&m, name, &[], 1e-3, Some(1.0), Some(0.1));
         match &r.report.status {
             RunStatus::Failed { failed_at, reason } => {
-                assert!(*failed_at < 1.0 && !reason.is_empty(), "{name}");
+                assert!(*failed_at < 1.0 && !reason.message.is_empty(), "{name}");
                 // Everything up to the failure was observed.
                 assert!(r.rec.states.last().unwrap().t <= *failed_at + 1e-12);
             }

@@ -201,6 +201,11 @@ fn constant_step_members_refuse_adaptive_runs() {
         let report = run(&sys, scheme.as_mut(), &x0, &settings, &mut []);
         match report.status {
             RunStatus::Failed { reason, .. } => {
+                assert_eq!(
+                    reason.kind,
+                    dynastep::analysis::failure::FailureKind::Settings
+                );
+                let reason = reason.to_string();
                 assert!(
                     reason.contains("constant step") || reason.contains("no local error estimate"),
                     "{name}: {reason}"

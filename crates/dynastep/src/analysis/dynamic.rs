@@ -27,6 +27,7 @@ use std::time::Instant;
 use super::dense_output::interpolate;
 pub use super::diagnostics::ConstraintViolation;
 use super::diagnostics::{worst, Diagnostics};
+pub use super::failure::{FailureKind, ObserverError, RunFailure};
 use super::natural_frequency::{self, OmegaMaxRecord};
 use super::output_times::OutputTimes;
 use super::step::{filter_through_iteration_matrix, solve_step, StepFailure, StepWork};
@@ -147,8 +148,8 @@ pub trait Observer<S: System> {
     /// Called at t_0 and at each output time.
     ///
     /// # Errors
-    /// A message; the run stops and reports it as the failure reason.
-    fn sample(&mut self, system: &S, sample: &Sample<'_>) -> Result<Flow, String>;
+    /// Why the sample cannot be taken; the run stops with a [`FailureKind::Observer`] failure.
+    fn sample(&mut self, system: &S, sample: &Sample<'_>) -> Result<Flow, ObserverError>;
 
     /// Polled after every accepted step: true ends the run at this step boundary with
     /// [`RunStatus::Interrupted`] (a signal from the user, a deadline). The default is false.
@@ -179,7 +180,7 @@ pub enum RunStatus {
         /// Time of the last completed state \[s\].
         failed_at: f64,
         /// Why.
-        reason: String,
+        reason: RunFailure,
     },
 }
 
@@ -268,7 +269,7 @@ impl RunReport {
         }
     }
 
-    fn fail(&mut self, at: f64, reason: String) {
+    fn fail(&mut self, at: f64, reason: RunFailure) {
         self.status = RunStatus::Failed {
             failed_at: at,
             reason,
@@ -309,7 +310,7 @@ pub fn run<S: System>(
         Ok(mut f) => run_with(sys, scheme, f.as_mut(), x0, settings, observers),
         Err(reason) => {
             let mut r = RunReport::new(x0, Energy::default(), Default::default(), None);
-            r.fail(x0.t, reason);
+            r.fail(x0.t, RunFailure::settings(reason));
             r
         }
     }
@@ -348,15 +349,14 @@ pub fn run_with<S: System, F: Formulation<S> + ?Sized>(
     let (mut diag, e0) = Diagnostics::new(sys, x0);
     let v0 = diag.violation(sys, x0);
     let span = settings.t_end - x0.t;
-    let tol = settings.step.resolve(span);
+    let tol = settings.step.resolve(span).map_err(RunFailure::settings);
     let mut report = RunReport::new(x0, e0, v0, tol.clone().ok().flatten());
     let checked = check_settings(settings, x0.t, scheme)
         .and(tol)
         .and_then(|tol| {
-            Ok((
-                OutputTimes::new(x0.t, settings.output_interval, settings.t_end)?,
-                tol,
-            ))
+            let outputs = OutputTimes::new(x0.t, settings.output_interval, settings.t_end)
+                .map_err(RunFailure::settings)?;
+            Ok((outputs, tol))
         });
     let (outputs, tol) = match checked {
         Ok(ok) => ok,
@@ -390,23 +390,24 @@ pub fn run_with<S: System, F: Formulation<S> + ?Sized>(
 /// Checks the settings of a run of `scheme` from `t0` before its first step.
 ///
 /// # Errors
-/// The reason when the span is empty, a fixed step is not positive or does not advance the time, the
-/// error-control settings are invalid, or the run is adaptive and the scheme has no error estimate or
-/// needs a constant step.
+/// A [`FailureKind::Settings`] failure when the span is empty, a fixed step is not positive or
+/// does not advance the time, the error-control settings are invalid, or the run is adaptive and
+/// the scheme has no error estimate or needs a constant step.
 pub fn check_settings(
     settings: &DynamicSettings,
     t0: f64,
     scheme: &dyn Scheme,
-) -> Result<(), String> {
+) -> Result<(), RunFailure> {
     let span = settings.t_end - t0;
     if !(span > 0.0 && span.is_finite()) {
-        return Err(format!(
+        return Err(RunFailure::settings(format!(
             "t_end = {} must exceed t_start = {t0}",
             settings.t_end
-        ));
+        )));
     }
     let caps = scheme.capabilities();
-    let problem = match settings.step.resolve(span)? {
+    let resolved = settings.step.resolve(span).map_err(RunFailure::settings)?;
+    let problem = match resolved {
         None if !(settings.h > 0.0 && settings.h.is_finite()) => Some(format!(
             "step size dt = {} must be positive",
             settings.h
@@ -432,7 +433,7 @@ pub fn check_settings(
         )),
         _ => None,
     };
-    problem.map_or(Ok(()), Err)
+    problem.map_or(Ok(()), |p| Err(RunFailure::settings(p)))
 }
 
 /// The state of one run of the loop.
@@ -482,6 +483,66 @@ struct TimeLoop<'a, S: System, F: Formulation<S> + ?Sized> {
     force_terms: Vector,
 }
 
+/// What [`TimeLoop::after_step`] knows of the step it just committed, for the samples it emits.
+struct CommittedStep {
+    /// The step size \[s\].
+    h: f64,
+    /// Energy, energy balance and violations of the committed state, when computed already.
+    at_state: Option<(Energy, f64, ConstraintViolation)>,
+    /// ω_max at the committed state, when the run computes it.
+    omega_state: Option<f64>,
+    /// True when the diagnostics are computed at every committed step (the report's maxima then
+    /// come from those, not from the samples).
+    every_step: bool,
+}
+
+impl CommittedStep {
+    /// The sample of `state` with its diagnostics `d` (energy, balance, violations), W_nc and
+    /// ω_max, and the run's counters.
+    fn sample<'s>(
+        &self,
+        state: &'s State,
+        d: (Energy, f64, ConstraintViolation),
+        work_nc: f64,
+        omega_max: Option<f64>,
+        report: &RunReport,
+    ) -> Sample<'s> {
+        Sample {
+            state,
+            energy: d.0,
+            work_nc,
+            energy_balance: d.1,
+            violation: d.2,
+            h: self.h,
+            steps: report.steps,
+            rejected: report.rejected_steps,
+            newton_iterations: report.newton.iterations,
+            omega_max,
+        }
+    }
+}
+
+/// The first step \[s\]: `h` with fixed steps; in an adaptive run `h` within [h_min, h_max] when
+/// given, else chosen from the initial state for a scheme of `order`.
+fn first_step<S: System>(sys: &S, x0: &State, h: f64, tol: Option<Tolerances>, order: u32) -> f64 {
+    match tol {
+        Some(t) if h > 0.0 => h.clamp(t.h_min, t.h_max),
+        Some(t) => initial_step(sys, x0, order, &t),
+        None => h,
+    }
+}
+
+/// The breakpoints of the system's time functions strictly inside (t0, t_end), sorted, without
+/// repeats: an adaptive run lands a step on each.
+fn breakpoints_within<S: System>(sys: &S, t0: f64, t_end: f64) -> Vec<f64> {
+    let mut breakpoints = Vec::new();
+    sys.breakpoints(&mut breakpoints);
+    breakpoints.retain(|&b| b > t0 && b < t_end);
+    breakpoints.sort_by(f64::total_cmp);
+    breakpoints.dedup();
+    breakpoints
+}
+
 /// (Re)starts `scheme` from the consistent state `x`, with its force terms Φ_qᵀλ − Q written into
 /// `force_terms` (n) for schemes with a force history (HHT).
 fn start_scheme<S: System>(sys: &S, scheme: &mut dyn Scheme, x: &State, force_terms: &mut Vector) {
@@ -511,20 +572,11 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         scheme.allow_extrapolated_start(form.settings().method == NewtonMethod::Full);
         start_scheme(sys, &mut *scheme, x0, &mut f0);
         let caps = scheme.capabilities();
-        let mut breakpoints = Vec::new();
-        if tol.is_some() {
-            sys.breakpoints(&mut breakpoints);
-            breakpoints.retain(|&b| b > x0.t && b < settings.t_end);
-            breakpoints.sort_by(f64::total_cmp);
-            breakpoints.dedup();
-        }
+        let breakpoints =
+            tol.map_or_else(Vec::new, |_| breakpoints_within(sys, x0.t, settings.t_end));
         let velocity_error = formulation::find(form.name())
             .map_or(VelocityError::ScaledByStep, |f| f.velocity_error);
-        let h_next = match tol {
-            Some(t) if settings.h > 0.0 => settings.h.clamp(t.h_min, t.h_max),
-            Some(t) => initial_step(sys, x0, caps.order, &t),
-            None => settings.h,
-        };
+        let h_next = first_step(sys, x0, settings.h, tol, caps.order);
         TimeLoop {
             sys,
             scheme,
@@ -621,7 +673,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
     }
 
     /// One fixed step; returns its size.
-    fn fixed_step(&mut self, report: &mut RunReport) -> Result<f64, String> {
+    fn fixed_step(&mut self, report: &mut RunReport) -> Result<f64, RunFailure> {
         let (h, t_end) = (self.settings.h, self.settings.t_end);
         let t_n = self.t0 + self.k as f64 * h;
         let mut step = h;
@@ -645,13 +697,11 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         self.count(&stats, report);
         if let Err(f) = solved {
             self.scheme.reject();
-            return Err(format!(
-                "step from t = {:.9} s (point {} of the step at t = {:.9} s): {}",
-                self.state.t,
-                f.point,
-                f.t_e,
-                self.explain(&f)
-            ));
+            let at = format!(
+                "step from t = {:.9} s (point {} of the step at t = {:.9} s): ",
+                self.state.t, f.point, f.t_e
+            );
+            return Err(self.explain(at, &f));
         }
         if self.commit(t_n + step, step, report)? {
             Ok(step)
@@ -661,21 +711,15 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
     }
 
     /// Tries steps until one is accepted; returns its size.
-    fn adaptive_step(&mut self, tol: &Tolerances, report: &mut RunReport) -> Result<f64, String> {
+    fn adaptive_step(
+        &mut self,
+        tol: &Tolerances,
+        report: &mut RunReport,
+    ) -> Result<f64, RunFailure> {
         loop {
             let t_n = self.t_front;
             let (h, t_next) = self.next_step(t_n, tol);
-            if t_n + h == t_n {
-                return Err(format!(
-                    "the step {h:e} s does not advance the time at t = {t_n} s (below the floating-point spacing)"
-                ));
-            }
-            if report.steps + report.rejected_steps >= self.settings.max_steps {
-                return Err(format!(
-                    "reached max_steps = {} (accepted and rejected) at t = {t_n} s; raise `max_steps` in [solver] (or --max-steps), or loosen rtol",
-                    self.settings.max_steps
-                ));
-            }
+            self.check_step_allowed(t_n, h, report)?;
             let mut stats = NewtonStats::default();
             let solved = solve_step(
                 self.sys,
@@ -688,54 +732,114 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 None,
             );
             let retry = match solved {
-                Err(f) => {
-                    self.count(&stats, report);
-                    self.scheme.reject();
-                    report.rejected_steps += 1;
-                    let h_new = self.controller.newton_failure(h);
-                    if h_new < tol.h_min {
-                        return Err(format!(
-                            "step from t = {t_n:.9} s: {} (point {} at t = {:.9} s), and the step size cannot be reduced below h_min = {:e} s",
-                            self.explain(&f), f.point, f.t_e, tol.h_min
-                        ));
-                    }
-                    h_new
-                }
-                Ok(()) => {
-                    self.scheme.local_error(&mut self.err);
-                    // A filter point that does not converge leaves the estimate unfiltered.
-                    let _ = filter_through_iteration_matrix(
-                        self.sys,
-                        self.scheme,
-                        self.form,
-                        &mut self.work,
-                        &mut self.err,
-                        &mut stats,
-                    );
-                    self.count(&stats, report);
-                    let norm = self.judged_norm(h, tol);
-                    let (accept, h_new) = self.controller.judge(h, tol.judged(norm, h));
-                    if accept {
-                        let h_new = self.select_order(h, tol).unwrap_or(h_new);
-                        self.h_next = h_new.clamp(tol.h_min, tol.h_max);
+                Err(f) => self.newton_failed(t_n, h, &f, &stats, tol, report)?,
+                Ok(()) => match self.judge_step(t_n, h, &mut stats, tol, report)? {
+                    Some(h_new) => h_new,
+                    None => {
                         if self.commit(t_next, h, report)? {
                             return Ok(h);
                         }
                         continue;
                     }
-                    self.scheme.reject();
-                    report.rejected_steps += 1;
-                    if h_new < tol.h_min {
-                        return Err(format!(
-                            "step from t = {t_n:.9} s: the local error cannot be brought within rtol = {:e}, atol = {:e} ({}) above h_min = {:e} s (error norm {norm:.3e} at h = {h:e} s)",
-                            tol.rtol, tol.atol, tol.control.describe(), tol.h_min
-                        ));
-                    }
-                    h_new
-                }
+                },
             };
             self.h_next = retry;
         }
+    }
+
+    /// Refuses a step `h` from `t_n` that does not advance the time, or one more step than
+    /// `max_steps`.
+    fn check_step_allowed(&self, t_n: f64, h: f64, report: &RunReport) -> Result<(), RunFailure> {
+        if t_n + h == t_n {
+            return Err(RunFailure::new(
+                FailureKind::StepTooSmall,
+                format!("the step {h:e} s does not advance the time at t = {t_n} s (below the floating-point spacing)"),
+            ));
+        }
+        if report.steps + report.rejected_steps >= self.settings.max_steps {
+            return Err(RunFailure::new(
+                FailureKind::MaxSteps,
+                format!(
+                    "reached max_steps = {} (accepted and rejected) at t = {t_n} s",
+                    self.settings.max_steps
+                ),
+            )
+            .advise("raise `max_steps` in [solver] (or --max-steps), or loosen rtol"));
+        }
+        Ok(())
+    }
+
+    /// After a Newton failure `f` in the step of size `h` from `t_n`: rejects it and returns the
+    /// smaller step to retry.
+    ///
+    /// # Errors
+    /// The failure when the step cannot shrink below h_min.
+    fn newton_failed(
+        &mut self,
+        t_n: f64,
+        h: f64,
+        f: &StepFailure,
+        stats: &NewtonStats,
+        tol: &Tolerances,
+        report: &mut RunReport,
+    ) -> Result<f64, RunFailure> {
+        self.count(stats, report);
+        self.scheme.reject();
+        report.rejected_steps += 1;
+        let h_new = self.controller.newton_failure(h);
+        if h_new < tol.h_min {
+            let at = format!(
+                "step from t = {t_n:.9} s (point {} at t = {:.9} s; the step size cannot be reduced below h_min = {:e} s): ",
+                f.point, f.t_e, tol.h_min
+            );
+            return Err(self.explain(at, f));
+        }
+        Ok(h_new)
+    }
+
+    /// Judges the local error of the solved step of size `h` from `t_n`: `None` when it is
+    /// accepted (h_next then holds the next step), else the smaller step to retry.
+    ///
+    /// # Errors
+    /// The failure when the error cannot be brought within the tolerances above h_min.
+    fn judge_step(
+        &mut self,
+        t_n: f64,
+        h: f64,
+        stats: &mut NewtonStats,
+        tol: &Tolerances,
+        report: &mut RunReport,
+    ) -> Result<Option<f64>, RunFailure> {
+        self.scheme.local_error(&mut self.err);
+        // A filter point that does not converge leaves the estimate unfiltered.
+        let _ = filter_through_iteration_matrix(
+            self.sys,
+            self.scheme,
+            self.form,
+            &mut self.work,
+            &mut self.err,
+            stats,
+        );
+        self.count(stats, report);
+        let norm = self.judged_norm(h, tol);
+        let (accept, h_new) = self.controller.judge(h, tol.judged(norm, h));
+        if accept {
+            let h_new = self.select_order(h, tol).unwrap_or(h_new);
+            self.h_next = h_new.clamp(tol.h_min, tol.h_max);
+            return Ok(None);
+        }
+        self.scheme.reject();
+        report.rejected_steps += 1;
+        if h_new < tol.h_min {
+            return Err(RunFailure::new(
+                FailureKind::ErrorControl,
+                format!(
+                    "step from t = {t_n:.9} s: the local error cannot be brought within rtol = {:e}, atol = {:e} ({}) above h_min = {:e} s (error norm {norm:.3e} at h = {h:e} s)",
+                    tol.rtol, tol.atol, tol.control.describe(), tol.h_min
+                ),
+            ));
+        }
+        Ok(Some(h_new))
     }
 
     /// The error norm of `self.err` for a step of size `h`, after the formulation removed what it
@@ -789,7 +893,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
     /// corrects (and may ask for a restart of the scheme from the corrected state). Returns false
     /// when the formulation asked for the step to be retaken ([`Correction::Retake`]): the state
     /// is back at the start of the step and the scheme restarted there.
-    fn commit(&mut self, t_next: f64, h: f64, report: &mut RunReport) -> Result<bool, String> {
+    fn commit(&mut self, t_next: f64, h: f64, report: &mut RunReport) -> Result<bool, RunFailure> {
         self.previous.copy_from(&self.state);
         self.previous_work = self.diag.work;
         let (sys, diag) = (self.sys, &mut self.diag);
@@ -800,7 +904,24 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         let correction = self
             .form
             .after_step(self.sys, self.scheme.history_mut(), &mut self.state, h)
-            .map_err(|e| format!("correction after the step to t = {t_next:.9} s: {e}"))?;
+            .map_err(|e| {
+                RunFailure::new(
+                    FailureKind::Correction,
+                    format!("correction after the step to t = {t_next:.9} s: {e}"),
+                )
+            })?;
+        if self.apply_correction(correction, report) {
+            return Ok(false);
+        }
+        self.t_front = t_next;
+        self.k += 1;
+        self.check_finite()?;
+        Ok(true)
+    }
+
+    /// Counts the formulation's `correction` of the committed step, and restarts the scheme when
+    /// it asks for it; true when the step must be retaken (the state is then back at its start).
+    fn apply_correction(&mut self, correction: Correction, report: &mut RunReport) -> bool {
         let retake = matches!(correction, Correction::Retake) && !self.retaking;
         self.retaking = retake;
         match correction {
@@ -822,32 +943,31 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                     &self.state,
                     &mut self.force_terms,
                 );
-                if retake {
-                    return Ok(false);
-                }
             }
         }
-        self.t_front = t_next;
-        self.k += 1;
+        retake
+    }
+
+    /// Refuses a committed state with a NaN or infinite entry, naming the element whose equations
+    /// are not finite when the system finds one.
+    fn check_finite(&self) -> Result<(), RunFailure> {
         let x = &self.state;
         let finite = [&x.q, &x.v, &x.a, &x.lambda]
             .iter()
             .all(|x| x.as_slice().iter().all(|v| v.is_finite()));
-        if !finite {
-            return Err(
-                match self
-                    .sys
-                    .explain_non_finite(x.t, &self.previous.q, &self.previous.v)
-                {
-                    Some(cause) => format!("non-finite state at t = {:.9} s: {cause}", x.t),
-                    None => format!(
-                    "non-finite state at t = {:.9} s (the solution diverged); reduce the step size",
-                    x.t
-                ),
-                },
-            );
+        if finite {
+            return Ok(());
         }
-        Ok(true)
+        let message = format!("non-finite state at t = {:.9} s", x.t);
+        let cause = self
+            .sys
+            .explain_non_finite(x.t, &self.previous.q, &self.previous.v);
+        let advice = cause
+            .is_none()
+            .then_some("the solution diverged; reduce the step size");
+        let mut failure = RunFailure::new(FailureKind::NonFinite, message).caused_by(cause);
+        failure.advice = advice.map(str::to_string);
+        Err(failure)
     }
 
     /// Before a restart of a scheme that restarts at its first order (variable-order Adams), with
@@ -865,26 +985,18 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         }
     }
 
-    /// The reason of a failed point, with the source of non-finite values when the equations
-    /// themselves are not finite at the last committed state; step-size advice only otherwise.
-    fn explain(&self, f: &StepFailure) -> String {
-        match &f.error {
+    /// The failure of a point (`at` says where), with the source of non-finite values when the
+    /// equations themselves are not finite at the last committed state; step-size advice only
+    /// otherwise.
+    fn explain(&self, at: String, f: &StepFailure) -> RunFailure {
+        let cause = match f.error {
             FormulationError::NonFinite => {
-                match self
-                    .sys
+                self.sys
                     .explain_non_finite(f.t_e, &self.state.q, &self.state.v)
-                {
-                    Some(cause) => format!("{}: {cause}", f.error),
-                    None => format!("{} (the solution diverged); reduce the step size", f.error),
-                }
             }
-            FormulationError::NotConverged { .. } => {
-                format!("{}; reduce the step size or loosen the tolerances", f.error)
-            }
-            FormulationError::Stalled { .. } => {
-                format!("{}; a smaller step does not lower it: loosen the residual tolerance, or look for redundant or nearly dependent constraints", f.error)
-            }
-        }
+            _ => None,
+        };
+        RunFailure::newton(at, &f.error, cause)
     }
 
     /// True when the state just committed emits output samples (every step, or an output time
@@ -920,38 +1032,39 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             || self.outputs.every_step();
         // The energy balance and the violations of the committed state: every step when asked
         // for, else only when an output time falls on it.
-        let mut at_state_diag = None;
+        let mut at_state = None;
         if every_step {
             let d = self.diagnose_state();
             report.max_energy_error = worst(report.max_energy_error, d.1.abs());
             report.max_violation.max_with(&d.2);
-            at_state_diag = Some(d);
+            at_state = Some(d);
         }
-        let counts = (
-            report.steps,
-            report.rejected_steps,
-            report.newton.iterations,
-        );
         let omega_state = self.omega_at(&self.state);
         if let Some(w) = omega_state {
             OmegaMaxRecord::update(&mut report.omega_max, w, self.state.t);
         }
+        let step = CommittedStep {
+            h,
+            at_state,
+            omega_state,
+            every_step,
+        };
         if self.outputs.every_step() {
-            let d = at_state_diag.unwrap_or_else(|| self.diagnose_state());
-            let sample = Sample {
-                state: &self.state,
-                energy: d.0,
-                work_nc: self.diag.work,
-                energy_balance: d.1,
-                violation: d.2,
-                h,
-                steps: counts.0,
-                rejected: counts.1,
-                newton_iterations: counts.2,
-                omega_max: omega_state,
-            };
+            let d = at_state.unwrap_or_else(|| self.diagnose_state());
+            let sample = step.sample(&self.state, d, self.diag.work, omega_state, report);
             return Self::emit_to(self.sys, observers, &sample, report);
         }
+        self.emit_output_times(&step, observers, report)
+    }
+
+    /// Emits a sample at every output time the committed step reached, interpolated between
+    /// the previous and the committed state; false when an observer ends the run.
+    fn emit_output_times(
+        &mut self,
+        step: &CommittedStep,
+        observers: &mut [&mut dyn Observer<S>],
+        report: &mut RunReport,
+    ) -> bool {
         let step_span = self.state.t - self.previous.t;
         while let Some(t_out) = self.outputs.peek() {
             if t_out > self.state.t + 1e-9 * step_span {
@@ -959,49 +1072,41 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             }
             self.outputs.advance();
             let on_state = (t_out - self.state.t).abs() <= 1e-9 * step_span;
-            let (energy, balance, violation, work) = if on_state {
-                let d = at_state_diag.unwrap_or_else(|| self.diagnose_state());
+            let (d, work) = if on_state {
+                let d = step.at_state.unwrap_or_else(|| self.diagnose_state());
                 self.interpolated.copy_from(&self.state);
                 self.interpolated.t = t_out;
-                (d.0, d.1, d.2, self.diag.work)
+                (d, self.diag.work)
             } else {
-                interpolate(&self.previous, &self.state, t_out, &mut self.interpolated);
-                let theta = (t_out - self.previous.t) / step_span;
-                let work = self.previous_work + theta * (self.diag.work - self.previous_work);
-                let (e, b) = self.diag.balance(self.sys, &self.interpolated, work);
-                (
-                    e,
-                    b,
-                    self.diag.violation(self.sys, &self.interpolated),
-                    work,
-                )
+                self.diagnose_interpolated(t_out)
             };
-            if !every_step {
-                report.max_energy_error = worst(report.max_energy_error, balance.abs());
-                report.max_violation.max_with(&violation);
+            if !step.every_step {
+                report.max_energy_error = worst(report.max_energy_error, d.1.abs());
+                report.max_violation.max_with(&d.2);
             }
             let omega_max = if on_state {
-                omega_state
+                step.omega_state
             } else {
                 self.omega_at(&self.interpolated)
             };
-            let sample = Sample {
-                state: &self.interpolated,
-                energy,
-                work_nc: work,
-                energy_balance: balance,
-                violation,
-                h,
-                steps: counts.0,
-                rejected: counts.1,
-                newton_iterations: counts.2,
-                omega_max,
-            };
+            let sample = step.sample(&self.interpolated, d, work, omega_max, report);
             if !Self::emit_to(self.sys, observers, &sample, report) {
                 return false;
             }
         }
         true
+    }
+
+    /// Interpolates the state at `t_out` inside the step just committed (into
+    /// `self.interpolated`), with W_nc interpolated linearly; returns its diagnostics and W_nc.
+    fn diagnose_interpolated(&mut self, t_out: f64) -> ((Energy, f64, ConstraintViolation), f64) {
+        let step_span = self.state.t - self.previous.t;
+        interpolate(&self.previous, &self.state, t_out, &mut self.interpolated);
+        let theta = (t_out - self.previous.t) / step_span;
+        let work = self.previous_work + theta * (self.diag.work - self.previous_work);
+        let (e, b) = self.diag.balance(self.sys, &self.interpolated, work);
+        let violation = self.diag.violation(self.sys, &self.interpolated);
+        ((e, b, violation), work)
     }
 
     /// Energy, energy balance and constraint violations of the committed state.
@@ -1042,7 +1147,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                     return false;
                 }
                 Err(e) => {
-                    report.fail(sample.state.t, e);
+                    report.fail(sample.state.t, e.into());
                     return false;
                 }
             }
@@ -1065,7 +1170,7 @@ pub struct Recorder {
 }
 
 impl<S: System> Observer<S> for Recorder {
-    fn sample(&mut self, _system: &S, sample: &Sample<'_>) -> Result<Flow, String> {
+    fn sample(&mut self, _system: &S, sample: &Sample<'_>) -> Result<Flow, ObserverError> {
         self.states.push(sample.state.clone());
         self.energy_balance.push(sample.energy_balance);
         self.violation.push(sample.violation);

@@ -485,7 +485,7 @@ pub fn run<S: System>(
                 Err(reason) => {
                     report.status = RunStatus::Failed {
                         failed_at: x.t,
-                        reason,
+                        reason: reason.into(),
                     };
                     stop = true;
                 }
@@ -517,7 +517,7 @@ pub fn run<S: System>(
             Err(e) => {
                 report.status = RunStatus::Failed {
                     failed_at: report.final_state.t,
-                    reason: e.to_string(),
+                    reason: e.into(),
                 };
                 break;
             }

@@ -13,6 +13,7 @@ pub mod dense_output;
 pub mod diagnostics;
 pub mod dynamic;
 pub mod equilibrium;
+pub mod failure;
 pub mod kinematics;
 pub mod natural_frequency;
 pub mod output_times;

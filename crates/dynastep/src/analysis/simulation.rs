@@ -2,7 +2,7 @@
 //! the scheme and run the dynamic analysis. This is what `dynastep run` does, as a library call.
 
 use crate::analysis::assembly::{assemble, AssemblyError, AssemblyReport, AssemblySettings};
-use crate::analysis::dynamic::{run, DynamicSettings, Observer, RunReport};
+use crate::analysis::dynamic::{run, DynamicSettings, Observer, RunFailure, RunReport};
 use crate::analysis::output_times::OutputTimes;
 use crate::analysis::step_control::StepSettings;
 use crate::formulation;
@@ -73,7 +73,15 @@ pub enum SimulationError {
     Assembly(#[from] AssemblyError),
     /// A setting is missing or out of range.
     #[error("{0}")]
-    Settings(String),
+    Settings(RunFailure),
+}
+
+impl SimulationError {
+    /// A setting that is missing or out of range, with the message that says which and how to fix
+    /// it.
+    pub fn settings(message: impl Into<String>) -> Self {
+        SimulationError::Settings(RunFailure::settings(message))
+    }
 }
 
 /// A prepared simulation: system, consistent initial state, scheme and settings.
@@ -119,63 +127,35 @@ impl Simulation {
         let clock = std::time::Instant::now();
         let solver = &model.solver;
         let system = Multibody::new(model)?;
-        let scheme_name = opts
-            .scheme
-            .clone()
-            .or_else(|| solver.scheme.clone())
-            .unwrap_or_else(|| DEFAULT_SCHEME.into());
-        // The model's `[solver.params]` belong to the model's scheme: they apply only when the command
-        // line keeps that scheme, and command-line parameters win over them.
-        let keeps_model_scheme = opts.scheme.is_none() || opts.scheme == solver.scheme;
-        let mut params = if keeps_model_scheme {
-            solver.params.clone()
-        } else {
-            SchemeParams::new()
-        };
-        params.extend(opts.params.iter().map(|(k, v)| (k.clone(), *v)));
+        let (scheme_name, params) = Self::scheme_choice(model, opts);
         let scheme = build(&scheme_name, &params)?;
         let formulation = Self::formulation(solver.formulation.as_deref(), opts, &scheme_name)?;
         let t0 = solver.t_start.unwrap_or(0.0);
         let t_end = opts.t_end.or(solver.t_end).ok_or_else(|| {
-            SimulationError::Settings("no end time: give --t-end or set t_end in [solver]".into())
+            SimulationError::settings("no end time: give --t-end or set t_end in [solver]")
         })?;
         if !(t_end > t0 && t_end.is_finite() && t0.is_finite()) {
-            return Err(SimulationError::Settings(format!(
+            return Err(SimulationError::settings(format!(
                 "t_end = {t_end} must exceed t_start = {t0}"
             )));
         }
         let span = t_end - t0;
-        // A step size given here without a tolerance asks for fixed steps, whatever the model's
-        // `[solver.step]` says (the model's own `dt` beside its `rtol` is only the first step).
-        let fixed = opts.dt.is_some() && opts.step.rtol.is_none();
-        let model_step = if fixed {
-            StepSettings::default()
-        } else {
-            solver.step
-        };
-        let step = StepSettings {
-            rtol: opts.step.rtol.or(model_step.rtol),
-            atol: opts.step.atol.or(model_step.atol),
-            h_min: opts.step.h_min.or(model_step.h_min),
-            h_max: opts.step.h_max.or(model_step.h_max),
-            control: opts.step.control.or(model_step.control),
-        };
+        let step = Self::step_settings(model, opts);
         let adaptive = step
             .resolve(span)
-            .map_err(SimulationError::Settings)?
+            .map_err(SimulationError::settings)?
             .is_some();
         let h = match opts.dt.or(solver.dt) {
             Some(h) if !(h > 0.0 && h.is_finite()) => {
-                return Err(SimulationError::Settings(format!(
+                return Err(SimulationError::settings(format!(
                     "step size dt = {h} must be positive"
                 )))
             }
             Some(h) => h,
             // Adaptive: the first step is chosen automatically.
             None if adaptive => 0.0,
-            None => return Err(SimulationError::Settings(
-                "no step size: give --dt or set dt in [solver] (or give rtol for adaptive steps)"
-                    .into(),
+            None => return Err(SimulationError::settings(
+                "no step size: give --dt or set dt in [solver] (or give rtol for adaptive steps)",
             )),
         };
         let output_interval = opts
@@ -189,7 +169,7 @@ impl Simulation {
                     0.0
                 }
             });
-        OutputTimes::new(t0, output_interval, t_end).map_err(SimulationError::Settings)?;
+        OutputTimes::new(t0, output_interval, t_end).map_err(SimulationError::settings)?;
         let (initial, assembly) = assembled(model, &system)?;
         let settings = DynamicSettings {
             h,
@@ -220,6 +200,46 @@ impl Simulation {
         })
     }
 
+    /// The scheme asked for (command line over model, else [`DEFAULT_SCHEME`]) and its parameters:
+    /// the model's `[solver.params]` belong to the model's scheme, so they apply only when the
+    /// command line keeps that scheme, and command-line parameters win over them.
+    fn scheme_choice(model: &Model, opts: &RunOptions) -> (String, SchemeParams) {
+        let solver = &model.solver;
+        let name = opts
+            .scheme
+            .clone()
+            .or_else(|| solver.scheme.clone())
+            .unwrap_or_else(|| DEFAULT_SCHEME.into());
+        let keeps_model_scheme = opts.scheme.is_none() || opts.scheme == solver.scheme;
+        let mut params = if keeps_model_scheme {
+            solver.params.clone()
+        } else {
+            SchemeParams::new()
+        };
+        params.extend(opts.params.iter().map(|(k, v)| (k.clone(), *v)));
+        (name, params)
+    }
+
+    /// The error-control settings: the command line's over the model's `[solver.step]`. A step
+    /// size given on the command line without a tolerance asks for fixed steps, whatever the
+    /// model's `[solver.step]` says (the model's own `dt` beside its `rtol` is only the first
+    /// step).
+    fn step_settings(model: &Model, opts: &RunOptions) -> StepSettings {
+        let fixed = opts.dt.is_some() && opts.step.rtol.is_none();
+        let model_step = if fixed {
+            StepSettings::default()
+        } else {
+            model.solver.step
+        };
+        StepSettings {
+            rtol: opts.step.rtol.or(model_step.rtol),
+            atol: opts.step.atol.or(model_step.atol),
+            h_min: opts.step.h_min.or(model_step.h_min),
+            h_max: opts.step.h_max.or(model_step.h_max),
+            control: opts.step.control.or(model_step.control),
+        }
+    }
+
     /// The registry name of the formulation asked for (command line over model, default `index3`),
     /// checked against the scheme's declared formulations.
     fn formulation(
@@ -230,13 +250,13 @@ impl Simulation {
         let name = opts.formulation.as_deref().or(model).unwrap_or("index3");
         let info = formulation::find(name).ok_or_else(|| {
             let known: Vec<&str> = formulation::REGISTRY.iter().map(|f| f.name).collect();
-            SimulationError::Settings(format!(
+            SimulationError::settings(format!(
                 "unknown formulation `{name}`; known formulations: {} (see `dynastep formulations`)",
                 known.join(", ")
             ))
         })?;
         if let Some(s) = crate::scheme::find(scheme) {
-            formulation::compatible(s, info).map_err(SimulationError::Settings)?;
+            formulation::compatible(s, info).map_err(SimulationError::settings)?;
         }
         Ok(info.name)
     }

@@ -48,7 +48,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use super::history_table::HistoryTable;
-use crate::analysis::dynamic::{Flow, Observer, Sample};
+use crate::analysis::dynamic::{Flow, Observer, ObserverError, Sample};
 use crate::system::mechanism::Mechanism;
 
 /// Rows gathered before they are written out.
@@ -299,7 +299,7 @@ impl<W: Write> HistoryWriter<W> {
 }
 
 impl<W: Write, M: Mechanism> Observer<M> for HistoryWriter<W> {
-    fn sample(&mut self, sys: &M, s: &Sample<'_>) -> Result<Flow, String> {
+    fn sample(&mut self, sys: &M, s: &Sample<'_>) -> Result<Flow, ObserverError> {
         self.columns.fill(sys, s, &mut self.row);
         for &v in &self.row {
             let text = if v.is_finite() {
@@ -313,14 +313,14 @@ impl<W: Write, M: Mechanism> Observer<M> for HistoryWriter<W> {
             };
             self.out
                 .write_field(text)
-                .map_err(|e| format!("writing the time history: {e}"))?;
+                .map_err(|e| ObserverError(format!("writing the time history: {e}")))?;
         }
         self.out
             .write_record(None::<&[u8]>)
-            .map_err(|e| format!("writing the time history: {e}"))?;
+            .map_err(|e| ObserverError(format!("writing the time history: {e}")))?;
         if self.out.get_ref().len() >= FLUSH_BYTES || self.last_flush.elapsed() >= FLUSH_EVERY {
             self.flush()
-                .map_err(|e| format!("writing the time history: {e}"))?;
+                .map_err(|e| ObserverError(format!("writing the time history: {e}")))?;
         }
         Ok(Flow::Continue)
     }
@@ -354,7 +354,7 @@ impl HistoryRecorder {
 }
 
 impl<M: Mechanism> Observer<M> for HistoryRecorder {
-    fn sample(&mut self, sys: &M, s: &Sample<'_>) -> Result<Flow, String> {
+    fn sample(&mut self, sys: &M, s: &Sample<'_>) -> Result<Flow, ObserverError> {
         self.columns.fill(sys, s, &mut self.row);
         for (column, &v) in self.table.columns.iter_mut().zip(&self.row) {
             column.push(v);

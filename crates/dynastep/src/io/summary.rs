@@ -283,7 +283,7 @@ impl Summary {
                 "failed".to_string(),
                 None,
                 Some(*failed_at),
-                Some(reason.clone()),
+                Some(reason.to_string()),
             ),
         };
         let steps = report.steps.max(1) as f64;
@@ -453,7 +453,7 @@ impl AnalysisSummary {
     ) -> Self {
         let (status, failed_at, reason) = match &report.status {
             RunStatus::Failed { failed_at, reason } => {
-                ("failed", Some(*failed_at), Some(reason.clone()))
+                ("failed", Some(*failed_at), Some(reason.to_string()))
             }
             RunStatus::Interrupted { interrupted_at } => (
                 "interrupted",

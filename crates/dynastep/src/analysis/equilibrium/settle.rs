@@ -7,7 +7,7 @@
 
 use super::{finish, Equilibrium, EquilibriumError};
 use crate::analysis::dynamic::{
-    run, DynamicSettings, Flow, Observer, RunReport, RunStatus, Sample,
+    run, DynamicSettings, Flow, Observer, ObserverError, RunReport, RunStatus, Sample,
 };
 use crate::scheme::{Scheme, State};
 use crate::system::damped::ArtificialDamping;
@@ -43,7 +43,7 @@ struct AtRest {
 }
 
 impl<S: System> Observer<S> for AtRest {
-    fn sample(&mut self, _sys: &S, s: &Sample<'_>) -> Result<Flow, String> {
+    fn sample(&mut self, _sys: &S, s: &Sample<'_>) -> Result<Flow, ObserverError> {
         let x = s.state;
         Ok(
             if s.steps > 0 && x.v.amax() <= self.v_tol && x.a.amax() <= self.a_tol {
@@ -59,7 +59,11 @@ impl<S: System> Observer<S> for AtRest {
 struct Forward<'o, S>(&'o mut dyn Observer<S>);
 
 impl<S: System> Observer<ArtificialDamping<'_, S>> for Forward<'_, S> {
-    fn sample(&mut self, sys: &ArtificialDamping<'_, S>, s: &Sample<'_>) -> Result<Flow, String> {
+    fn sample(
+        &mut self,
+        sys: &ArtificialDamping<'_, S>,
+        s: &Sample<'_>,
+    ) -> Result<Flow, ObserverError> {
         self.0.sample(sys.inner, s)
     }
 
