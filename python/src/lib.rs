@@ -251,7 +251,7 @@ fn schemes_json() -> String {
                 "explicit_in_positions": s.caps.explicit_in_positions,
                 "unconditionally_stable": s.caps.unconditionally_stable,
                 "error_estimate": s.caps.error_estimate, "variable_step": s.caps.variable_step,
-                "formulations": s.caps.formulations, "params": params,
+                "formulations": dynastep::formulation::formulations_for(s), "params": params,
             })
         })
         .collect();

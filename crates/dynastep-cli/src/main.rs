@@ -588,7 +588,7 @@ fn schemes() -> Result<ExitCode> {
                 "conditionally stable"
             },
             if c.variable_step { "variable" } else { "fixed" },
-            c.formulations.join(", ")
+            dynastep::formulation::formulations_for(s).join(", ")
         );
         match c.error_estimate {
             Some(e) => println!("  error estimate: {e}"),

@@ -256,7 +256,8 @@ impl Simulation {
             ))
         })?;
         if let Some(s) = crate::scheme::find(scheme) {
-            formulation::compatible(s, info).map_err(SimulationError::settings)?;
+            formulation::compatible(s, info)
+                .map_err(|e| SimulationError::settings(e.to_string()))?;
         }
         Ok(info.name)
     }

@@ -18,7 +18,7 @@ pub const INFO: FormulationInfo = FormulationInfo {
     summary: "acceleration-level equations with gamma replaced by gamma - 2 alpha Phi_dot - beta^2 Phi ([solver.constraints] alpha, beta): violations stay bounded, not zero",
     source: "Baumgarte (1972) Comput Methods Appl Mech Eng 1:1; Haug (1989) Computer-Aided Kinematics and Dynamics of Mechanical Systems, §7.3.4, eqs. 7.3.7-7.3.8",
     constraint_level: "accelerations, with the position and velocity violations fed back (bounded drift)",
-    schemes: SchemeRequirement::ExplicitInPositions,
+    schemes: SchemeRequirement::FIRST_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
 };

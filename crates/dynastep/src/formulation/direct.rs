@@ -15,7 +15,7 @@ pub const INFO: FormulationInfo = FormulationInfo {
     summary: "acceleration-level equations [M Phi_q^T; Phi_q 0][a; lambda] = [Q; gamma] solved at every stage, integrated as a first-order ODE; no correction, drift reported",
     source: "Haug (1989) Computer-Aided Kinematics and Dynamics of Mechanical Systems, §7.3.3, eq. 7.2.1",
     constraint_level: "accelerations (index 1); position and velocity violations drift",
-    schemes: SchemeRequirement::ExplicitInPositions,
+    schemes: SchemeRequirement::FIRST_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
 };

@@ -40,7 +40,7 @@ pub const INFO: FormulationInfo = FormulationInfo {
     summary: "DADS hybrid algorithm: Baumgarte-stabilized acceleration-level equations, partitioning correction only when |Phi| exceeds [solver.constraints] tolerance, pure partitioning near singular configurations, error control on the independent coordinates",
     source: "Park & Haug (1986) J Mech Transm Autom Des 108:176; Haug (1989) Computer-Aided Kinematics and Dynamics of Mechanical Systems, §7.3.5",
     constraint_level: "positions within [solver.constraints] tolerance (corrected when outside), velocities and accelerations stabilized",
-    schemes: SchemeRequirement::ExplicitInPositions,
+    schemes: SchemeRequirement::FIRST_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
 };

@@ -33,7 +33,7 @@ pub const INFO: FormulationInfo = FormulationInfo {
     summary: "index-3 DAE with Lagrange multipliers: Newton on (u, lambda) per integration point, constraint rows scaled by 1/c_c, dense or sparse LU, least-squares fallback when singular",
     source: "Bottasso, Bauchau & Cardona (2007) SIAM J. Sci. Comput. 29:397 (scaling); Arnold & Brüls (2007) Multibody Syst Dyn 18:185 (generalized-alpha in index-3 form)",
     constraint_level: "positions (index 3); velocity and acceleration constraints hold only approximately",
-    schemes: SchemeRequirement::Any,
+    schemes: SchemeRequirement::SECOND_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::ScaledByStep,
 };

@@ -77,13 +77,13 @@ pub mod tangent_space;
 pub mod workspace;
 
 pub use index3::Index3;
-pub use registry::{build, compatible, find, Registered, REGISTRY};
+pub use registry::{build, compatible, find, formulations_for, Incompatible, Registered, REGISTRY};
 pub use tangent_space::TangentSpace;
 
 use std::time::Instant;
 
 use crate::linalg::Vector;
-use crate::scheme::{History, IntegrationPoint, LocalError, State};
+use crate::scheme::{EquationForm, History, IntegrationPoint, LocalError, State};
 use crate::system::System;
 
 pub use crate::model::settings::{
@@ -234,15 +234,53 @@ impl NewtonStats {
     }
 }
 
-/// Which schemes a formulation can serve.
+/// Which schemes a formulation can serve, in terms of what a scheme declares in its
+/// [`crate::scheme::Capabilities`]: a new formulation states its requirement here and touches no
+/// scheme file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SchemeRequirement {
-    /// Every scheme shape.
+pub struct SchemeRequirement {
+    /// The form of the equations the scheme must integrate.
+    pub form: EquationForm,
+    /// Whether the scheme's evaluation positions must depend on the unknown.
+    pub positions: Positions,
+    /// Schemes that meet the requirement but are refused, each with the evidence why (a known
+    /// failure, not a structural reason).
+    pub refused: &'static [Refusal],
+}
+
+/// Whether a formulation needs the evaluation positions of a scheme to depend on its unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Positions {
+    /// Either.
     Any,
     /// Only schemes whose evaluation positions depend on the unknown (c_q ≠ 0).
-    ImplicitInPositions,
+    Implicit,
     /// Only schemes explicit in positions (c_q = 0).
-    ExplicitInPositions,
+    Explicit,
+}
+
+/// A scheme a formulation refuses although it meets the requirement, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refusal {
+    /// Registry name of the scheme.
+    pub scheme: &'static str,
+    /// Why, with the evidence (where it is documented).
+    pub reason: &'static str,
+}
+
+impl SchemeRequirement {
+    /// Second-order schemes of either kind of positions (index 3).
+    pub const SECOND_ORDER: SchemeRequirement = SchemeRequirement {
+        form: EquationForm::SecondOrder,
+        positions: Positions::Any,
+        refused: &[],
+    };
+    /// First-order schemes with explicit stages (the acceleration-level formulations).
+    pub const FIRST_ORDER: SchemeRequirement = SchemeRequirement {
+        form: EquationForm::FirstOrder,
+        positions: Positions::Any,
+        refused: &[],
+    };
 }
 
 /// A formulation's registry entry: what `dynastep formulations` lists and what the scheme ×

@@ -24,7 +24,7 @@ pub const INFO: FormulationInfo = FormulationInfo {
     summary: "generalized coordinate partitioning: acceleration-level equations, error control on the independent coordinates, dependent ones solved from the constraints after every step, repartitioning (and a restart) when Phi_u becomes ill-conditioned",
     source: "Wehage & Haug (1982) J Mech Des 104:247; Haug (1989) Computer-Aided Kinematics and Dynamics of Mechanical Systems, §7.3.2",
     constraint_level: "positions and velocities at every committed step (to the Newton position tolerance)",
-    schemes: SchemeRequirement::ExplicitInPositions,
+    schemes: SchemeRequirement::FIRST_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
 };

@@ -4,10 +4,10 @@
 //! Adding a formulation: write `formulation/<name>.rs` with a type that implements [`Formulation`]
 //! for every [`System`] and [`Registered`], and add the type to the `formulations!` line below.
 
-use crate::scheme::SchemeInfo;
+use crate::scheme::{EquationForm, SchemeInfo};
 use crate::system::System;
 
-use super::{Formulation, FormulationInfo, FormulationSettings, SchemeRequirement};
+use super::{Formulation, FormulationInfo, FormulationSettings, Positions};
 
 /// A formulation type the registry can build.
 pub trait Registered {
@@ -71,43 +71,72 @@ pub fn find(name: &str) -> Option<&'static FormulationInfo> {
         .find(|f| norm(f.name) == wanted || f.aliases.iter().any(|a| norm(a) == wanted))
 }
 
-/// Whether `scheme` works with `formulation`, from their declarations: the scheme lists the
-/// formulation, and the formulation accepts the scheme's shape.
+/// Why a scheme and a formulation do not work together.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("formulation `{formulation}` does not serve scheme `{scheme}`: {reason}")]
+pub struct Incompatible {
+    /// The scheme's registry name.
+    pub scheme: &'static str,
+    /// The formulation's registry name.
+    pub formulation: &'static str,
+    /// Why, in terms of what each declares.
+    pub reason: String,
+}
+
+/// Whether `scheme` works with `formulation`, derived from the scheme's declared capabilities
+/// (the form of its equations, whether it is explicit in positions) and the formulation's
+/// [`SchemeRequirement`], including the schemes it refuses with evidence.
 ///
 /// # Errors
-/// A sentence saying why not, naming both.
-pub fn compatible(scheme: &SchemeInfo, formulation: &FormulationInfo) -> Result<(), String> {
-    if !scheme.caps.formulations.contains(&formulation.name) {
-        return Err(format!(
-            "scheme `{}` does not work with formulation `{}` (it works with: {})",
-            scheme.name,
-            formulation.name,
-            if scheme.caps.formulations.is_empty() {
-                "none".to_string()
-            } else {
-                scheme.caps.formulations.join(", ")
-            }
-        ));
-    }
-    let explicit = scheme.caps.explicit_in_positions;
-    let refused = match formulation.schemes {
-        SchemeRequirement::Any => None,
-        SchemeRequirement::ImplicitInPositions if explicit => Some("implicit in positions"),
-        SchemeRequirement::ExplicitInPositions if !explicit => Some("explicit in positions"),
-        _ => None,
+/// [`Incompatible`], naming both and saying why.
+pub fn compatible(scheme: &SchemeInfo, formulation: &FormulationInfo) -> Result<(), Incompatible> {
+    let need = &formulation.schemes;
+    let caps = &scheme.caps;
+    let form = |f: EquationForm| match f {
+        EquationForm::SecondOrder => "the second-order equations M a + Φ_qᵀλ = Q point by point",
+        EquationForm::FirstOrder => "the first-order ODE y' = (v, a) in explicit stages",
     };
-    match refused {
-        Some(need) => Err(format!(
-            "formulation `{}` serves only schemes {need}; `{}` is not",
-            formulation.name, scheme.name
-        )),
+    let explicit = caps.explicit_in_positions;
+    let reason = if caps.form != need.form {
+        Some(format!(
+            "it serves schemes that integrate {}, and `{}` integrates {} (see `dynastep formulations`)",
+            form(need.form),
+            scheme.name,
+            form(caps.form)
+        ))
+    } else if need.positions == Positions::Implicit && explicit {
+        Some("it serves only schemes implicit in positions".to_string())
+    } else if need.positions == Positions::Explicit && !explicit {
+        Some("it serves only schemes explicit in positions".to_string())
+    } else {
+        need.refused
+            .iter()
+            .find(|r| r.scheme == scheme.name)
+            .map(|r| format!("not yet: {}", r.reason))
+    };
+    match reason {
+        Some(reason) => Err(Incompatible {
+            scheme: scheme.name,
+            formulation: formulation.name,
+            reason,
+        }),
         None => Ok(()),
     }
+}
+
+/// Registry names of the formulations that serve `scheme`, in registry order.
+pub fn formulations_for(scheme: &SchemeInfo) -> Vec<&'static str> {
+    REGISTRY
+        .iter()
+        .filter(|f| compatible(scheme, f).is_ok())
+        .map(|f| f.name)
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::formulation::SchemeRequirement;
     use crate::scheme::REGISTRY as SCHEMES;
 
     #[test]
@@ -132,15 +161,34 @@ mod tests {
         .is_err_and(|e| e.contains("index3")));
     }
 
+    /// Every scheme is served by at least one formulation, and every refusal names a registered
+    /// scheme that would otherwise be served.
     #[test]
-    fn every_scheme_names_only_registered_formulations() {
+    fn every_scheme_is_served_and_every_refusal_is_real() {
         for s in SCHEMES {
-            for f in s.caps.formulations {
+            assert!(
+                !formulations_for(s).is_empty(),
+                "{} has no formulation",
+                s.name
+            );
+        }
+        for f in REGISTRY {
+            for r in f.schemes.refused {
+                let s = crate::scheme::find(r.scheme).expect("a registered scheme");
+                let open = FormulationInfo {
+                    schemes: SchemeRequirement {
+                        refused: &[],
+                        ..f.schemes
+                    },
+                    ..*f
+                };
                 assert!(
-                    find(f).is_some(),
-                    "{} names unknown formulation {f}",
+                    compatible(s, &open).is_ok(),
+                    "{} refuses {} twice",
+                    f.name,
                     s.name
                 );
+                assert!(compatible(s, f).is_err());
             }
         }
     }

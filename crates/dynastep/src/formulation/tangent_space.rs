@@ -54,14 +54,18 @@ use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::svd::{svd, svd_scratch, ComputeSvdVectors};
 
 use crate::linalg::{norm_inf, Matrix, Vector};
-use crate::scheme::{History, IntegrationPoint, State};
+use crate::scheme::{EquationForm, History, IntegrationPoint, State};
 use crate::system::System;
 
 use super::linear::DenseSolver;
 use super::{
     Correction, Formulation, FormulationError, FormulationInfo, FormulationSettings,
-    LinearizedSystem, NewtonSettings, NewtonStats, Registered, SchemeRequirement, VelocityError,
+    LinearizedSystem, NewtonSettings, NewtonStats, Positions, Refusal, Registered,
+    SchemeRequirement, VelocityError,
 };
+
+/// Why MSSTH(3–5) and the Kennedy–Carpenter ESDIRKs are not served yet (docs/tangent_space.md).
+const NOT_YET: &str = "on the double four-bar at h = 1e-3 s the Newton iteration of a stage stops converging near the singular passages (docs/tangent_space.md); not yet understood";
 
 /// Registry entry of the tangent-space formulation.
 pub const INFO: FormulationInfo = FormulationInfo {
@@ -70,7 +74,18 @@ pub const INFO: FormulationInfo = FormulationInfo {
     summary: "integration of minimal coordinates alpha in the tangent space of the constraint manifold, re-linearized at every Newton iterate (null space from an SVD of Phi_q); positions, velocities and accelerations all satisfy the constraints",
     source: "Fernández de Bustos, Uriarte, Urkullu & García-Marina (2022) Meccanica 57:371, §5 eqs. 32-58",
     constraint_level: "positions, velocities and accelerations (all three, to the Newton tolerance)",
-    schemes: SchemeRequirement::ImplicitInPositions,
+    schemes: SchemeRequirement {
+        form: EquationForm::SecondOrder,
+        positions: Positions::Implicit,
+        refused: &[
+            Refusal { scheme: "mssth3", reason: NOT_YET },
+            Refusal { scheme: "mssth4", reason: NOT_YET },
+            Refusal { scheme: "mssth5", reason: NOT_YET },
+            Refusal { scheme: "esdirk3-4", reason: NOT_YET },
+            Refusal { scheme: "esdirk3-5", reason: NOT_YET },
+            Refusal { scheme: "esdirk4-6", reason: NOT_YET },
+        ],
+    },
     linearized: LinearizedSystem::TangentSpace,
     velocity_error: VelocityError::ScaledByStep,
 };

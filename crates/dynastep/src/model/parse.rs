@@ -1754,7 +1754,7 @@ t_end = 2.0
         let e = one_error(&text, "\"index4\"", 0, "unknown formulation `index4`");
         assert!(e.hint.contains("index3"), "{}", e.hint);
         let text = edit("dt = 1e-3", "dt = 1e-3\nformulation = \"projection\"");
-        one_error(&text, "\"projection\"", 0, "does not work with formulation");
+        one_error(&text, "\"projection\"", 0, "does not serve scheme");
         let text = format!("{VALID}\n[solver.constraints]\nbeta = -2.0\n");
         one_error(&text, "beta = |-2.0", 0, "beta must be positive");
         let text = format!("{VALID}\n[solver.constraints]\ntolerance = 0.0\n");

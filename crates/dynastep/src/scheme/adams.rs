@@ -40,8 +40,9 @@
 //! for Haug's Tables 7.4.3 and 7.4.6–7.4.9; its estimate is then W_k e_k, eq. 7.4.13.
 
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
-use super::runge_kutta::ACCELERATION_LEVEL;
-use super::{Capabilities, History, IntegrationPoint, LocalError, PointSolution, Scheme, State};
+use super::{
+    Capabilities, EquationForm, History, IntegrationPoint, LocalError, PointSolution, Scheme, State,
+};
 use crate::linalg::Vector;
 
 /// Largest order (Shampine & Gordon's DE/STEP uses 12).
@@ -395,6 +396,6 @@ pub const INFO: SchemeInfo = SchemeInfo {
         error_estimate: Some("difference of the correctors of orders k and k + 1 from the same divided differences, O(h^(k+1)); orders k - 1 and k + 1 for the choice of order (scheme/adams.rs)"),
         error_order: 2,
         variable_step: true,
-        formulations: ACCELERATION_LEVEL,
+        form: EquationForm::FirstOrder,
     },
 };

@@ -11,7 +11,7 @@
 
 use super::esdirk::{Esdirk, EsdirkTableau};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
-use super::{Capabilities, Scheme};
+use super::{Capabilities, EquationForm, Scheme};
 
 /// The ρ∞-Bathe tableau for ρ∞ ∈ \[0, 1\] (MSD22 eq. 7).
 ///
@@ -64,6 +64,6 @@ pub const INFO: SchemeInfo = SchemeInfo {
         error_estimate: Some("from the stages: Taylor constants of the tableau times divided differences of the stage accelerations (scheme/bathe.rs)"),
         error_order: 3,
         variable_step: true,
-        formulations: &["index3", "tangent-space"],
+        form: EquationForm::SecondOrder,
     },
 };

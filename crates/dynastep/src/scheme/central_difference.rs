@@ -52,7 +52,7 @@
 //! Newmark with β = 0, γ = ½, and Newmark's limit is Ω_crit = 1/√(γ/2 − β)), relative frequency error +Ω²/24; no numerical damping.
 
 use super::registry::{ParamInfo, SchemeError, SchemeInfo, SchemeParams};
-use super::{Capabilities, History, IntegrationPoint, PointSolution, Scheme, State};
+use super::{Capabilities, EquationForm, History, IntegrationPoint, PointSolution, Scheme, State};
 use crate::linalg::Vector;
 
 /// The central-difference scheme (see the module documentation).
@@ -342,7 +342,7 @@ const CAPS: Capabilities = Capabilities {
     error_estimate: None,
     error_order: 0,
     variable_step: false,
-    formulations: &["index3"],
+    form: EquationForm::SecondOrder,
 };
 
 const SOURCE: &str = "Fernández de Bustos, Uriarte, Urkullu & Coria (2024) Mathematics 12:2862";

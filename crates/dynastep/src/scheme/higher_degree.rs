@@ -64,7 +64,7 @@
 
 use super::central_difference::compensated_add;
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
-use super::{Capabilities, History, IntegrationPoint, PointSolution, Scheme, State};
+use super::{Capabilities, EquationForm, History, IntegrationPoint, PointSolution, Scheme, State};
 use crate::linalg::Vector;
 
 /// Highest degree implemented; derivatives d_0 … d_{MAX_DEGREE−1} are indexed by k.
@@ -405,7 +405,7 @@ const CAPS: Capabilities = Capabilities {
     error_estimate: None,
     error_order: 0,
     variable_step: false,
-    formulations: &["index3"],
+    form: EquationForm::SecondOrder,
 };
 
 /// G4(α, β, γ), section 5. Defaults α = 3/4, β = 1/3, γ = 1/2: the paper's best stable set

@@ -13,7 +13,7 @@
 
 use super::esdirk::{Esdirk, EsdirkTableau};
 use super::registry::{SchemeInfo, SchemeParams};
-use super::{Capabilities, Scheme};
+use super::{Capabilities, EquationForm, Scheme};
 
 /// Builds and checks a stiffly accurate tableau with embedded weights.
 fn stiffly_accurate(lower: &[&[f64]], c: &[f64], b_hat: &[f64]) -> EsdirkTableau {
@@ -127,7 +127,7 @@ const fn caps(order: u32) -> Capabilities {
         // Not yet in the tangent space: on the double four-bar at h = 1e-3 s their stages' Newton
         // iteration stops converging near the mechanism's singular passages (t ≈ 1.23, 2.66, 6.54 s),
         // though they run Andrews' squeezer and the pendulum (docs/tangent_space.md).
-        formulations: &["index3"],
+        form: EquationForm::SecondOrder,
     }
 }
 

@@ -39,7 +39,9 @@
 use super::hermite::{cubic_weights, quintic_weights};
 use super::predictor::{first_order_point, predict, Known};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
-use super::{Capabilities, History, IntegrationPoint, LocalError, PointSolution, Scheme, State};
+use super::{
+    Capabilities, EquationForm, History, IntegrationPoint, LocalError, PointSolution, Scheme, State,
+};
 use crate::linalg::Vector;
 
 /// Largest step number k of the family.
@@ -376,7 +378,7 @@ const fn caps(variable_step: bool) -> Capabilities {
         error_estimate: Some(ESTIMATE),
         error_order: 3,
         variable_step,
-        formulations: &["index3", "tangent-space"],
+        form: EquationForm::SecondOrder,
     }
 }
 

@@ -181,8 +181,21 @@ pub struct Capabilities {
     pub error_order: u32,
     /// True when the scheme handles a step size that changes from step to step.
     pub variable_step: bool,
-    /// Registry names of the formulations the scheme works with (see [`crate::formulation`]).
-    pub formulations: &'static [&'static str],
+    /// The form of the equations the scheme integrates, from which the formulations that can serve
+    /// it follow (each formulation states what it requires; see
+    /// `crate::formulation::compatible`). A scheme names no formulation.
+    pub form: EquationForm,
+}
+
+/// The form of the equations a scheme integrates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EquationForm {
+    /// The second-order equations M a + Φ_qᵀλ = Q at integration points where q, v, a are affine
+    /// maps of one unknown (q = q̂ + c_q u, …); a formulation solves each point for u and λ.
+    SecondOrder,
+    /// The first-order ODE y' = (v, a) with explicit stages: a formulation supplies the
+    /// accelerations at each stage (the acceleration-level formulations).
+    FirstOrder,
 }
 
 /// The local error estimate of one step: the estimated errors of the new positions (n) and
@@ -319,7 +332,7 @@ pub trait Scheme: Send {
                 error_estimate: None,
                 error_order: 0,
                 variable_step: false,
-                formulations: &[],
+                form: EquationForm::SecondOrder,
             })
     }
 }

@@ -17,7 +17,7 @@
 
 use super::esdirk::{Esdirk, EsdirkTableau};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
-use super::{Capabilities, Scheme};
+use super::{Capabilities, EquationForm, Scheme};
 
 /// Coefficients (in increasing powers of γ) of the design polynomial of MSSTC(n) at ρ∞ = `rho`.
 fn design_polynomial(n: usize, rho: f64) -> Vec<f64> {
@@ -194,7 +194,7 @@ const CAPS: Capabilities = Capabilities {
     error_estimate: Some("from the stages: Taylor constants of the tableau times divided differences of the stage accelerations (scheme/esdirk.rs)"),
     error_order: 3,
     variable_step: true,
-    formulations: &["index3", "tangent-space"],
+    form: EquationForm::SecondOrder,
 };
 
 const SOURCE: &str = "Zhang, Zhang, Xing & Masarati (2020) Nonlinear Dyn 102:1939-1962; Zhang, Zhang, Zanoni & Masarati (2022) Multibody Syst Dyn, doi:10.1007/s11044-021-09806-9; gamma polynomial and weights as in MBDyn multistagestepsol_impl.cc";

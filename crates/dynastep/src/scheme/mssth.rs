@@ -19,7 +19,7 @@
 
 use super::esdirk::{Esdirk, EsdirkTableau};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
-use super::{Capabilities, Scheme};
+use super::{Capabilities, EquationForm, Scheme};
 
 /// MSD22 Table 7: ρ∞, then MSSTH(4) γ, c3, c4, then MSSTH(5) γ, c4 (the published digits).
 #[allow(clippy::excessive_precision)]
@@ -320,7 +320,7 @@ const fn caps(order: u32) -> Capabilities {
         // Not yet in the tangent space: on the double four-bar at h = 1e-3 s their stages' Newton
         // iteration stops converging near the mechanism's singular passages (t ≈ 1.23, 2.66, 6.54 s),
         // though they run Andrews' squeezer and the pendulum (docs/tangent_space.md).
-        formulations: &["index3"],
+        form: EquationForm::SecondOrder,
     }
 }
 

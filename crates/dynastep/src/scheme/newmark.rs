@@ -22,7 +22,9 @@
 use super::error_constants::ErrorConstants;
 use super::predictor::{predict, Known};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
-use super::{Capabilities, History, IntegrationPoint, LocalError, PointSolution, Scheme, State};
+use super::{
+    Capabilities, EquationForm, History, IntegrationPoint, LocalError, PointSolution, Scheme, State,
+};
 use crate::linalg::{copy, zero, Vector};
 
 /// Auxiliary history vectors of the family: the filtered acceleration a_n and a_{n−1}.
@@ -317,7 +319,7 @@ pub(crate) const fn caps(order: u32, unconditionally_stable: bool) -> Capabiliti
         error_estimate: Some(ESTIMATOR),
         error_order: 3,
         variable_step: true,
-        formulations: &["index3", "tangent-space"],
+        form: EquationForm::SecondOrder,
     }
 }
 

@@ -9,16 +9,7 @@
 
 use super::explicit_rk::{ExplicitRk, ExplicitTableau};
 use super::registry::{SchemeInfo, SchemeParams};
-use super::{Capabilities, Scheme};
-
-/// The formulations an explicit first-order method works with.
-pub const ACCELERATION_LEVEL: &[&str] = &[
-    "direct",
-    "baumgarte",
-    "projection",
-    "partitioning",
-    "hybrid",
-];
+use super::{Capabilities, EquationForm, Scheme};
 
 /// Kutta's third-order method (Kutta 1901; Hairer, Nørsett & Wanner 1993, *Solving Ordinary
 /// Differential Equations I*, §II.1, Table 1.1).
@@ -135,7 +126,7 @@ const fn caps(order: u32, error: Option<&'static str>, error_order: u32) -> Capa
         error_estimate: error,
         error_order,
         variable_step: true,
-        formulations: ACCELERATION_LEVEL,
+        form: EquationForm::FirstOrder,
     }
 }
 

@@ -38,7 +38,7 @@ use nalgebra::Complex;
 
 use super::predictor::{first_order_point, predict, Known};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
-use super::{Capabilities, History, IntegrationPoint, PointSolution, Scheme, State};
+use super::{Capabilities, EquationForm, History, IntegrationPoint, PointSolution, Scheme, State};
 use crate::linalg::Vector;
 
 type C64 = Complex<f64>;
@@ -312,7 +312,7 @@ const CAPS: Capabilities = Capabilities {
     error_estimate: None,
     error_order: 0,
     variable_step: false,
-    formulations: &["index3", "tangent-space"],
+    form: EquationForm::SecondOrder,
 };
 
 const RHO_INF: [ParamInfo; 1] = [ParamInfo {

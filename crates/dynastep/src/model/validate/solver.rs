@@ -193,7 +193,7 @@ fn formulation(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str) {
             c.push(
                 at,
                 "solver",
-                why,
+                why.to_string(),
                 "pick a formulation the scheme lists (`dynastep schemes`), or another scheme"
                     .into(),
             );
