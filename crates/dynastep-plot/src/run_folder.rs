@@ -73,8 +73,8 @@ impl RunFolder {
     pub fn open(dir: &Path) -> Result<Self, PlotError> {
         let path = dir.join("history.csv");
         let file = std::fs::File::open(&path).map_err(|e| io_error(&path, e))?;
-        let table =
-            HistoryTable::read(file, &path.display().to_string()).map_err(PlotError::Data)?;
+        let table = HistoryTable::read(file, &path.display().to_string())
+            .map_err(|e| PlotError::Data(e.to_string()))?;
         if table.rows() == 0 {
             return Err(PlotError::Data(format!(
                 "{}: no rows to draw",

@@ -199,7 +199,10 @@ pub fn pattern_panels(run: &RunFolder, patterns: &[String]) -> Result<Vec<Panel>
     patterns
         .iter()
         .map(|p| {
-            let found = run.table.matching(p).map_err(PlotError::Data)?;
+            let found = run
+                .table
+                .matching(p)
+                .map_err(|e| PlotError::Data(e.to_string()))?;
             if found.is_empty() {
                 let some: Vec<&str> = run
                     .table

@@ -310,7 +310,7 @@ pub fn run<S: System>(
         Ok(mut f) => run_with(sys, scheme, f.as_mut(), x0, settings, observers),
         Err(reason) => {
             let mut r = RunReport::new(x0, Energy::default(), Default::default(), None);
-            r.fail(x0.t, RunFailure::settings(reason));
+            r.fail(x0.t, RunFailure::settings(reason.to_string()));
             r
         }
     }
@@ -349,13 +349,12 @@ pub fn run_with<S: System, F: Formulation<S> + ?Sized>(
     let (mut diag, e0) = Diagnostics::new(sys, x0);
     let v0 = diag.violation(sys, x0);
     let span = settings.t_end - x0.t;
-    let tol = settings.step.resolve(span).map_err(RunFailure::settings);
+    let tol = settings.step.resolve(span);
     let mut report = RunReport::new(x0, e0, v0, tol.clone().ok().flatten());
     let checked = check_settings(settings, x0.t, scheme)
         .and(tol)
         .and_then(|tol| {
-            let outputs = OutputTimes::new(x0.t, settings.output_interval, settings.t_end)
-                .map_err(RunFailure::settings)?;
+            let outputs = OutputTimes::new(x0.t, settings.output_interval, settings.t_end)?;
             Ok((outputs, tol))
         });
     let (outputs, tol) = match checked {
@@ -406,7 +405,7 @@ pub fn check_settings(
         )));
     }
     let caps = scheme.capabilities();
-    let resolved = settings.step.resolve(span).map_err(RunFailure::settings)?;
+    let resolved = settings.step.resolve(span)?;
     let problem = match resolved {
         None if !(settings.h > 0.0 && settings.h.is_finite()) => Some(format!(
             "step size dt = {} must be positive",

@@ -420,15 +420,8 @@ pub fn run<S: System>(
     let mut solver = KinematicSolver::new(sys, settings);
     let mut x = x0.clone();
     let it0 = solver.solve(sys, x0.t, &mut x)?;
-    let mut times =
-        OutputTimes::new(x0.t, settings.output_interval, settings.t_end).map_err(|reason| {
-            KinematicError::NotConverged {
-                t: x0.t,
-                residual: f64::NAN,
-                iterations: 0,
-                worst: reason,
-            }
-        })?;
+    let mut times = OutputTimes::new(x0.t, settings.output_interval, settings.t_end)
+        .map_err(|reason| KinematicError::Settings(reason.to_string()))?;
     let (mut diag, e0) = Diagnostics::new(sys, &x);
     let mut phi_t = Vector::zeros(sys.m());
     let mut report = KinematicReport {

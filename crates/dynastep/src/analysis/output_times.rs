@@ -2,6 +2,8 @@
 //! Each time is computed from k, never accumulated, so a long run does not drift and a tiny interval
 //! cannot stall (Issue: `next_output += interval` stops moving once interval < ulp(t)).
 
+use super::failure::RunFailure;
+
 /// Largest number of output rows a run may ask for.
 pub const MAX_OUTPUT_ROWS: f64 = 1e8;
 
@@ -25,25 +27,25 @@ impl OutputTimes {
     /// A message when the interval is negative or not finite, when it is below the floating-point
     /// spacing of the times of the run (t + interval == t), or when it asks for more than
     /// [`MAX_OUTPUT_ROWS`] rows.
-    pub fn new(t0: f64, interval: f64, t_end: f64) -> Result<Self, String> {
+    pub fn new(t0: f64, interval: f64, t_end: f64) -> Result<Self, RunFailure> {
         if !(interval >= 0.0 && interval.is_finite()) {
-            return Err(format!(
+            return Err(RunFailure::settings(format!(
                 "output interval {interval} must be a number ≥ 0 (0 writes every step)"
-            ));
+            )));
         }
         if interval > 0.0 {
             let largest = t0.abs().max(t_end.abs());
             if largest + interval == largest {
-                return Err(format!(
+                return Err(RunFailure::settings(format!(
                     "output interval {interval:e} s is below the floating-point spacing of the times of the run (about {:e} s at t = {largest:e}); use a larger interval",
                     largest * f64::EPSILON
-                ));
+                )));
             }
             let rows = (t_end - t0) / interval;
             if rows > MAX_OUTPUT_ROWS {
-                return Err(format!(
+                return Err(RunFailure::settings(format!(
                     "output interval {interval:e} s asks for {rows:.3e} rows over [{t0}, {t_end}] s, more than the limit of {MAX_OUTPUT_ROWS:e}; use a larger interval"
-                ));
+                )));
             }
         }
         Ok(OutputTimes {
@@ -112,9 +114,11 @@ mod tests {
     fn hopeless_intervals_are_refused() {
         assert!(OutputTimes::new(0.0, 1e-300, 1.0)
             .unwrap_err()
+            .message
             .contains("spacing"));
         assert!(OutputTimes::new(0.0, 1e-9, 10.0)
             .unwrap_err()
+            .message
             .contains("rows"));
         assert!(OutputTimes::new(0.0, -1.0, 10.0).is_err());
         assert!(OutputTimes::new(0.0, 0.0, 10.0).unwrap().every_step());

@@ -143,7 +143,7 @@ impl Simulation {
         let step = Self::step_settings(model, opts);
         let adaptive = step
             .resolve(span)
-            .map_err(SimulationError::settings)?
+            .map_err(SimulationError::Settings)?
             .is_some();
         let h = match opts.dt.or(solver.dt) {
             Some(h) if !(h > 0.0 && h.is_finite()) => {
@@ -169,7 +169,7 @@ impl Simulation {
                     0.0
                 }
             });
-        OutputTimes::new(t0, output_interval, t_end).map_err(SimulationError::settings)?;
+        OutputTimes::new(t0, output_interval, t_end).map_err(SimulationError::Settings)?;
         let (initial, assembly) = assembled(model, &system)?;
         let settings = DynamicSettings {
             h,

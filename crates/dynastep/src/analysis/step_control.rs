@@ -45,6 +45,7 @@
 // that are not links.
 #![allow(rustdoc::broken_intra_doc_links)]
 
+use super::failure::RunFailure;
 use crate::formulation::VelocityError;
 use crate::scheme::{LocalError, State};
 use crate::system::System;
@@ -103,7 +104,7 @@ impl StepSettings {
     ///
     /// # Errors
     /// A message naming the setting when a value is not positive and finite, or h_min > h_max.
-    pub fn resolve(&self, span: f64) -> Result<Option<Tolerances>, String> {
+    pub fn resolve(&self, span: f64) -> Result<Option<Tolerances>, RunFailure> {
         let Some(rtol) = self.rtol else {
             return Ok(None);
         };
@@ -122,16 +123,16 @@ impl StepSettings {
             ("h_max", t.h_max),
         ] {
             if !(v > 0.0 && v.is_finite()) {
-                return Err(format!(
+                return Err(RunFailure::settings(format!(
                     "[solver.step] {name} = {v} must be a positive number"
-                ));
+                )));
             }
         }
         if t.h_min > t.h_max {
-            return Err(format!(
+            return Err(RunFailure::settings(format!(
                 "[solver.step] h_min = {} exceeds h_max = {}",
                 t.h_min, t.h_max
-            ));
+            )));
         }
         Ok(Some(t))
     }
@@ -359,6 +360,6 @@ mod tests {
             rtol: Some(-1.0),
             ..Default::default()
         };
-        assert!(bad.resolve(1.0).unwrap_err().contains("rtol"));
+        assert!(bad.resolve(1.0).unwrap_err().to_string().contains("rtol"));
     }
 }

@@ -77,7 +77,10 @@ pub mod tangent_space;
 pub mod workspace;
 
 pub use index3::Index3;
-pub use registry::{build, compatible, find, formulations_for, Incompatible, Registered, REGISTRY};
+pub use registry::{
+    build, compatible, find, formulations_for, Incompatible, Registered, UnknownFormulation,
+    REGISTRY,
+};
 pub use tangent_space::TangentSpace;
 
 use std::time::Instant;

@@ -26,20 +26,20 @@ macro_rules! formulations {
         /// Builds the formulation `name` (or an alias) for n coordinates and m constraints.
         ///
         /// # Errors
-        /// A message naming the known formulations when `name` is unknown.
+        /// [`UnknownFormulation`] when `name` is unknown; its message lists the known ones.
         pub fn build<S: System>(
             name: &str,
             n: usize,
             m: usize,
             settings: &FormulationSettings,
-        ) -> Result<Box<dyn Formulation<S>>, String> {
-            let info = find(name).ok_or_else(|| unknown(name))?;
+        ) -> Result<Box<dyn Formulation<S>>, UnknownFormulation> {
+            let info = find(name).ok_or_else(|| UnknownFormulation(name.to_string()))?;
             $(
                 if info.name == <$ty as Registered>::INFO.name {
                     return Ok(Box::new(<$ty as Registered>::new(n, m, settings)));
                 }
             )*
-            Err(unknown(name))
+            Err(UnknownFormulation(name.to_string()))
         }
     };
 }
@@ -54,12 +54,19 @@ formulations!(
     super::hybrid::Hybrid,
 );
 
-fn unknown(name: &str) -> String {
-    let known: Vec<&str> = REGISTRY.iter().map(|f| f.name).collect();
-    format!(
-        "unknown formulation `{name}`; known formulations: {} (see `dynastep formulations`)",
-        known.join(", ")
-    )
+/// A formulation name that is not in [`REGISTRY`] (nor an alias); the message lists the known
+/// ones.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("unknown formulation `{0}`; known formulations: {known} (see `dynastep formulations`)", known = known_names())]
+pub struct UnknownFormulation(pub String);
+
+/// The registered names, comma-separated.
+fn known_names() -> String {
+    REGISTRY
+        .iter()
+        .map(|f| f.name)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Finds a formulation by name or alias (case-insensitive; `_` and `-` are equivalent).
@@ -158,7 +165,7 @@ mod tests {
             0,
             &FormulationSettings::default()
         )
-        .is_err_and(|e| e.contains("index3")));
+        .is_err_and(|e| e.to_string().contains("index3")));
     }
 
     /// Every scheme is served by at least one formulation, and every refusal names a registered

@@ -15,6 +15,11 @@ pub struct HistoryTable {
     pub truncated: bool,
 }
 
+/// Why a time history cannot be read or searched: the message names the file or the pattern.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct HistoryError(pub String);
+
 impl HistoryTable {
     /// Reads a CSV with a header row. Rows are kept up to the first one that is incomplete or not
     /// numeric (then `truncated` is set); an empty cell reads as NaN.
@@ -22,18 +27,18 @@ impl HistoryTable {
     /// # Errors
     /// A message naming `source` (the file, for messages) when the header is missing or has no
     /// column `t`.
-    pub fn read<R: Read>(input: R, source: &str) -> Result<Self, String> {
+    pub fn read<R: Read>(input: R, source: &str) -> Result<Self, HistoryError> {
         let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(input);
         let names: Vec<String> = reader
             .headers()
-            .map_err(|e| format!("{source}: cannot read the header row: {e}"))?
+            .map_err(|e| HistoryError(format!("{source}: cannot read the header row: {e}")))?
             .iter()
             .map(|s| s.trim().to_string())
             .collect();
         if !names.iter().any(|n| n == "t") {
-            return Err(format!(
+            return Err(HistoryError(format!(
                 "{source}: no column `t` in the header (a time history starts with t [s])"
-            ));
+            )));
         }
         let mut table = HistoryTable {
             columns: vec![Vec::new(); names.len()],
@@ -91,9 +96,9 @@ impl HistoryTable {
     ///
     /// # Errors
     /// A message when the pattern is not valid.
-    pub fn matching(&self, pattern: &str) -> Result<Vec<usize>, String> {
-        let glob =
-            glob::Pattern::new(pattern).map_err(|e| format!("column pattern `{pattern}`: {e}"))?;
+    pub fn matching(&self, pattern: &str) -> Result<Vec<usize>, HistoryError> {
+        let glob = glob::Pattern::new(pattern)
+            .map_err(|e| HistoryError(format!("column pattern `{pattern}`: {e}")))?;
         Ok((0..self.names.len())
             .filter(|&i| {
                 let n = &self.names[i];
@@ -139,6 +144,6 @@ mod tests {
     #[test]
     fn refuses_a_file_without_time() {
         let e = HistoryTable::read("x,y\n1,2\n".as_bytes(), "r.csv").unwrap_err();
-        assert!(e.contains("r.csv") && e.contains("`t`"), "{e}");
+        assert!(e.0.contains("r.csv") && e.0.contains("`t`"), "{e}");
     }
 }

@@ -42,12 +42,12 @@ fn abbreviate(expr: &str) -> String {
 /// Checks what the parser would handle badly or explain in its own terms: the length, the nesting
 /// of parentheses, and every name (the variable `t`, the functions of [`FUNCTIONS`], the constants
 /// of [`CONSTANTS`]).
-fn check_expression(expr: &str) -> Result<(), String> {
+fn check_expression(expr: &str) -> Result<(), FunctionError> {
     let len = expr.chars().count();
     if len > MAX_EXPRESSION_LEN {
-        return Err(format!(
+        return Err(FunctionError::Invalid(format!(
             "{len} characters, more than the limit of {MAX_EXPRESSION_LEN}; use a `table` function for long data"
-        ));
+        )));
     }
     let (mut depth, mut deepest) = (0usize, 0usize);
     for c in expr.chars() {
@@ -61,9 +61,9 @@ fn check_expression(expr: &str) -> Result<(), String> {
         }
     }
     if deepest > MAX_NESTING {
-        return Err(format!(
+        return Err(FunctionError::Invalid(format!(
             "parentheses nested {deepest} deep, more than the limit of {MAX_NESTING}; simplify the formula"
-        ));
+        )));
     }
     let mut i = 0;
     while let Some(c) = expr[i..].chars().next() {
@@ -86,17 +86,17 @@ fn check_expression(expr: &str) -> Result<(), String> {
 }
 
 /// Refuses a name that is neither `t`, a function nor a constant, listing what is available.
-fn check_name(name: &str, called: bool) -> Result<(), String> {
+fn check_name(name: &str, called: bool) -> Result<(), FunctionError> {
     let known = name == "t" || FUNCTIONS.contains(&name) || CONSTANTS.contains(&name);
     if known {
         return Ok(());
     }
     let what = if called { "function" } else { "variable" };
-    Err(format!(
+    Err(FunctionError::Invalid(format!(
         "unknown {what} `{name}`; the variable is `t` (time in s), the functions are {}, the constants {}",
         FUNCTIONS.join(", "),
         CONSTANTS.join(", ")
-    ))
+    )))
 }
 
 /// A scalar function of time, as written in a model file (see the module documentation).
@@ -296,7 +296,7 @@ impl TimeFunction {
             expr: abbreviate(expr),
             reason,
         };
-        check_expression(expr).map_err(err)?;
+        check_expression(expr).map_err(|e| err(e.to_string()))?;
         let f = exmex::FlatEx::<Jet, JetOps, Literal>::parse(
             &super::unary_minus::bind_unary_minus(expr),
         )

@@ -81,6 +81,12 @@ pub struct EsdirkTableau {
     pub b_hat: Option<Vec<f64>>,
 }
 
+/// Why a Butcher tableau is not a valid stiffly accurate ESDIRK (shapes, explicit first stage,
+/// constant diagonal, row sums, embedded weights); the message says which condition fails.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct TableauError(pub String);
+
 impl EsdirkTableau {
     /// Checks and wraps a tableau (A, b, c) with s ≥ 2 stages.
     ///
@@ -88,39 +94,47 @@ impl EsdirkTableau {
     /// A message when the shapes disagree, the first stage is not explicit, the diagonal of stages
     /// 2..s is not constant and positive, A is not lower triangular, the tableau is not stiffly
     /// accurate (b ≠ last row of A, c_s ≠ 1), or a row sum differs from c_i (tolerance 1e-12).
-    pub fn new(a: Vec<Vec<f64>>, b: Vec<f64>, c: Vec<f64>) -> Result<Self, String> {
+    pub fn new(a: Vec<Vec<f64>>, b: Vec<f64>, c: Vec<f64>) -> Result<Self, TableauError> {
         let s = c.len();
         if s < 2 || b.len() != s || a.len() != s || a.iter().any(|r| r.len() != s) {
-            return Err(format!(
+            return Err(TableauError(format!(
                 "tableau shapes: A must be s×s, b and c of length s ≥ 2 (s = {s})"
-            ));
+            )));
         }
         if c[0] != 0.0 || a[0].iter().any(|&x| x != 0.0) {
-            return Err("the first stage must be explicit (c_1 = 0, a_1j = 0)".into());
+            return Err(TableauError(
+                "the first stage must be explicit (c_1 = 0, a_1j = 0)".into(),
+            ));
         }
         let g = a[1][1];
         if g.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
-            return Err(format!("the diagonal must be positive (g = {g})"));
+            return Err(TableauError(format!(
+                "the diagonal must be positive (g = {g})"
+            )));
         }
         for (i, row) in a.iter().enumerate() {
             if i > 0 && (row[i] - g).abs() > 1e-14 * g.abs().max(1.0) {
-                return Err(format!(
+                return Err(TableauError(format!(
                     "a[{i}][{i}] = {} differs from the diagonal {g}",
                     row[i]
-                ));
+                )));
             }
             if row[i + 1..].iter().any(|&x| x != 0.0) {
-                return Err(format!("row {i} has entries above the diagonal"));
+                return Err(TableauError(format!(
+                    "row {i} has entries above the diagonal"
+                )));
             }
             let sum: f64 = row.iter().sum();
             if (sum - c[i]).abs() > 1e-12 {
-                return Err(format!("row {i} sums to {sum}, c = {}", c[i]));
+                return Err(TableauError(format!("row {i} sums to {sum}, c = {}", c[i])));
             }
         }
         if (c[s - 1] - 1.0).abs() > 1e-14
             || a[s - 1].iter().zip(&b).any(|(x, y)| (x - y).abs() > 1e-14)
         {
-            return Err("the tableau must be stiffly accurate (b = last row of A, c_s = 1)".into());
+            return Err(TableauError(
+                "the tableau must be stiffly accurate (b = last row of A, c_s = 1)".into(),
+            ));
         }
         Ok(EsdirkTableau {
             a,
@@ -135,15 +149,15 @@ impl EsdirkTableau {
     ///
     /// # Errors
     /// As [`EsdirkTableau::new`].
-    pub fn stiffly_accurate(lower: &[&[f64]], c: &[f64]) -> Result<Self, String> {
+    pub fn stiffly_accurate(lower: &[&[f64]], c: &[f64]) -> Result<Self, TableauError> {
         let s = lower.len() + 1;
         let mut a = vec![vec![0.0; s]; s];
         for (row, given) in a.iter_mut().skip(1).zip(lower) {
             if given.len() > s {
-                return Err(format!(
+                return Err(TableauError(format!(
                     "a row of {} entries in a {s}-stage tableau",
                     given.len()
-                ));
+                )));
             }
             row[..given.len()].copy_from_slice(given);
         }
@@ -155,17 +169,19 @@ impl EsdirkTableau {
     ///
     /// # Errors
     /// A message when b̂ has not s entries or does not sum to 1 (tolerance 1e-12).
-    pub fn with_embedded(mut self, b_hat: Vec<f64>) -> Result<Self, String> {
+    pub fn with_embedded(mut self, b_hat: Vec<f64>) -> Result<Self, TableauError> {
         if b_hat.len() != self.stages() {
-            return Err(format!(
+            return Err(TableauError(format!(
                 "embedded weights: {} entries for {} stages",
                 b_hat.len(),
                 self.stages()
-            ));
+            )));
         }
         let sum: f64 = b_hat.iter().sum();
         if (sum - 1.0).abs() > 1e-12 {
-            return Err(format!("embedded weights sum to {sum}, not 1"));
+            return Err(TableauError(format!(
+                "embedded weights sum to {sum}, not 1"
+            )));
         }
         self.b_hat = Some(b_hat);
         Ok(self)

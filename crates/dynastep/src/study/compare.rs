@@ -33,6 +33,7 @@ use crate::io::history::{HistoryColumns, HistoryRecorder};
 use crate::io::history_table::HistoryTable;
 use crate::model::Model;
 use crate::scheme::SchemeParams;
+use crate::study::error::StudyError;
 
 /// The schemes tried by [`auto_reference`], in order.
 pub const AUTO_REFERENCE: [&str; 2] = ["msstc5", "generalized-alpha"];
@@ -54,14 +55,14 @@ impl ErrorMeasure {
     ///
     /// # Errors
     /// A message listing the three names.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, StudyError> {
         match s {
             "end" => Ok(Self::End),
             "max" => Ok(Self::Max),
             "rms" => Ok(Self::Rms),
-            _ => Err(format!(
+            _ => Err(StudyError::Usage(format!(
                 "`{s}` is not an error measure; use end, max or rms"
-            )),
+            ))),
         }
     }
 
@@ -206,7 +207,7 @@ fn run_one(
     sweep: &Sweep,
     value: f64,
     control: Option<StepControl>,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, StudyError> {
     let mut opts = RunOptions {
         scheme: Some(method.scheme.clone()),
         params: method.params.clone(),
@@ -224,7 +225,7 @@ fn run_one(
             }
         }
     }
-    let mut sim = Simulation::new(model, &opts).map_err(|e| e.to_string())?;
+    let mut sim = Simulation::new(model, &opts).map_err(|e| StudyError::Run(e.to_string()))?;
     let mut recorder = HistoryRecorder::new(HistoryColumns::new(&sim.system, true, false));
     let report = sim.run(&mut [&mut recorder]);
     let table = recorder.table;
@@ -263,12 +264,15 @@ pub fn error_of(
     reference: Option<&HistoryTable>,
     quantity: &Quantity,
     measure: ErrorMeasure,
-) -> Result<f64, String> {
+) -> Result<f64, StudyError> {
     let (columns, reference): (Vec<usize>, &HistoryTable) = match (quantity, reference) {
         (Quantity::Energy, _) => {
-            let i = run.index("energy.balance").ok_or(
-                "the history has no column energy.balance (a kinematic history has no energy)",
-            )?;
+            let i = run.index("energy.balance").ok_or_else(|| {
+                StudyError::Measure(
+                    "the history has no column energy.balance (a kinematic history has no energy)"
+                        .into(),
+                )
+            })?;
             (vec![i], run)
         }
         (Quantity::Columns(patterns), Some(reference)) => {
@@ -276,13 +280,19 @@ pub fn error_of(
             for p in patterns {
                 let found = run.matching(p)?;
                 if found.is_empty() {
-                    return Err(format!("no column of the history matches `{p}`"));
+                    return Err(StudyError::Measure(format!(
+                        "no column of the history matches `{p}`"
+                    )));
                 }
                 cols.extend(found);
             }
             (cols, reference)
         }
-        (Quantity::Columns(_), None) => return Err("a column error needs a reference".into()),
+        (Quantity::Columns(_), None) => {
+            return Err(StudyError::Measure(
+                "a column error needs a reference".into(),
+            ))
+        }
     };
     let pairs: Vec<(usize, usize)> = columns
         .iter()
@@ -291,12 +301,14 @@ pub fn error_of(
             reference
                 .index(name)
                 .map(|j| (i, j))
-                .ok_or_else(|| format!("the reference has no column `{name}`"))
+                .ok_or_else(|| StudyError::Measure(format!("the reference has no column `{name}`")))
         })
         .collect::<Result<_, _>>()?;
     let rows = common_rows(run.t(), reference.t());
     if rows.is_empty() {
-        return Err("the run and the reference have no sample time in common".into());
+        return Err(StudyError::Measure(
+            "the run and the reference have no sample time in common".into(),
+        ));
     }
     let energy = matches!(quantity, Quantity::Energy);
     let diff = |r: usize, s: usize, (i, j): (usize, usize)| {
@@ -355,10 +367,12 @@ pub fn auto_reference(
     sweep: &Sweep,
     quantity: &Quantity,
     measure: ErrorMeasure,
-) -> Result<ReferenceRun, String> {
+) -> Result<ReferenceRun, StudyError> {
     let finest = sweep.values().iter().copied().fold(f64::INFINITY, f64::min);
     if !finest.is_finite() {
-        return Err("no step size or tolerance to compare".into());
+        return Err(StudyError::Run(
+            "no step size or tolerance to compare".into(),
+        ));
     }
     let mut failures = Vec::new();
     for scheme in AUTO_REFERENCE {
@@ -397,10 +411,10 @@ pub fn auto_reference(
             Err(e) => failures.push(format!("{scheme}: {e}")),
         }
     }
-    Err(format!(
+    Err(StudyError::Run(format!(
         "no automatic reference could be computed ({}); give one with --reference FILE",
         failures.join("; ")
-    ))
+    )))
 }
 
 /// Runs every method at every swept value and measures its error; `progress` is called after each
@@ -423,7 +437,7 @@ pub fn run_comparison(
                     if out.record.status == "completed" {
                         match error_of(&out.table, reference, quantity, measure) {
                             Ok(e) => out.record.error = e,
-                            Err(e) => out.record.note = e,
+                            Err(e) => out.record.note = e.to_string(),
                         }
                     }
                     out.record
@@ -439,7 +453,7 @@ pub fn run_comparison(
                     rejected_steps: 0,
                     newton_iterations: 0,
                     status: "invalid".into(),
-                    note: e,
+                    note: e.to_string(),
                 },
             };
             progress(&record);

@@ -3,4 +3,5 @@
 //! every step size or tolerance, its error against a reference and its cost: work–precision data).
 
 pub mod compare;
+pub mod error;
 pub mod sweep;

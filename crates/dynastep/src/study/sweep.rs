@@ -11,6 +11,7 @@ use std::io::{Read, Write};
 
 use crate::analysis::dynamic::ConstraintViolation;
 use crate::io::summary::Summary;
+use crate::study::error::StudyError;
 
 /// One swept model path and its values, as TOML literals for an override `PATH=VALUE`.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,23 +28,26 @@ impl Variation {
     ///
     /// # Errors
     /// A message quoting `spec` and the expected forms.
-    pub fn parse(spec: &str) -> Result<Self, String> {
+    pub fn parse(spec: &str) -> Result<Self, StudyError> {
         let usage = "expected PATH=V1,V2,… or PATH=START:STOP:COUNT[:log]";
         let (path, rhs) = spec
             .split_once('=')
-            .ok_or_else(|| format!("--vary `{spec}`: {usage}"))?;
+            .ok_or_else(|| StudyError::Usage(format!("--vary `{spec}`: {usage}")))?;
         let path = path.trim();
         if path.is_empty() || rhs.trim().is_empty() {
-            return Err(format!("--vary `{spec}`: {usage}"));
+            return Err(StudyError::Usage(format!("--vary `{spec}`: {usage}")));
         }
         let parts: Vec<&str> = rhs.split(':').map(str::trim).collect();
         let values = if parts.len() >= 3 && !rhs.contains(',') {
-            range(&parts).map_err(|e| format!("--vary `{spec}`: {e}; {usage}"))?
+            range(&parts)
+                .map_err(|e| StudyError::Usage(format!("--vary `{spec}`: {e}; {usage}")))?
         } else {
             rhs.split(',').map(|v| v.trim().to_string()).collect()
         };
         if values.iter().any(String::is_empty) {
-            return Err(format!("--vary `{spec}`: an empty value; {usage}"));
+            return Err(StudyError::Usage(format!(
+                "--vary `{spec}`: an empty value; {usage}"
+            )));
         }
         Ok(Variation {
             path: path.to_string(),
@@ -53,12 +57,12 @@ impl Variation {
 }
 
 /// The values of `START:STOP:COUNT[:log]`, formatted as shortest round-trip numbers.
-fn range(parts: &[&str]) -> Result<Vec<String>, String> {
+fn range(parts: &[&str]) -> Result<Vec<String>, StudyError> {
     let num = |s: &str| {
         s.parse::<f64>()
             .ok()
             .filter(|v| v.is_finite())
-            .ok_or_else(|| format!("`{s}` is not a finite number"))
+            .ok_or_else(|| StudyError::Usage(format!("`{s}` is not a finite number")))
     };
     let (a, b) = (num(parts[0])?, num(parts[1])?);
     let count: usize = parts[2]
@@ -66,21 +70,23 @@ fn range(parts: &[&str]) -> Result<Vec<String>, String> {
         .ok()
         .filter(|&c| (2..=MAX_CASES).contains(&c))
         .ok_or_else(|| {
-            format!(
+            StudyError::Usage(format!(
                 "COUNT `{}` must be an integer from 2 to {MAX_CASES}",
                 parts[2]
-            )
+            ))
         })?;
     let log = match parts.get(3) {
         None => false,
         Some(&"log") => true,
-        Some(other) => return Err(format!("`{other}` is not `log`")),
+        Some(other) => return Err(StudyError::Usage(format!("`{other}` is not `log`"))),
     };
     if parts.len() > 4 {
-        return Err("too many `:` fields".into());
+        return Err(StudyError::Usage("too many `:` fields".into()));
     }
     if log && !(a > 0.0 && b > 0.0) {
-        return Err("a log range needs positive bounds".into());
+        return Err(StudyError::Usage(
+            "a log range needs positive bounds".into(),
+        ));
     }
     let values = (0..count).map(|k| {
         let s = k as f64 / (count - 1) as f64;
@@ -138,7 +144,7 @@ impl SweepPlan {
     ///
     /// # Errors
     /// A message with the count and the sizes that make it.
-    pub fn check_size(&self) -> Result<(), String> {
+    pub fn check_size(&self) -> Result<(), StudyError> {
         let n = self.count();
         if n <= MAX_CASES {
             return Ok(());
@@ -152,10 +158,10 @@ impl SweepPlan {
                 format!("{} step sizes", self.dts.len().max(1)),
             ])
             .collect();
-        Err(format!(
+        Err(StudyError::TooLarge(format!(
             "the sweep has {n} cases ({}), more than the limit of {MAX_CASES}; fewer values or a coarser range",
             sizes.join(" × ")
-        ))
+        )))
     }
 
     /// Every case, in the plan's order (see the module documentation). Call
@@ -212,15 +218,15 @@ impl SweepPlan {
 ///
 /// # Errors
 /// A message quoting `spec`.
-pub fn parse_shard(spec: &str) -> Result<(usize, usize), String> {
+pub fn parse_shard(spec: &str) -> Result<(usize, usize), StudyError> {
     let parsed = spec
         .split_once('/')
         .and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
     match parsed {
         Some((k, n)) if 1 <= k && k <= n => Ok((k, n)),
-        _ => Err(format!(
+        _ => Err(StudyError::Usage(format!(
             "--shard `{spec}`: expected K/N with 1 ≤ K ≤ N, e.g. 2/8 (K from a job array's task id)"
-        )),
+        ))),
     }
 }
 
@@ -383,40 +389,43 @@ pub fn write_table<W: Write>(paths: &[String], rows: &[CaseRow], out: W) -> csv:
 ///
 /// # Errors
 /// A message naming the source whose header differs or that cannot be read.
-pub fn merge_tables<R: Read>(tables: Vec<(String, R)>) -> Result<String, String> {
+pub fn merge_tables<R: Read>(tables: Vec<(String, R)>) -> Result<String, StudyError> {
     let mut header: Option<csv::StringRecord> = None;
     let mut rows: std::collections::BTreeMap<usize, csv::StringRecord> = Default::default();
     for (source, input) in tables {
         let mut reader = csv::Reader::from_reader(input);
         let h = reader
             .headers()
-            .map_err(|e| format!("{source}: {e}"))?
+            .map_err(|e| StudyError::Merge(format!("{source}: {e}")))?
             .clone();
         match &header {
             Some(first) if *first != h => {
-                return Err(format!(
+                return Err(StudyError::Merge(format!(
                 "{source}: its columns differ from the other tables' (a shard of another sweep?)"
-            ))
+            )))
             }
             _ => header = Some(h),
         }
         for rec in reader.records() {
-            let rec = rec.map_err(|e| format!("{source}: {e}"))?;
-            let index = rec
-                .get(0)
-                .and_then(|s| s.parse().ok())
-                .ok_or_else(|| format!("{source}: a row without a case index"))?;
+            let rec = rec.map_err(|e| StudyError::Merge(format!("{source}: {e}")))?;
+            let index = rec.get(0).and_then(|s| s.parse().ok()).ok_or_else(|| {
+                StudyError::Merge(format!("{source}: a row without a case index"))
+            })?;
             rows.insert(index, rec);
         }
     }
-    let header = header.ok_or("no tables to merge")?;
+    let header = header.ok_or_else(|| StudyError::Merge("no tables to merge".into()))?;
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(&header).map_err(|e| e.to_string())?;
+    w.write_record(&header)
+        .map_err(|e| StudyError::Merge(e.to_string()))?;
     for rec in rows.values() {
-        w.write_record(rec).map_err(|e| e.to_string())?;
+        w.write_record(rec)
+            .map_err(|e| StudyError::Merge(e.to_string()))?;
     }
-    let bytes = w.into_inner().map_err(|e| e.to_string())?;
-    String::from_utf8(bytes).map_err(|e| e.to_string())
+    let bytes = w
+        .into_inner()
+        .map_err(|e| StudyError::Merge(e.to_string()))?;
+    String::from_utf8(bytes).map_err(|e| StudyError::Merge(e.to_string()))
 }
 
 #[cfg(test)]
@@ -459,6 +468,8 @@ mod tests {
         };
         assert_eq!(plan.count(), 1_000_000_000);
         let err = plan.check_size().unwrap_err();
+        assert!(matches!(err, StudyError::TooLarge(_)));
+        let err = err.to_string();
         assert!(err.contains("1000000000 cases"), "{err}");
     }
 

@@ -61,13 +61,15 @@ impl EquilibriumMethod {
     /// The method called `name`.
     ///
     /// # Errors
-    /// A message listing the methods when `name` is unknown.
-    pub fn parse(name: &str) -> Result<Self, String> {
+    /// [`EquilibriumError::NotApplicable`] listing the methods when `name` is unknown.
+    pub fn parse(name: &str) -> Result<Self, EquilibriumError> {
         Self::ALL
             .into_iter()
             .find(|m| m.name() == name)
             .ok_or_else(|| {
-                format!("unknown equilibrium method `{name}`; methods: settle, newton, potential")
+                EquilibriumError::NotApplicable(format!(
+                    "unknown equilibrium method `{name}`; methods: settle, newton, potential"
+                ))
             })
     }
 }
