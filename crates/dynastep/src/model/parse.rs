@@ -1151,6 +1151,9 @@ fn shift<'i>(v: Spanned<DeValue<'i>>, by: usize, depth: usize) -> Spanned<DeValu
     Spanned::new(span, inner)
 }
 
+/// A table reached while walking an override's path, and the segments left to walk.
+type Walk<'t, 'i, 's> = (&'t mut DeTable<'i>, &'s [(String, Range<usize>)]);
+
 /// Applies override `o` (whose text starts at virtual offset `base`) to the document.
 fn apply_override<'i>(
     root: &mut DeTable<'i>,
@@ -1209,7 +1212,7 @@ fn enter_spatial<'t, 'i, 's>(
     segs: &'s [(String, Range<usize>)],
     walked: &mut String,
     base: usize,
-) -> Result<(&'t mut DeTable<'i>, &'s [(String, Range<usize>)]), OverrideError> {
+) -> Result<Walk<'t, 'i, 's>, OverrideError> {
     let [(first, fspan), (array, _), _, ..] = segs else {
         return Ok((table, segs));
     };
@@ -1237,7 +1240,7 @@ fn enter_named_element<'t, 'i, 's>(
     rest: &'s [(String, Range<usize>)],
     walked: &mut String,
     base: usize,
-) -> Result<(&'t mut DeTable<'i>, &'s [(String, Range<usize>)]), OverrideError> {
+) -> Result<Walk<'t, 'i, 's>, OverrideError> {
     let at = |r: &Range<usize>| r.start + base..r.end + base;
     let [(array, aspan), (name, nspan), tail @ ..] = rest else {
         return Ok((table, rest));
