@@ -431,22 +431,7 @@ pub fn run<S: System>(
         })?;
     let (diag, e0) = Diagnostics::new(sys, &x);
     let mut phi_t = Vector::zeros(sys.m());
-    let mut tally = Tally {
-        diag,
-        e0,
-        work: Powers::default(),
-        h: 0.0,
-        report: KinematicReport {
-            status: RunStatus::Completed,
-            evaluations: 1,
-            newton_iterations: it0 as u64,
-            max_iterations: it0 as u64,
-            max_violation: ConstraintViolation::default(),
-            energy: settings.inverse.then(EnergyCheck::default),
-            final_state: x.clone(),
-            wall_time_s: 0.0,
-        },
-    };
+    let mut tally = Tally::start(diag, e0, &x, it0, settings);
     let mut p = powers(sys, &x, &mut phi_t);
     let mut mid = x.clone();
     loop {
@@ -513,6 +498,32 @@ struct Tally {
 }
 
 impl Tally {
+    /// The tally at the solved start state `x` (`it0` Newton iterations), before any sample.
+    fn start(
+        diag: Diagnostics,
+        e0: Energy,
+        x: &State,
+        it0: usize,
+        settings: &KinematicSettings,
+    ) -> Self {
+        Tally {
+            diag,
+            e0,
+            work: Powers::default(),
+            h: 0.0,
+            report: KinematicReport {
+                status: RunStatus::Completed,
+                evaluations: 1,
+                newton_iterations: it0 as u64,
+                max_iterations: it0 as u64,
+                max_violation: ConstraintViolation::default(),
+                energy: settings.inverse.then(EnergyCheck::default),
+                final_state: x.clone(),
+                wall_time_s: 0.0,
+            },
+        }
+    }
+
     /// Records the sample at `x` (energy check, violation, last state) and hands it to the
     /// observers; true when the run stops there, with the reason in the report's status.
     fn sample<S: System>(

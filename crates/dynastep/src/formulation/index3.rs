@@ -194,6 +194,20 @@ struct Iteration {
     change: f64,
 }
 
+impl Iteration {
+    /// Before the first update: no correction, no contraction rate yet.
+    fn start(modified: bool, refresh: bool) -> Self {
+        Iteration {
+            modified,
+            refresh,
+            eta: f64::INFINITY,
+            fresh_step: false,
+            correction: f64::INFINITY,
+            change: f64::INFINITY,
+        }
+    }
+}
+
 /// What is known of the factored iteration matrix, for modified Newton: whether there is one, the
 /// coefficients of the integration point it was formed at.
 #[derive(Debug, Clone, Copy)]
@@ -275,16 +289,9 @@ impl<S: System> Formulation<S> for Index3 {
         let linear = m == 0 && pt.c_q == 0.0 && !sys.forces_depend_on_velocity();
         let modified = self.settings.method == NewtonMethod::Modified && !linear;
         let before = self.work.stats();
-        let mut it = Iteration {
-            modified,
-            // Refresh before the first iteration unless a factorization at a close step size is
-            // kept.
-            refresh: !modified || !self.matrix.fits(pt, self.settings.max_step_change),
-            eta: f64::INFINITY,
-            fresh_step: false,
-            correction: f64::INFINITY,
-            change: f64::INFINITY,
-        };
+        // Refresh before the first iteration unless a factorization at a close step size is kept.
+        let refresh = !modified || !self.matrix.fits(pt, self.settings.max_step_change);
+        let mut it = Iteration::start(modified, refresh);
         let mut result = Err(FormulationError::NonFinite);
         for iter in 0..=self.settings.max_iterations {
             let clock = self.clock.start();
