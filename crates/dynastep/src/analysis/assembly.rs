@@ -450,34 +450,7 @@ pub fn assemble<S: System>(
     let k = sys.assembly_constraint_count();
     let sparse = settings.is_sparse_for(sys.n() + m);
     if m + k > 0 {
-        // Φ stacked with the given joint values' equations (k rows, assembly only).
-        let mut phi = Vector::zeros(m + k);
-        let mut converged = false;
-        for it in 0..=settings.max_iterations {
-            stacked_residual(sys, t, &x.q, &mut phi);
-            let r = phi.amax();
-            if r <= settings.tolerance {
-                converged = true;
-                report.iterations = it;
-                break;
-            }
-            if it == settings.max_iterations || !r.is_finite() {
-                break;
-            }
-            let dq = stacked_step(sys, t, &x.q, &(-&phi), &free_q, settings);
-            // Damped step: never move an angle by more than 0.5 rad or a point by much in one iteration.
-            let step = dq.amax();
-            let damp = if step > 0.5 { 0.5 / step } else { 1.0 };
-            x.q += dq * damp;
-        }
-        if !converged {
-            stacked_residual(sys, t, &x.q, &mut phi);
-            return Err(AssemblyError::NotAssembled {
-                iterations: settings.max_iterations,
-                residual: phi.amax(),
-                worst: worst_row(sys, &phi),
-            });
-        }
+        report.iterations = assemble_positions(sys, x, &free_q, settings)?;
     }
     if m > 0 {
         let rank = if sparse && sparse::certainly_full_rank(sys, t, &x.q) {
@@ -495,35 +468,88 @@ pub fn assemble<S: System>(
                 rows: report.redundant.join(", "),
             });
         }
-        // Velocities: least change of the free velocities.
-        let mut phi_t = Vector::zeros(m);
-        sys.constraint_time_derivative(t, &x.q, &mut phi_t);
-        let res = if sparse {
-            let a = sparse::constraint_triplets(sys, t, &x.q);
-            let rv = -(a.times(&x.v, m) + &phi_t);
-            let dv = sparse::min_norm_solve(&a, m, &free_v, &rv, settings.rank_tol)
-                .unwrap_or_else(|| restricted_lstsq(&dense_jacobian(sys, t, &x.q), &rv, &free_v));
-            x.v += dv;
-            a.times(&x.v, m) + &phi_t
-        } else {
-            let j = dense_jacobian(sys, t, &x.q);
-            let rv = -(&j * &x.v + &phi_t);
-            x.v += restricted_lstsq(&j, &rv, &free_v);
-            &j * &x.v + &phi_t
-        };
-        let scale = 1.0 + x.v.amax();
-        if res.amax() > 1e-8 * scale {
-            return Err(AssemblyError::Velocities {
-                residual: res.amax(),
-                worst: worst_row(sys, &res),
-            });
-        }
+        assemble_velocities(sys, x, &free_v, settings, sparse)?;
     }
     report.max_position_change = (&x.q - &q_user).amax();
     if !(sparse && sparse::consistent_accelerations(sys, x, settings.rank_tol)) {
         consistent_accelerations(sys, x);
     }
     Ok(report)
+}
+
+/// Newton on Φ stacked with the given joint values' equations (k rows, assembly only), moving the
+/// `free` positions of `x` with damped steps; the iterations it took.
+///
+/// # Errors
+/// [`AssemblyError::NotAssembled`] when the residual is still above the tolerance after
+/// `settings.max_iterations`, or is not finite.
+fn assemble_positions<S: System>(
+    sys: &S,
+    x: &mut State,
+    free_q: &[bool],
+    settings: &AssemblySettings,
+) -> Result<usize, AssemblyError> {
+    let t = x.t;
+    let mut phi = Vector::zeros(sys.m() + sys.assembly_constraint_count());
+    for it in 0..=settings.max_iterations {
+        stacked_residual(sys, t, &x.q, &mut phi);
+        let r = phi.amax();
+        if r <= settings.tolerance {
+            return Ok(it);
+        }
+        if it == settings.max_iterations || !r.is_finite() {
+            break;
+        }
+        let dq = stacked_step(sys, t, &x.q, &(-&phi), free_q, settings);
+        // Damped step: never move an angle by more than 0.5 rad or a point by much in one iteration.
+        let step = dq.amax();
+        let damp = if step > 0.5 { 0.5 / step } else { 1.0 };
+        x.q += dq * damp;
+    }
+    stacked_residual(sys, t, &x.q, &mut phi);
+    Err(AssemblyError::NotAssembled {
+        iterations: settings.max_iterations,
+        residual: phi.amax(),
+        worst: worst_row(sys, &phi),
+    })
+}
+
+/// Velocities: the least change of the `free` velocities of `x` that meets Φ_q v + Φ_t = 0.
+///
+/// # Errors
+/// [`AssemblyError::Velocities`] when the velocity constraints cannot be met with the given
+/// velocities held.
+fn assemble_velocities<S: System>(
+    sys: &S,
+    x: &mut State,
+    free_v: &[bool],
+    settings: &AssemblySettings,
+    sparse: bool,
+) -> Result<(), AssemblyError> {
+    let (t, m) = (x.t, sys.m());
+    let mut phi_t = Vector::zeros(m);
+    sys.constraint_time_derivative(t, &x.q, &mut phi_t);
+    let res = if sparse {
+        let a = sparse::constraint_triplets(sys, t, &x.q);
+        let rv = -(a.times(&x.v, m) + &phi_t);
+        let dv = sparse::min_norm_solve(&a, m, free_v, &rv, settings.rank_tol)
+            .unwrap_or_else(|| restricted_lstsq(&dense_jacobian(sys, t, &x.q), &rv, free_v));
+        x.v += dv;
+        a.times(&x.v, m) + &phi_t
+    } else {
+        let j = dense_jacobian(sys, t, &x.q);
+        let rv = -(&j * &x.v + &phi_t);
+        x.v += restricted_lstsq(&j, &rv, free_v);
+        &j * &x.v + &phi_t
+    };
+    let scale = 1.0 + x.v.amax();
+    if res.amax() > 1e-8 * scale {
+        return Err(AssemblyError::Velocities {
+            residual: res.amax(),
+            worst: worst_row(sys, &res),
+        });
+    }
+    Ok(())
 }
 
 /// Solves `[M Φ_qᵀ; Φ_q 0] [a; λ] = [Q; γ]` at (t, q, v) of `x` and writes a and λ into `x`

@@ -29,7 +29,7 @@ use crate::analysis::output_times::OutputTimes;
 use crate::analysis::partition::{independent_coordinates, null_space};
 use crate::linalg::{Matrix, Vector};
 use crate::scheme::State;
-use crate::system::System;
+use crate::system::{Energy, System};
 
 /// ‖Φ_qᵀΦ‖ / (σ_max ‖Φ‖) below which a failed Newton iteration is reported as a dead point: the
 /// violation left is nearly orthogonal to the range of Φ_q.
@@ -422,26 +422,113 @@ pub fn run<S: System>(
     let it0 = solver.solve(sys, x0.t, &mut x)?;
     let mut times = OutputTimes::new(x0.t, settings.output_interval, settings.t_end)
         .map_err(|reason| KinematicError::Settings(reason.to_string()))?;
-    let (mut diag, e0) = Diagnostics::new(sys, &x);
+    let (diag, e0) = Diagnostics::new(sys, &x);
     let mut phi_t = Vector::zeros(sys.m());
-    let mut report = KinematicReport {
-        status: RunStatus::Completed,
-        evaluations: 1,
-        newton_iterations: it0 as u64,
-        max_iterations: it0 as u64,
-        max_violation: ConstraintViolation::default(),
-        energy: settings.inverse.then(EnergyCheck::default),
-        final_state: x.clone(),
-        wall_time_s: 0.0,
-    };
+    let mut tally = Tally::start(diag, e0, &x, it0, settings);
     let mut p = powers(sys, &x, &mut phi_t);
-    let mut work = Powers::default();
-    let mut h = 0.0;
     let mut mid = x.clone();
     loop {
-        // The sample at x.t.
-        let energy = diag.energy(sys, &x);
-        let violation = diag.violation(sys, &x);
+        let stop = tally.sample(sys, &x, observers);
+        let Some(t_next) = times.peek().filter(|_| !stop) else {
+            break;
+        };
+        times.advance();
+        let h = t_next - x.t;
+        tally.h = h;
+        let (i1, i2) = match advance(&mut solver, sys, &mut x, &mut mid, t_next) {
+            Ok(it) => it,
+            Err(e) => {
+                tally.report.status = RunStatus::Failed {
+                    failed_at: tally.report.final_state.t,
+                    reason: e.into(),
+                };
+                break;
+            }
+        };
+        let report = &mut tally.report;
+        report.evaluations += 2;
+        report.newton_iterations += (i1 + i2) as u64;
+        report.max_iterations = report.max_iterations.max(i1.max(i2) as u64);
+        let pm = powers(sys, &mid, &mut phi_t);
+        let pn = powers(sys, &x, &mut phi_t);
+        let work = &mut tally.work;
+        work.driver += h / 6.0 * (p.driver + 4.0 * pm.driver + pn.driver);
+        work.applied += h / 6.0 * (p.applied + 4.0 * pm.applied + pn.applied);
+        p = pn;
+    }
+    let mut report = tally.report;
+    report.wall_time_s = clock.elapsed().as_secs_f64();
+    Ok(report)
+}
+
+/// Solves the midpoint (for Simpson's rule) into `mid`, then the output time `t_next` into `x`;
+/// the Newton iterations of each.
+fn advance<S: System>(
+    solver: &mut KinematicSolver,
+    sys: &S,
+    x: &mut State,
+    mid: &mut State,
+    t_next: f64,
+) -> Result<(usize, usize), KinematicError> {
+    let h = t_next - x.t;
+    mid.clone_from(x);
+    solver.solve(sys, x.t + 0.5 * h, mid).and_then(|i1| {
+        x.clone_from(mid);
+        solver.solve(sys, t_next, x).map(|i2| (i1, i2))
+    })
+}
+
+/// What a kinematic run gathers from one output time to the next.
+struct Tally {
+    diag: Diagnostics,
+    /// Energy at the start state.
+    e0: Energy,
+    /// Work of the drivers and applied forces so far \[J\].
+    work: Powers,
+    /// The last output interval \[s\] (0 at the start).
+    h: f64,
+    report: KinematicReport,
+}
+
+impl Tally {
+    /// The tally at the solved start state `x` (`it0` Newton iterations), before any sample.
+    fn start(
+        diag: Diagnostics,
+        e0: Energy,
+        x: &State,
+        it0: usize,
+        settings: &KinematicSettings,
+    ) -> Self {
+        Tally {
+            diag,
+            e0,
+            work: Powers::default(),
+            h: 0.0,
+            report: KinematicReport {
+                status: RunStatus::Completed,
+                evaluations: 1,
+                newton_iterations: it0 as u64,
+                max_iterations: it0 as u64,
+                max_violation: ConstraintViolation::default(),
+                energy: settings.inverse.then(EnergyCheck::default),
+                final_state: x.clone(),
+                wall_time_s: 0.0,
+            },
+        }
+    }
+
+    /// Records the sample at `x` (energy check, violation, last state) and hands it to the
+    /// observers; true when the run stops there, with the reason in the report's status.
+    fn sample<S: System>(
+        &mut self,
+        sys: &S,
+        x: &State,
+        observers: &mut [&mut dyn Observer<S>],
+    ) -> bool {
+        let (e0, work) = (self.e0, self.work);
+        let energy = self.diag.energy(sys, x);
+        let violation = self.diag.violation(sys, x);
+        let report = &mut self.report;
         report.max_violation.max_with(&violation);
         let balance = energy.kinetic + energy.potential
             - e0.kinetic
@@ -459,32 +546,19 @@ pub fn run<S: System>(
             };
         }
         let sample = Sample {
-            state: &x,
+            state: x,
             energy,
             work_nc: work.driver + work.applied,
             energy_balance: balance,
             violation,
-            h,
+            h: self.h,
             steps: report.evaluations,
             rejected: 0,
             newton_iterations: report.newton_iterations,
             omega_max: None,
         };
-        let mut stop = false;
-        for o in observers.iter_mut() {
-            match o.sample(sys, &sample) {
-                Ok(Flow::Continue) => {}
-                Ok(Flow::Stop) => stop = true,
-                Err(reason) => {
-                    report.status = RunStatus::Failed {
-                        failed_at: x.t,
-                        reason: reason.into(),
-                    };
-                    stop = true;
-                }
-            }
-        }
-        report.final_state.clone_from(&x);
+        let mut stop = notify(sys, &sample, observers, &mut report.status);
+        report.final_state.clone_from(x);
         if stop && matches!(report.status, RunStatus::Completed) {
             report.status = RunStatus::Stopped { stopped_at: x.t };
         }
@@ -494,36 +568,31 @@ pub fn run<S: System>(
             };
             stop = true;
         }
-        let Some(t_next) = times.peek().filter(|_| !stop) else {
-            break;
-        };
-        times.advance();
-        h = t_next - x.t;
-        // Midpoint (for Simpson's rule), then the next output time.
-        mid.clone_from(&x);
-        let step = solver.solve(sys, x.t + 0.5 * h, &mut mid).and_then(|i1| {
-            x.clone_from(&mid);
-            solver.solve(sys, t_next, &mut x).map(|i2| (i1, i2))
-        });
-        let (i1, i2) = match step {
-            Ok(it) => it,
-            Err(e) => {
-                report.status = RunStatus::Failed {
-                    failed_at: report.final_state.t,
-                    reason: e.into(),
-                };
-                break;
-            }
-        };
-        report.evaluations += 2;
-        report.newton_iterations += (i1 + i2) as u64;
-        report.max_iterations = report.max_iterations.max(i1.max(i2) as u64);
-        let pm = powers(sys, &mid, &mut phi_t);
-        let pn = powers(sys, &x, &mut phi_t);
-        work.driver += h / 6.0 * (p.driver + 4.0 * pm.driver + pn.driver);
-        work.applied += h / 6.0 * (p.applied + 4.0 * pm.applied + pn.applied);
-        p = pn;
+        stop
     }
-    report.wall_time_s = clock.elapsed().as_secs_f64();
-    Ok(report)
+}
+
+/// Hands `sample` to every observer; true when one asks to stop or fails (a failure is recorded
+/// in `status`).
+fn notify<S: System>(
+    sys: &S,
+    sample: &Sample<'_>,
+    observers: &mut [&mut dyn Observer<S>],
+    status: &mut RunStatus,
+) -> bool {
+    let mut stop = false;
+    for o in observers.iter_mut() {
+        match o.sample(sys, sample) {
+            Ok(Flow::Continue) => {}
+            Ok(Flow::Stop) => stop = true,
+            Err(reason) => {
+                *status = RunStatus::Failed {
+                    failed_at: sample.state.t,
+                    reason: reason.into(),
+                };
+                stop = true;
+            }
+        }
+    }
+    stop
 }

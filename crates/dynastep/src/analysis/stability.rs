@@ -321,6 +321,31 @@ fn realize(
     rank_tol: f64,
 ) -> Result<Realization, StabilityError> {
     let sys = LinearOscillator { omega: omega_h, xi };
+    let (responses, window) = responses(scheme_name, params, &sys)?;
+    let (mut h0, mut h1) = hankel_pair(&responses, window);
+    if !(h0.iter().chain(h1.iter()).all(|x| x.is_finite())) {
+        return Err(StabilityError::Solve {
+            scheme: scheme_name.to_string(),
+            omega: omega_h,
+            source: FormulationError::NonFinite,
+        });
+    }
+    balance_blocks(&mut h0, &mut h1, window);
+    let a = reduce(&h0, &h1, rank_tol).ok_or_else(|| StabilityError::Solve {
+        scheme: scheme_name.to_string(),
+        omega: omega_h,
+        source: FormulationError::NonFinite,
+    })?;
+    Ok(Realization { a })
+}
+
+/// The responses of `sys` to every excitation (the three starting values, an injection at each
+/// point of the warm-up steps, then each history entry), and the window length they span.
+fn responses(
+    scheme_name: &str,
+    params: &SchemeParams,
+    sys: &LinearOscillator,
+) -> Result<(Vec<Response>, usize), StabilityError> {
     let scheme = build(scheme_name, params)?;
     let points = scheme.points_per_step();
     let history = scheme.history();
@@ -334,7 +359,7 @@ fn realize(
     }
     let mut responses = Vec::with_capacity(excitations.len() + history_len(history));
     for ex in &excitations {
-        responses.push(experiment(scheme_name, params, &sys, *ex, lengths)?);
+        responses.push(experiment(scheme_name, params, sys, *ex, lengths)?);
     }
     // History perturbations, each entry at the largest size it reached in the experiments above.
     for i in 0..history_len(history) {
@@ -344,9 +369,15 @@ fn realize(
             .fold(0.0, f64::max);
         if s > 0.0 && s.is_finite() {
             let ex = Excitation::History(i, s);
-            responses.push(experiment(scheme_name, params, &sys, ex, lengths)?);
+            responses.push(experiment(scheme_name, params, sys, ex, lengths)?);
         }
     }
+    Ok((responses, window))
+}
+
+/// The block Hankel matrices H and H′ (3 `window` × responses): column k holds the outputs
+/// z_0 … z_(window−1) of response k, and z_1 … z_window.
+fn hankel_pair(responses: &[Response], window: usize) -> (Matrix, Matrix) {
     let e = responses.len();
     let rows = 3 * window;
     let mut h0 = Matrix::zeros(rows, e);
@@ -360,16 +391,14 @@ fn realize(
             }
         }
     }
-    if !(h0.iter().chain(h1.iter()).all(|x| x.is_finite())) {
-        return Err(StabilityError::Solve {
-            scheme: scheme_name.to_string(),
-            omega: omega_h,
-            source: FormulationError::NonFinite,
-        });
-    }
-    // Scale down each time block that is larger than the first one (rows of one z_j, same factor in
-    // H and H′), so that growing responses beyond a stability limit do not swamp the first blocks.
-    // Blocks are never scaled up: that would lift rounding noise of decayed responses to O(1).
+    (h0, h1)
+}
+
+/// Scales down each time block that is larger than the first one (rows of one z_j, same factor in
+/// H and H′), so that growing responses beyond a stability limit do not swamp the first blocks.
+/// Blocks are never scaled up: that would lift rounding noise of decayed responses to O(1).
+fn balance_blocks(h0: &mut Matrix, h1: &mut Matrix, window: usize) {
+    let e = h0.ncols();
     let block_max = |m: &Matrix, j: usize| {
         let mut x = 0.0_f64;
         for c in 0..3 {
@@ -379,9 +408,9 @@ fn realize(
         }
         x
     };
-    let m0 = block_max(&h0, 0);
+    let m0 = block_max(h0, 0);
     for j in 1..window {
-        let m = block_max(&h0, j);
+        let m = block_max(h0, j);
         if m > m0 && m0 > 0.0 {
             for c in 0..3 {
                 for col in 0..e {
@@ -391,14 +420,16 @@ fn realize(
             }
         }
     }
+}
+
+/// The amplification matrix (r × r) of the rank-r truncated SVD of H, with the rank taken at
+/// singular values above `rank_tol` times the largest; `None` when the SVD fails.
+fn reduce(h0: &Matrix, h1: &Matrix, rank_tol: f64) -> Option<Matrix> {
+    let (rows, e) = h0.shape();
     // faer's SVD (sorted, nonincreasing); nalgebra 0.35's SVD was seen to return factors that do not
     // reproduce some of these matrices (errors of 3e-2), which corrupted the realization.
     let fm = faer::Mat::<f64>::from_fn(rows, e, |i, j| h0[(i, j)]);
-    let svd = fm.thin_svd().map_err(|_| StabilityError::Solve {
-        scheme: scheme_name.to_string(),
-        omega: omega_h,
-        source: FormulationError::NonFinite,
-    })?;
+    let svd = fm.thin_svd().ok()?;
     let (fu, fv) = (svd.U(), svd.V());
     let fs = svd.S().column_vector();
     let k_max = fs.nrows();
@@ -415,8 +446,7 @@ fn realize(
             vr[(i, k)] = fv[(i, k)] * w;
         }
     }
-    let a = ur.transpose() * &h1 * &vr;
-    Ok(Realization { a })
+    Some(ur.transpose() * h1 * &vr)
 }
 
 /// The amplification matrix of scheme `scheme_name` (with `params`) for the oscillator with damping
@@ -606,49 +636,8 @@ pub fn analyse(
     let history_dimension = realize(scheme_name, params, xi, 1.0, RANK_TOLERANCE)?
         .a
         .nrows();
-    let mut points = Vec::with_capacity(omegas.len());
-    for &w in omegas {
-        let p = match measure(scheme_name, params, xi, w) {
-            Ok(p) => p,
-            Err(StabilityError::Solve { .. }) => StabilityPoint {
-                omega_h: w,
-                spectral_radius: f64::INFINITY,
-                amplitude_decay: None,
-                period_elongation: None,
-                eigenvalues: Vec::new(),
-            },
-            Err(e) => return Err(e),
-        };
-        points.push(p);
-    }
-    // Ω_crit: first unstable grid point in increasing Ω, bisected against the previous one.
-    let mut sorted: Vec<f64> = omegas.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let radius_at = |w: f64| {
-        points
-            .iter()
-            .find(|p| p.omega_h == w)
-            .map(|p| p.spectral_radius)
-            .unwrap_or(f64::NAN)
-    };
-    let mut omega_crit = None;
-    let mut lower = 0.0;
-    for &w in &sorted {
-        if radius_at(w) > 1.0 + INSTABILITY_MARGIN {
-            let (mut lo, mut hi) = (lower, w);
-            while hi - lo > 1e-10 * hi {
-                let mid = 0.5 * (lo + hi);
-                if spectral_radius(scheme_name, params, xi, mid) > 1.0 + INSTABILITY_MARGIN {
-                    hi = mid;
-                } else {
-                    lo = mid;
-                }
-            }
-            omega_crit = Some(0.5 * (lo + hi));
-            break;
-        }
-        lower = w;
-    }
+    let points = grid_points(scheme_name, params, xi, omegas)?;
+    let omega_crit = critical_omega(scheme_name, params, xi, omegas, &points);
     let rho_inf = match realize(
         scheme_name,
         params,
@@ -668,6 +657,69 @@ pub fn analyse(
         omega_crit,
         rho_inf,
     })
+}
+
+/// The measures at every Ω of `omegas`, in their order; a point whose responses overflow has an
+/// infinite spectral radius.
+fn grid_points(
+    scheme_name: &str,
+    params: &SchemeParams,
+    xi: f64,
+    omegas: &[f64],
+) -> Result<Vec<StabilityPoint>, StabilityError> {
+    let mut points = Vec::with_capacity(omegas.len());
+    for &w in omegas {
+        let p = match measure(scheme_name, params, xi, w) {
+            Ok(p) => p,
+            Err(StabilityError::Solve { .. }) => StabilityPoint {
+                omega_h: w,
+                spectral_radius: f64::INFINITY,
+                amplitude_decay: None,
+                period_elongation: None,
+                eigenvalues: Vec::new(),
+            },
+            Err(e) => return Err(e),
+        };
+        points.push(p);
+    }
+    Ok(points)
+}
+
+/// Ω_crit: the first unstable grid point in increasing Ω, bisected against the previous one (or 0);
+/// `None` when every point of `points` is stable.
+fn critical_omega(
+    scheme_name: &str,
+    params: &SchemeParams,
+    xi: f64,
+    omegas: &[f64],
+    points: &[StabilityPoint],
+) -> Option<f64> {
+    let mut sorted: Vec<f64> = omegas.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let radius_at = |w: f64| {
+        points
+            .iter()
+            .find(|p| p.omega_h == w)
+            .map(|p| p.spectral_radius)
+            .unwrap_or(f64::NAN)
+    };
+    let mut lower = 0.0;
+    for &w in &sorted {
+        if radius_at(w) > 1.0 + INSTABILITY_MARGIN {
+            let (mut lo, mut hi) = (lower, w);
+            while hi - lo > 1e-10 * hi {
+                let mid = 0.5 * (lo + hi);
+                if spectral_radius(scheme_name, params, xi, mid) > 1.0 + INSTABILITY_MARGIN {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            return Some(0.5 * (lo + hi));
+        }
+        lower = w;
+    }
+    None
 }
 
 /// Writes the reports as CSV, one row per (scheme, Ω), with the header

@@ -177,6 +177,37 @@ pub struct Index3 {
     simplified: Vector,
 }
 
+/// The state of one point's Newton iteration between two residual evaluations.
+struct Iteration {
+    /// Modified Newton (the matrix is kept while the iteration contracts fast enough).
+    modified: bool,
+    /// Whether the next update assembles and factors a new matrix.
+    refresh: bool,
+    /// η = θ/(1−θ) of the Hairer–Wanner stopping test, known once two updates with the same
+    /// matrix have been measured.
+    eta: f64,
+    /// Whether the last update used a matrix assembled for it.
+    fresh_step: bool,
+    /// The position correction c_c‖Δu‖∞ of the last update.
+    correction: f64,
+    /// The relative change of the last update (see `relative_change`).
+    change: f64,
+}
+
+impl Iteration {
+    /// Before the first update: no correction, no contraction rate yet.
+    fn start(modified: bool, refresh: bool) -> Self {
+        Iteration {
+            modified,
+            refresh,
+            eta: f64::INFINITY,
+            fresh_step: false,
+            correction: f64::INFINITY,
+            change: f64::INFINITY,
+        }
+    }
+}
+
 /// What is known of the factored iteration matrix, for modified Newton: whether there is one, the
 /// coefficients of the integration point it was formed at.
 #[derive(Debug, Clone, Copy)]
@@ -259,13 +290,8 @@ impl<S: System> Formulation<S> for Index3 {
         let modified = self.settings.method == NewtonMethod::Modified && !linear;
         let before = self.work.stats();
         // Refresh before the first iteration unless a factorization at a close step size is kept.
-        let mut refresh = !modified || !self.matrix.fits(pt, self.settings.max_step_change);
-        // η = θ/(1−θ) of the Hairer–Wanner stopping test, known once two updates with the same
-        // matrix have been measured.
-        let mut eta = f64::INFINITY;
-        let mut fresh_step = false;
-        let mut correction = f64::INFINITY;
-        let mut change = f64::INFINITY;
+        let refresh = !modified || !self.matrix.fits(pt, self.settings.max_step_change);
+        let mut it = Iteration::start(modified, refresh);
         let mut result = Err(FormulationError::NonFinite);
         for iter in 0..=self.settings.max_iterations {
             let clock = self.clock.start();
@@ -276,14 +302,8 @@ impl<S: System> Formulation<S> for Index3 {
                 result = Err(FormulationError::NonFinite);
                 break;
             }
-            let pos_tol = self.settings.position_tol * (1.0 + norm_inf(&self.q_c));
-            // After a full Newton step the error left is quadratic in the correction; after a step
-            // with an older matrix it is about η times the change (Hairer & Wanner 1996, §IV.8).
-            let settled = fresh_step
-                || eta * change <= MODIFIED_KAPPA * self.settings.position_tol
-                || change <= ROUNDING;
             let balanced = r1 <= self.settings.residual_tol * scale;
-            if iter > 0 && (linear || (correction <= pos_tol && settled && balanced)) {
+            if iter > 0 && (linear || self.converged(&it, balanced)) {
                 result = Ok(());
                 break;
             }
@@ -294,56 +314,19 @@ impl<S: System> Formulation<S> for Index3 {
                 && iter < self.settings.max_iterations
                 && !modified
                 && balanced
-                && self.simplified_step(pt, u, lambda, change)
+                && self.simplified_step(pt, u, lambda, it.change)
             {
                 stats.iterations += 1;
                 result = Ok(());
                 break;
             }
             if iter == self.settings.max_iterations {
-                // A last correction within rounding of the positions left nothing to converge.
-                result = Err(if correction <= ROUNDING * (1.0 + norm_inf(&self.q_c)) {
-                    FormulationError::Stalled {
-                        iterations: iter,
-                        correction,
-                        residual: r1,
-                        tolerance: self.settings.residual_tol * scale,
-                    }
-                } else {
-                    FormulationError::NotConverged {
-                        iterations: iter,
-                        correction,
-                        residual: r1,
-                    }
-                });
+                result = Err(self.exhausted(iter, it.correction, r1, scale));
                 break;
             }
-            if refresh {
-                self.assemble_and_factor(sys, pt, lambda);
-                stats.jacobians += 1;
-            }
-            fresh_step = refresh;
-            self.residual
-                .as_mut_slice()
-                .iter_mut()
-                .for_each(|r| *r = -*r);
-            self.solve_linear();
-            stats.iterations += 1;
-            let du = add_correction(self.residual.as_slice(), u, lambda);
-            let previous = change;
-            (correction, change) = self.relative_change(pt, du);
-            if !change.is_finite() {
-                result = Err(FormulationError::NonFinite);
+            if let Err(e) = self.newton_update(sys, pt, u, lambda, stats, &mut it) {
+                result = Err(e);
                 break;
-            }
-            if fresh_step || !previous.is_finite() || previous == 0.0 {
-                // No rate yet with this matrix.
-                eta = f64::INFINITY;
-                refresh = !modified;
-            } else {
-                let theta = change / previous;
-                eta = theta / (1.0 - theta).max(f64::EPSILON);
-                refresh = !modified || theta > self.settings.max_contraction;
             }
         }
         stats.add_linear(before, self.work.stats());
@@ -423,6 +406,88 @@ impl Index3 {
             a_e[i] = a_hat[i] + pt.c_a * u[i];
             q_c[i] = qc_hat[i] + pt.c_c * u[i];
         }
+    }
+
+    /// The stopping test after an update: the correction within the position tolerance, the
+    /// error left after it settled, and the residual `balanced` (within its tolerance).
+    fn converged(&self, it: &Iteration, balanced: bool) -> bool {
+        let pos_tol = self.settings.position_tol * (1.0 + norm_inf(&self.q_c));
+        // After a full Newton step the error left is quadratic in the correction; after a step
+        // with an older matrix it is about η times the change (Hairer & Wanner 1996, §IV.8).
+        let settled = it.fresh_step
+            || it.eta * it.change <= MODIFIED_KAPPA * self.settings.position_tol
+            || it.change <= ROUNDING;
+        it.correction <= pos_tol && settled && balanced
+    }
+
+    /// The error after `iterations` without convergence, the last correction `correction`, the
+    /// residual `r1` and its `scale`: stalled when that correction was within rounding of the
+    /// positions (nothing left to converge), else not converged.
+    fn exhausted(
+        &self,
+        iterations: usize,
+        correction: f64,
+        r1: f64,
+        scale: f64,
+    ) -> FormulationError {
+        if correction <= ROUNDING * (1.0 + norm_inf(&self.q_c)) {
+            FormulationError::Stalled {
+                iterations,
+                correction,
+                residual: r1,
+                tolerance: self.settings.residual_tol * scale,
+            }
+        } else {
+            FormulationError::NotConverged {
+                iterations,
+                correction,
+                residual: r1,
+            }
+        }
+    }
+
+    /// One Newton update of u (n) and λ (m) from the residual just evaluated: refreshes the
+    /// matrix when `it` says so, solves, adds the correction, and sets the contraction estimate
+    /// η and whether the next update refreshes.
+    ///
+    /// # Errors
+    /// [`FormulationError::NonFinite`] when the change is NaN or infinite.
+    fn newton_update<S: System>(
+        &mut self,
+        sys: &S,
+        pt: &IntegrationPoint,
+        u: &mut Vector,
+        lambda: &mut Vector,
+        stats: &mut NewtonStats,
+        it: &mut Iteration,
+    ) -> Result<(), FormulationError> {
+        if it.refresh {
+            self.assemble_and_factor(sys, pt, lambda);
+            stats.jacobians += 1;
+        }
+        it.fresh_step = it.refresh;
+        self.residual
+            .as_mut_slice()
+            .iter_mut()
+            .for_each(|r| *r = -*r);
+        self.solve_linear();
+        stats.iterations += 1;
+        let du = add_correction(self.residual.as_slice(), u, lambda);
+        let previous = it.change;
+        (it.correction, it.change) = self.relative_change(pt, du);
+        if !it.change.is_finite() {
+            return Err(FormulationError::NonFinite);
+        }
+        if it.fresh_step || !previous.is_finite() || previous == 0.0 {
+            // No rate yet with this matrix.
+            it.eta = f64::INFINITY;
+            it.refresh = !it.modified;
+        } else {
+            let theta = it.change / previous;
+            it.eta = theta / (1.0 - theta).max(f64::EPSILON);
+            it.refresh = !it.modified || theta > self.settings.max_contraction;
+        }
+        Ok(())
     }
 
     /// The position correction c_c‖Δu‖∞ of a Newton update with ‖Δu‖∞ = `du`, and the relative

@@ -268,25 +268,7 @@ pub struct Summary {
 impl Summary {
     /// Collects the summary of the run `report` of `sim`.
     pub fn new(sim: &Simulation, report: &RunReport) -> Self {
-        let (status, stopped_at, failed_at, reason) = match &report.status {
-            RunStatus::Completed => ("completed".to_string(), None, None, None),
-            RunStatus::Stopped { stopped_at } => {
-                ("stopped".to_string(), Some(*stopped_at), None, None)
-            }
-            RunStatus::Interrupted { interrupted_at } => (
-                "interrupted".to_string(),
-                Some(*interrupted_at),
-                None,
-                Some("interrupted by a signal (Ctrl-C or SIGTERM); the output up to this time is complete".to_string()),
-            ),
-            RunStatus::Failed { failed_at, reason } => (
-                "failed".to_string(),
-                None,
-                Some(*failed_at),
-                Some(reason.to_string()),
-            ),
-        };
-        let steps = report.steps.max(1) as f64;
+        let (status, stopped_at, failed_at, reason) = status_fields(&report.status);
         let final_state = FinalState::new(&sim.system, &report.final_state);
         Summary {
             status,
@@ -319,32 +301,8 @@ impl Summary {
             corrections: report.corrections,
             repartitions: report.restarts,
             first_repartition: (report.restarts > 0).then_some(report.first_restart),
-            h: StepSizes {
-                min: if report.steps > 0 { report.h_min } else { 0.0 },
-                mean: report.h_sum / steps,
-                max: report.h_max,
-            },
-            newton_iterations: NewtonSummary {
-                total: report.newton.iterations,
-                mean_per_step: if report.steps > 0 {
-                    report.newton.iterations as f64 / report.steps as f64
-                } else {
-                    0.0
-                },
-                max_per_step: report.max_iterations_per_step,
-                jacobians: report.newton.jacobians,
-                factorizations: report.newton.factorizations,
-                refactorizations: report.newton.refactorizations,
-                residuals: report.newton.residuals,
-                method: sim.settings.newton.method,
-                least_squares_solves: report.newton.least_squares_solves,
-                time_s: PhaseTimesSummary {
-                    residual: report.phase_times.residual,
-                    assembly: report.phase_times.assembly,
-                    factorization: report.phase_times.factorization,
-                    solve: report.phase_times.solve,
-                },
-            },
+            h: step_sizes(report),
+            newton_iterations: newton_summary(report, sim.settings.newton.method),
             wall_time_s: report.wall_time_s,
             loop_time_s: report.loop_time_s,
             startup_time_s: sim.startup_time_s,
@@ -361,6 +319,61 @@ impl Summary {
             assembly: AssemblySummary::from(&sim.assembly),
             final_state,
         }
+    }
+}
+
+/// The `status`, `stopped_at`, `failed_at` and `reason` fields of a run that ended with `status`.
+fn status_fields(status: &RunStatus) -> (String, Option<f64>, Option<f64>, Option<String>) {
+    match status {
+        RunStatus::Completed => ("completed".to_string(), None, None, None),
+        RunStatus::Stopped { stopped_at } => ("stopped".to_string(), Some(*stopped_at), None, None),
+        RunStatus::Interrupted { interrupted_at } => (
+            "interrupted".to_string(),
+            Some(*interrupted_at),
+            None,
+            Some("interrupted by a signal (Ctrl-C or SIGTERM); the output up to this time is complete".to_string()),
+        ),
+        RunStatus::Failed { failed_at, reason } => (
+            "failed".to_string(),
+            None,
+            Some(*failed_at),
+            Some(reason.to_string()),
+        ),
+    }
+}
+
+/// The smallest, mean and largest accepted step of `report` (zeros without steps).
+fn step_sizes(report: &RunReport) -> StepSizes {
+    let steps = report.steps.max(1) as f64;
+    StepSizes {
+        min: if report.steps > 0 { report.h_min } else { 0.0 },
+        mean: report.h_sum / steps,
+        max: report.h_max,
+    }
+}
+
+/// The Newton counts and phase times of `report`, whose iterations used `method`.
+fn newton_summary(report: &RunReport, method: crate::formulation::NewtonMethod) -> NewtonSummary {
+    NewtonSummary {
+        total: report.newton.iterations,
+        mean_per_step: if report.steps > 0 {
+            report.newton.iterations as f64 / report.steps as f64
+        } else {
+            0.0
+        },
+        max_per_step: report.max_iterations_per_step,
+        jacobians: report.newton.jacobians,
+        factorizations: report.newton.factorizations,
+        refactorizations: report.newton.refactorizations,
+        residuals: report.newton.residuals,
+        method,
+        least_squares_solves: report.newton.least_squares_solves,
+        time_s: PhaseTimesSummary {
+            residual: report.phase_times.residual,
+            assembly: report.phase_times.assembly,
+            factorization: report.phase_times.factorization,
+            solve: report.phase_times.solve,
+        },
     }
 }
 

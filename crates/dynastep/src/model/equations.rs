@@ -302,19 +302,7 @@ fn bad_name(name: &str, coordinates: &[String]) -> Option<String> {
 /// character (1-based). Returns (message, hint).
 pub fn check_expression(expr: &str, variables: &[String]) -> Result<(), (String, String)> {
     let shown = abbreviate(expr);
-    let len = expr.chars().count();
-    if len > MAX_LEN {
-        return Err((
-            format!("the expression has {len} characters, more than {MAX_LEN}"),
-            "split it with parameters or simplify it".into(),
-        ));
-    }
-    if expr.trim().is_empty() {
-        return Err((
-            "the expression is empty".into(),
-            "write 0 for a zero entry".into(),
-        ));
-    }
+    check_size(expr)?;
     let mut depth = 0i64;
     let mut distinct: Vec<&str> = Vec::new();
     let mut i = 0;
@@ -328,60 +316,15 @@ pub fn check_expression(expr: &str, variables: &[String]) -> Result<(), (String,
             continue;
         }
         if c.is_alphabetic() || c == '_' {
-            let rest = &expr[i..];
-            let l = rest
-                .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .unwrap_or(rest.len());
-            let name = &rest[..l];
-            let called = rest[l..].trim_start().starts_with('(');
-            let known = if called {
-                FUNCTIONS.contains(&name)
-            } else {
-                CONSTANTS.contains(&name) || variables.iter().any(|v| v == name)
-            };
-            if !known {
-                let what = if called { "function" } else { "name" };
-                let list: Vec<&str> = if called {
-                    FUNCTIONS.to_vec()
-                } else {
-                    variables.iter().map(String::as_str).collect()
-                };
-                return Err((
-                    format!("unknown {what} `{name}` at character {char_no} of `{shown}`"),
-                    super::validate::suggest(
-                        name,
-                        &list,
-                        if called { "functions" } else { "names" },
-                    ),
-                ));
-            }
+            let (name, called) = known_name(&expr[i..], variables, char_no, &shown)?;
             if !called && !distinct.contains(&name) {
                 distinct.push(name);
             }
             char_no += name.chars().count() - 1;
-            i += l;
+            i += name.len();
             continue;
         }
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth < 0 {
-                    return Err((
-                        format!("unmatched `)` at character {char_no} of `{shown}`"),
-                        "remove it or open a parenthesis before it".into(),
-                    ));
-                }
-            }
-            '+' | '-' | '*' | '/' | '^' | ',' | ' ' | '\t' => {}
-            _ => {
-                return Err((
-                    format!("unexpected character `{c}` at character {char_no} of `{shown}`"),
-                    "expressions use + - * / ^, parentheses, numbers, names and function calls"
-                        .into(),
-                ))
-            }
-        }
+        check_symbol(c, &mut depth, char_no, &shown)?;
         i += c.len_utf8();
     }
     if depth > 0 {
@@ -398,6 +341,87 @@ pub fn check_expression(expr: &str, variables: &[String]) -> Result<(), (String,
             ),
             "split it".into(),
         ));
+    }
+    Ok(())
+}
+
+/// An expression of at most `MAX_LEN` characters, not blank.
+fn check_size(expr: &str) -> Result<(), (String, String)> {
+    let len = expr.chars().count();
+    if len > MAX_LEN {
+        return Err((
+            format!("the expression has {len} characters, more than {MAX_LEN}"),
+            "split it with parameters or simplify it".into(),
+        ));
+    }
+    if expr.trim().is_empty() {
+        return Err((
+            "the expression is empty".into(),
+            "write 0 for a zero entry".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The name at the start of `rest` (character `char_no` of `shown`) and whether it is called: a
+/// known function when called, else a constant or one of `variables`.
+fn known_name<'e>(
+    rest: &'e str,
+    variables: &[String],
+    char_no: usize,
+    shown: &str,
+) -> Result<(&'e str, bool), (String, String)> {
+    let l = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let name = &rest[..l];
+    let called = rest[l..].trim_start().starts_with('(');
+    let known = if called {
+        FUNCTIONS.contains(&name)
+    } else {
+        CONSTANTS.contains(&name) || variables.iter().any(|v| v == name)
+    };
+    if !known {
+        let what = if called { "function" } else { "name" };
+        let list: Vec<&str> = if called {
+            FUNCTIONS.to_vec()
+        } else {
+            variables.iter().map(String::as_str).collect()
+        };
+        return Err((
+            format!("unknown {what} `{name}` at character {char_no} of `{shown}`"),
+            super::validate::suggest(name, &list, if called { "functions" } else { "names" }),
+        ));
+    }
+    Ok((name, called))
+}
+
+/// A parenthesis (tracked in `depth`), an operator, a comma or a blank at character `char_no` of
+/// `shown`; anything else is an error.
+fn check_symbol(
+    c: char,
+    depth: &mut i64,
+    char_no: usize,
+    shown: &str,
+) -> Result<(), (String, String)> {
+    match c {
+        '(' => *depth += 1,
+        ')' => {
+            *depth -= 1;
+            if *depth < 0 {
+                return Err((
+                    format!("unmatched `)` at character {char_no} of `{shown}`"),
+                    "remove it or open a parenthesis before it".into(),
+                ));
+            }
+        }
+        '+' | '-' | '*' | '/' | '^' | ',' | ' ' | '\t' => {}
+        _ => {
+            return Err((
+                format!("unexpected character `{c}` at character {char_no} of `{shown}`"),
+                "expressions use + - * / ^, parentheses, numbers, names and function calls".into(),
+            ))
+        }
     }
     Ok(())
 }

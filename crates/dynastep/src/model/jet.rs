@@ -254,95 +254,124 @@ pub struct JetOps;
 
 impl MakeOperators<Jet> for JetOps {
     fn make<'a>() -> Vec<Operator<'a, Jet>> {
-        use std::f64::consts::{E, PI, TAU};
-        let unary = Operator::make_unary;
-        vec![
-            bin("^", 4, false, Jet::pow),
-            bin("*", 2, true, Jet::mul),
-            bin("/", 3, false, Jet::div),
-            Operator::make_bin_unary(
-                "+",
-                BinOp {
-                    apply: Jet::add,
-                    prio: 0,
-                    is_commutative: true,
-                },
-                |a| a,
-            ),
-            Operator::make_bin_unary(
-                "-",
-                BinOp {
-                    apply: Jet::sub,
-                    prio: 1,
-                    is_commutative: false,
-                },
-                Jet::neg,
-            ),
-            bin("atan2", 0, false, Jet::atan2),
-            bin("min", 0, false, |a, b| if b.v < a.v { b } else { a }),
-            bin("max", 0, false, |a, b| if b.v > a.v { b } else { a }),
-            unary("abs", |a| if a.v < 0.0 { a.neg() } else { a }),
-            unary("signum", |a| a.flat(a.v.signum())),
-            unary("sin", Jet::sin),
-            unary("cos", Jet::cos),
-            unary("tan", Jet::tan),
-            unary("asin", |a| {
-                let r = 1.0 - a.v * a.v;
-                a.chain(a.v.asin(), 1.0 / r.sqrt(), a.v / (r * r.sqrt()))
-            }),
-            unary("acos", |a| {
-                let r = 1.0 - a.v * a.v;
-                a.chain(a.v.acos(), -1.0 / r.sqrt(), -a.v / (r * r.sqrt()))
-            }),
-            unary("atan", |a| {
-                let r = 1.0 + a.v * a.v;
-                a.chain(a.v.atan(), 1.0 / r, -2.0 * a.v / (r * r))
-            }),
-            unary("sinh", |a| a.chain(a.v.sinh(), a.v.cosh(), a.v.sinh())),
-            unary("cosh", |a| a.chain(a.v.cosh(), a.v.sinh(), a.v.cosh())),
-            unary("tanh", |a| {
-                let t = a.v.tanh();
-                let s = 1.0 - t * t;
-                a.chain(t, s, -2.0 * t * s)
-            }),
-            unary("asinh", |a| {
-                let r = a.v * a.v + 1.0;
-                a.chain(a.v.asinh(), 1.0 / r.sqrt(), -a.v / (r * r.sqrt()))
-            }),
-            unary("acosh", |a| {
-                let r = a.v * a.v - 1.0;
-                a.chain(a.v.acosh(), 1.0 / r.sqrt(), -a.v / (r * r.sqrt()))
-            }),
-            unary("atanh", |a| {
-                let r = 1.0 - a.v * a.v;
-                a.chain(a.v.atanh(), 1.0 / r, 2.0 * a.v / (r * r))
-            }),
-            unary("floor", |a| a.flat(a.v.floor())),
-            unary("round", |a| a.flat(a.v.round())),
-            unary("ceil", |a| a.flat(a.v.ceil())),
-            unary("trunc", |a| a.flat(a.v.trunc())),
-            unary("fract", |a| Jet {
-                v: a.v.fract(),
-                ..a
-            }),
-            unary("exp", Jet::exp),
-            unary("sqrt", Jet::sqrt),
-            unary("cbrt", |a| {
-                let c = a.v.cbrt();
-                a.chain(c, 1.0 / (3.0 * c * c), -2.0 / (9.0 * c * c * c * c * c))
-            }),
-            unary("ln", Jet::ln),
-            unary("log", Jet::ln),
-            unary("log2", |a| a.scaled_ln(2.0)),
-            unary("log10", |a| a.scaled_ln(10.0)),
-            Operator::make_constant("PI", Jet::constant(PI)),
-            Operator::make_constant("π", Jet::constant(PI)),
-            Operator::make_constant("E", Jet::constant(E)),
-            Operator::make_constant("e", Jet::constant(E)),
-            Operator::make_constant("TAU", Jet::constant(TAU)),
-            Operator::make_constant("τ", Jet::constant(TAU)),
-        ]
+        let mut ops = arithmetic();
+        ops.extend(trigonometric_and_hyperbolic());
+        ops.extend(rounding_exponential_and_logarithmic());
+        ops.extend(constants());
+        ops
     }
+}
+
+/// `^ * / + -` (binary, and unary `+ -`), `atan2`, `min`, `max`, `abs` and `signum`.
+fn arithmetic<'a>() -> Vec<Operator<'a, Jet>> {
+    let unary = Operator::make_unary;
+    vec![
+        bin("^", 4, false, Jet::pow),
+        bin("*", 2, true, Jet::mul),
+        bin("/", 3, false, Jet::div),
+        Operator::make_bin_unary(
+            "+",
+            BinOp {
+                apply: Jet::add,
+                prio: 0,
+                is_commutative: true,
+            },
+            |a| a,
+        ),
+        Operator::make_bin_unary(
+            "-",
+            BinOp {
+                apply: Jet::sub,
+                prio: 1,
+                is_commutative: false,
+            },
+            Jet::neg,
+        ),
+        bin("atan2", 0, false, Jet::atan2),
+        bin("min", 0, false, |a, b| if b.v < a.v { b } else { a }),
+        bin("max", 0, false, |a, b| if b.v > a.v { b } else { a }),
+        unary("abs", |a| if a.v < 0.0 { a.neg() } else { a }),
+        unary("signum", |a| a.flat(a.v.signum())),
+    ]
+}
+
+/// The trigonometric and hyperbolic functions and their inverses.
+fn trigonometric_and_hyperbolic<'a>() -> Vec<Operator<'a, Jet>> {
+    let unary = Operator::make_unary;
+    vec![
+        unary("sin", Jet::sin),
+        unary("cos", Jet::cos),
+        unary("tan", Jet::tan),
+        unary("asin", |a| {
+            let r = 1.0 - a.v * a.v;
+            a.chain(a.v.asin(), 1.0 / r.sqrt(), a.v / (r * r.sqrt()))
+        }),
+        unary("acos", |a| {
+            let r = 1.0 - a.v * a.v;
+            a.chain(a.v.acos(), -1.0 / r.sqrt(), -a.v / (r * r.sqrt()))
+        }),
+        unary("atan", |a| {
+            let r = 1.0 + a.v * a.v;
+            a.chain(a.v.atan(), 1.0 / r, -2.0 * a.v / (r * r))
+        }),
+        unary("sinh", |a| a.chain(a.v.sinh(), a.v.cosh(), a.v.sinh())),
+        unary("cosh", |a| a.chain(a.v.cosh(), a.v.sinh(), a.v.cosh())),
+        unary("tanh", |a| {
+            let t = a.v.tanh();
+            let s = 1.0 - t * t;
+            a.chain(t, s, -2.0 * t * s)
+        }),
+        unary("asinh", |a| {
+            let r = a.v * a.v + 1.0;
+            a.chain(a.v.asinh(), 1.0 / r.sqrt(), -a.v / (r * r.sqrt()))
+        }),
+        unary("acosh", |a| {
+            let r = a.v * a.v - 1.0;
+            a.chain(a.v.acosh(), 1.0 / r.sqrt(), -a.v / (r * r.sqrt()))
+        }),
+        unary("atanh", |a| {
+            let r = 1.0 - a.v * a.v;
+            a.chain(a.v.atanh(), 1.0 / r, 2.0 * a.v / (r * r))
+        }),
+    ]
+}
+
+/// Rounding (`floor`, `round`, `ceil`, `trunc`, `fract`), `exp`, roots and logarithms.
+fn rounding_exponential_and_logarithmic<'a>() -> Vec<Operator<'a, Jet>> {
+    let unary = Operator::make_unary;
+    vec![
+        unary("floor", |a| a.flat(a.v.floor())),
+        unary("round", |a| a.flat(a.v.round())),
+        unary("ceil", |a| a.flat(a.v.ceil())),
+        unary("trunc", |a| a.flat(a.v.trunc())),
+        unary("fract", |a| Jet {
+            v: a.v.fract(),
+            ..a
+        }),
+        unary("exp", Jet::exp),
+        unary("sqrt", Jet::sqrt),
+        unary("cbrt", |a| {
+            let c = a.v.cbrt();
+            a.chain(c, 1.0 / (3.0 * c * c), -2.0 / (9.0 * c * c * c * c * c))
+        }),
+        unary("ln", Jet::ln),
+        unary("log", Jet::ln),
+        unary("log2", |a| a.scaled_ln(2.0)),
+        unary("log10", |a| a.scaled_ln(10.0)),
+    ]
+}
+
+/// The constants π (`PI`, `π`), e (`E`, `e`) and τ (`TAU`, `τ`).
+fn constants<'a>() -> Vec<Operator<'a, Jet>> {
+    use std::f64::consts::{E, PI, TAU};
+    vec![
+        Operator::make_constant("PI", Jet::constant(PI)),
+        Operator::make_constant("π", Jet::constant(PI)),
+        Operator::make_constant("E", Jet::constant(E)),
+        Operator::make_constant("e", Jet::constant(E)),
+        Operator::make_constant("TAU", Jet::constant(TAU)),
+        Operator::make_constant("τ", Jet::constant(TAU)),
+    ]
 }
 
 #[cfg(test)]

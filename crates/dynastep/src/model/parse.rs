@@ -290,16 +290,7 @@ pub fn from_str_with_overrides(
     file: &str,
     overrides: &[String],
 ) -> Result<Model, ModelErrors> {
-    let mut src = Sources {
-        file,
-        text,
-        overrides: Vec::new(),
-    };
-    let mut base = text.len() + 1;
-    for o in overrides {
-        src.overrides.push((base, o.as_str()));
-        base += o.len() + 1;
-    }
+    let src = Sources::new(file, text, overrides);
 
     // 1. Syntax.
     let (doc, syntax) = DeTable::parse_recoverable(text);
@@ -310,43 +301,13 @@ pub fn from_str_with_overrides(
     let mut root = doc.into_inner();
 
     // 2. Overrides.
-    let mut errors = Vec::new();
-    for (k, o) in overrides.iter().enumerate() {
-        let base = src.overrides[k].0;
-        if let Err((span, message, hint)) = apply_override(&mut root, o, base) {
-            errors.push(src.error(span, None, message, hint));
-        }
-    }
-    if !errors.is_empty() {
-        return Err(ModelErrors { errors });
-    }
+    src.apply_overrides(&mut root, overrides)?;
     let root = Spanned::new(root_span, root);
 
     // 3. Types.
     let model = match deserialize(&root) {
         Ok(m) => m,
-        Err(errs) => {
-            let mut errors: Vec<(usize, ModelError)> = errs
-                .iter()
-                .map(|e| match e {
-                    DeError::Toml(e) => src.de_error(e, &root, 0, 0..0),
-                    DeError::TooLong { span, max, found } => (
-                        span.start,
-                        src.error(
-                            span.clone(),
-                            entity_at(&root, span.start),
-                            format!("expected an array of {max} numbers, found {found} elements"),
-                            too_long_hint(&root, span, *found),
-                        ),
-                    ),
-                })
-                .collect();
-            errors.sort_by_key(|(s, _)| *s);
-            errors.dedup_by(|a, b| a.1 == b.1);
-            return Err(ModelErrors {
-                errors: errors.into_iter().map(|(_, e)| e).collect(),
-            });
-        }
+        Err(errs) => return Err(src.type_errors(&root, &errs)),
     };
 
     // 4. Meaning.
@@ -354,18 +315,7 @@ pub fn from_str_with_overrides(
     if issues.is_empty() {
         return Ok(model);
     }
-    let mut located: Vec<(usize, ModelError)> = issues
-        .into_iter()
-        .map(|issue| {
-            let span = locate(&root, &issue.path, issue.at_key);
-            let e = src.error(span.clone(), issue.entity, issue.message, issue.hint);
-            (span.start, e)
-        })
-        .collect();
-    located.sort_by_key(|(s, _)| *s);
-    Err(ModelErrors {
-        errors: located.into_iter().map(|(_, e)| e).collect(),
-    })
+    Err(src.issue_errors(&root, issues))
 }
 
 /// The JSON Schema of the model file format, generated from [`Model`] (draft 2020-12).
@@ -385,7 +335,85 @@ struct Sources<'a> {
     overrides: Vec<(usize, &'a str)>,
 }
 
-impl Sources<'_> {
+impl<'a> Sources<'a> {
+    /// The file's text followed by each override, at base offsets one past the previous text.
+    fn new(file: &'a str, text: &'a str, overrides: &'a [String]) -> Self {
+        let mut src = Sources {
+            file,
+            text,
+            overrides: Vec::new(),
+        };
+        let mut base = text.len() + 1;
+        for o in overrides {
+            src.overrides.push((base, o.as_str()));
+            base += o.len() + 1;
+        }
+        src
+    }
+
+    /// Applies every override in order; the errors of all that fail.
+    fn apply_overrides(
+        &self,
+        root: &mut DeTable<'a>,
+        overrides: &'a [String],
+    ) -> Result<(), ModelErrors> {
+        let mut errors = Vec::new();
+        for (k, o) in overrides.iter().enumerate() {
+            let base = self.overrides[k].0;
+            if let Err((span, message, hint)) = apply_override(root, o, base) {
+                errors.push(self.error(span, None, message, hint));
+            }
+        }
+        if !errors.is_empty() {
+            return Err(ModelErrors { errors });
+        }
+        Ok(())
+    }
+
+    /// The deserialization errors, located, in file order, without repeats.
+    fn type_errors(&self, root: &Spanned<DeTable<'_>>, errs: &[DeError]) -> ModelErrors {
+        let mut errors: Vec<(usize, ModelError)> = errs
+            .iter()
+            .map(|e| match e {
+                DeError::Toml(e) => self.de_error(e, root, 0, 0..0),
+                DeError::TooLong { span, max, found } => (
+                    span.start,
+                    self.error(
+                        span.clone(),
+                        entity_at(root, span.start),
+                        format!("expected an array of {max} numbers, found {found} elements"),
+                        too_long_hint(root, span, *found),
+                    ),
+                ),
+            })
+            .collect();
+        errors.sort_by_key(|(s, _)| *s);
+        errors.dedup_by(|a, b| a.1 == b.1);
+        ModelErrors {
+            errors: errors.into_iter().map(|(_, e)| e).collect(),
+        }
+    }
+
+    /// The semantic issues, located in the document, in file order.
+    fn issue_errors(
+        &self,
+        root: &Spanned<DeTable<'_>>,
+        issues: Vec<validate::Issue>,
+    ) -> ModelErrors {
+        let mut located: Vec<(usize, ModelError)> = issues
+            .into_iter()
+            .map(|issue| {
+                let span = locate(root, &issue.path, issue.at_key);
+                let e = self.error(span.clone(), issue.entity, issue.message, issue.hint);
+                (span.start, e)
+            })
+            .collect();
+        located.sort_by_key(|(s, _)| *s);
+        ModelErrors {
+            errors: located.into_iter().map(|(_, e)| e).collect(),
+        }
+    }
+
     /// Builds an error located at `span`.
     fn error(
         &self,
@@ -466,61 +494,12 @@ impl Sources<'_> {
                 Some(FunctionProblem::Inner(inner, at)) if depth < 2 => {
                     return self.de_error(&inner, root, depth + 1, at)
                 }
-                Some(FunctionProblem::NotFunction {
-                    span: at,
-                    type_str,
-                    text,
-                }) => {
-                    span = at;
-                    (
-                        format!(
-                            "a time function is a number or a table with a `type`, not {}",
-                            article(type_str)
-                        ),
-                        match text {
-                            Some(t) => format!(
-                                "for a formula write `{{ type = \"expression\", expr = {t:?} }}`"
-                            ),
-                            None => FUNCTION_HINT.to_string(),
-                        },
-                    )
-                }
-                _ => (
-                    "invalid time function".to_string(),
-                    FUNCTION_HINT.to_string(),
-                ),
+                problem => function_message(problem, &mut span),
             }
         } else if let Some(rest) = raw.strip_prefix("unknown field `") {
-            let (name, expected) = split_expected(rest);
-            if let Some(key) = node.and_then(|n| key_span_in(n, &name)) {
-                span = key;
-            }
-            let hint = if expected.is_empty() {
-                "this table has no fields".to_string()
-            } else {
-                suggest(
-                    &name,
-                    &expected.iter().map(String::as_str).collect::<Vec<_>>(),
-                    "valid fields",
-                )
-            };
-            (format!("unknown field `{name}`"), hint)
+            unknown_field_message(rest, node, &mut span)
         } else if let Some(rest) = raw.strip_prefix("unknown variant `") {
-            let (name, expected) = split_expected(rest);
-            // Internally tagged enums report at the table: point at its `type` value instead.
-            if let Some(DeValue::Table(t)) = node.map(|n| n.get_ref()) {
-                if let Some(v) = t.get("type") {
-                    span = v.span();
-                }
-            }
-            (
-                format!("unknown type `{name}`"),
-                suggest(
-                    &name,
-                    &expected.iter().map(String::as_str).collect::<Vec<_>>(),
-                    "valid values",
-                ),
-            )
+            unknown_variant_message(rest, node, &mut span)
         } else if let Some(rest) = raw.strip_prefix("missing field `") {
             let name = rest.split('`').next().unwrap_or_default();
             (
@@ -540,6 +519,83 @@ impl Sources<'_> {
         let entity = entity_at(root, span.start);
         (span.start, self.error(span, entity, message, hint))
     }
+}
+
+/// Message and hint for a value that is no time function (`problem` is not an inner error to
+/// report instead); moves `span` to the offending value.
+fn function_message(problem: Option<FunctionProblem>, span: &mut Range<usize>) -> (String, String) {
+    match problem {
+        Some(FunctionProblem::NotFunction {
+            span: at,
+            type_str,
+            text,
+        }) => {
+            *span = at;
+            (
+                format!(
+                    "a time function is a number or a table with a `type`, not {}",
+                    article(type_str)
+                ),
+                match text {
+                    Some(t) => {
+                        format!("for a formula write `{{ type = \"expression\", expr = {t:?} }}`")
+                    }
+                    None => FUNCTION_HINT.to_string(),
+                },
+            )
+        }
+        _ => (
+            "invalid time function".to_string(),
+            FUNCTION_HINT.to_string(),
+        ),
+    }
+}
+
+/// Message and hint for serde's ``unknown field `x`, expected …`` (`rest` follows the first
+/// backtick); moves `span` to the key.
+fn unknown_field_message(
+    rest: &str,
+    node: Option<&Spanned<DeValue<'_>>>,
+    span: &mut Range<usize>,
+) -> (String, String) {
+    let (name, expected) = split_expected(rest);
+    if let Some(key) = node.and_then(|n| key_span_in(n, &name)) {
+        *span = key;
+    }
+    let hint = if expected.is_empty() {
+        "this table has no fields".to_string()
+    } else {
+        suggest(
+            &name,
+            &expected.iter().map(String::as_str).collect::<Vec<_>>(),
+            "valid fields",
+        )
+    };
+    (format!("unknown field `{name}`"), hint)
+}
+
+/// Message and hint for serde's ``unknown variant `x`, expected …`` (`rest` follows the first
+/// backtick); moves `span` to the table's `type` value.
+fn unknown_variant_message(
+    rest: &str,
+    node: Option<&Spanned<DeValue<'_>>>,
+    span: &mut Range<usize>,
+) -> (String, String) {
+    let (name, expected) = split_expected(rest);
+    // Internally tagged enums report at the table: point at its `type` value instead.
+    if let Some(DeValue::Table(t)) = node.map(|n| n.get_ref()) {
+        if let Some(v) = t.get("type") {
+            *span = v.span();
+        }
+    }
+    (
+        format!("unknown type `{name}`"),
+        suggest(
+            &name,
+            &expected.iter().map(String::as_str).collect::<Vec<_>>(),
+            "valid values",
+        ),
+    )
 }
 
 /// The span of the first value under `node` that matches the unexpected value in a serde message
@@ -1095,6 +1151,9 @@ fn shift<'i>(v: Spanned<DeValue<'i>>, by: usize, depth: usize) -> Spanned<DeValu
     Spanned::new(span, inner)
 }
 
+/// A table reached while walking an override's path, and the segments left to walk.
+type Walk<'t, 'i, 's> = (&'t mut DeTable<'i>, &'s [(String, Range<usize>)]);
+
 /// Applies override `o` (whose text starts at virtual offset `base`) to the document.
 fn apply_override<'i>(
     root: &mut DeTable<'i>,
@@ -1110,94 +1169,10 @@ fn apply_override<'i>(
             format!("no field of a model is more than {MAX_OVERRIDE_DEPTH} keys deep"),
         ));
     }
-
-    // The value: TOML if it parses, else the text as a string.
-    let raw = &o[value_at..];
-    let lead = raw.len() - raw.trim_start().len();
-    let trimmed = raw.trim();
-    let value_start = value_at + lead;
-    let value = match DeValue::parse(trimmed) {
-        Ok(v) => shift(v, base + value_start, 0),
-        Err(_) => Spanned::new(
-            base + value_start..base + value_start + trimmed.len(),
-            DeValue::String(Cow::Borrowed(trimmed)),
-        ),
-    };
-
-    let mut table: &mut DeTable<'i> = root;
-    let mut rest: &[(String, Range<usize>)] = &segs;
+    let value = override_value(o, value_at, base);
     let mut walked = String::new();
-    // A spatial model's named arrays sit under [spatial]: `spatial.bodies.rod.mass=…`.
-    if let [(first, fspan), (array, _), _, ..] = &segs[..] {
-        if first == "spatial" && NAMED_ARRAYS.iter().any(|(k, _)| k == array) {
-            match table.get_mut("spatial").map(|v| v.get_mut()) {
-                Some(DeValue::Table(t)) => table = t,
-                _ => {
-                    return Err((
-                        at(fspan),
-                        "the model has no [spatial] table".into(),
-                        "override a planar model's entries without the `spatial.` prefix".into(),
-                    ))
-                }
-            }
-            walked = "spatial.".into();
-            rest = &segs[1..];
-        }
-    }
-    if let [(array, aspan), (name, nspan), tail @ ..] = rest {
-        if let Some((_, kind)) = NAMED_ARRAYS.iter().find(|(k, _)| k == array) {
-            let elems = table
-                .get_mut(array.as_str())
-                .and_then(|v| match v.get_mut() {
-                    DeValue::Array(a) => Some(a),
-                    _ => None,
-                });
-            let names: Vec<String> = elems
-                .as_ref()
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|e| {
-                            e.get_ref()
-                                .get("name")?
-                                .get_ref()
-                                .as_str()
-                                .map(str::to_string)
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let index = names.iter().position(|n| n == name);
-            let (Some(elems), Some(index)) = (elems, index) else {
-                let known: Vec<&str> = names.iter().map(String::as_str).collect();
-                let what = format!("{array} in the model");
-                return Err((
-                    at(nspan),
-                    format!("no {kind} named `{name}`"),
-                    suggest(name, &known, &what),
-                ));
-            };
-            if tail.is_empty() {
-                return Err((
-                    at(&(aspan.start..nspan.end)),
-                    format!("the override must name a field of {kind} `{name}`"),
-                    format!("e.g. `{array}.{name}.<field>=<value>`"),
-                ));
-            }
-            let elems: &mut [Spanned<DeValue<'i>>] = elems;
-            match elems[index].get_mut() {
-                DeValue::Table(t) => table = t,
-                _ => {
-                    return Err((
-                        at(nspan),
-                        format!("{kind} `{name}` is not a table"),
-                        String::new(),
-                    ))
-                }
-            }
-            walked = format!("{walked}{array}.{name}");
-            rest = tail;
-        }
-    }
+    let (table, rest) = enter_spatial(root, &segs, &mut walked, base)?;
+    let (table, rest) = enter_named_element(table, rest, &mut walked, base)?;
     let Some(((last, last_span), parents)) = rest.split_last() else {
         return Err((
             at(&(0..o.len())),
@@ -1205,6 +1180,138 @@ fn apply_override<'i>(
             String::new(),
         ));
     };
+    let table = enter_tables(table, parents, &mut walked, base)?;
+    match table.get_mut(last.as_str()) {
+        Some(v) => *v = value,
+        None => {
+            table.insert(Spanned::new(at(last_span), Cow::Owned(last.clone())), value);
+        }
+    }
+    Ok(())
+}
+
+/// The value of override `o` from offset `value_at`: TOML if it parses, else the text as a string.
+fn override_value<'i>(o: &'i str, value_at: usize, base: usize) -> Spanned<DeValue<'i>> {
+    let raw = &o[value_at..];
+    let lead = raw.len() - raw.trim_start().len();
+    let trimmed = raw.trim();
+    let value_start = value_at + lead;
+    match DeValue::parse(trimmed) {
+        Ok(v) => shift(v, base + value_start, 0),
+        Err(_) => Spanned::new(
+            base + value_start..base + value_start + trimmed.len(),
+            DeValue::String(Cow::Borrowed(trimmed)),
+        ),
+    }
+}
+
+/// A spatial model's named arrays sit under [spatial]: `spatial.bodies.rod.mass=…` enters that
+/// table; the table and path left to walk.
+fn enter_spatial<'t, 'i, 's>(
+    table: &'t mut DeTable<'i>,
+    segs: &'s [(String, Range<usize>)],
+    walked: &mut String,
+    base: usize,
+) -> Result<Walk<'t, 'i, 's>, OverrideError> {
+    let [(first, fspan), (array, _), _, ..] = segs else {
+        return Ok((table, segs));
+    };
+    if !(first == "spatial" && NAMED_ARRAYS.iter().any(|(k, _)| k == array)) {
+        return Ok((table, segs));
+    }
+    let table = match table.get_mut("spatial").map(|v| v.get_mut()) {
+        Some(DeValue::Table(t)) => t,
+        _ => {
+            return Err((
+                fspan.start + base..fspan.end + base,
+                "the model has no [spatial] table".into(),
+                "override a planar model's entries without the `spatial.` prefix".into(),
+            ))
+        }
+    };
+    *walked = "spatial.".into();
+    Ok((table, &segs[1..]))
+}
+
+/// `bodies.crank.…`: enters the element of a named array with that `name`; the table and path
+/// left to walk (unchanged when the path does not start with a named array).
+fn enter_named_element<'t, 'i, 's>(
+    table: &'t mut DeTable<'i>,
+    rest: &'s [(String, Range<usize>)],
+    walked: &mut String,
+    base: usize,
+) -> Result<Walk<'t, 'i, 's>, OverrideError> {
+    let at = |r: &Range<usize>| r.start + base..r.end + base;
+    let [(array, aspan), (name, nspan), tail @ ..] = rest else {
+        return Ok((table, rest));
+    };
+    let Some((_, kind)) = NAMED_ARRAYS.iter().find(|(k, _)| k == array) else {
+        return Ok((table, rest));
+    };
+    let elems = table
+        .get_mut(array.as_str())
+        .and_then(|v| match v.get_mut() {
+            DeValue::Array(a) => Some(a),
+            _ => None,
+        });
+    let names = element_names(elems.as_deref());
+    let index = names.iter().position(|n| n == name);
+    let (Some(elems), Some(index)) = (elems, index) else {
+        let known: Vec<&str> = names.iter().map(String::as_str).collect();
+        let what = format!("{array} in the model");
+        return Err((
+            at(nspan),
+            format!("no {kind} named `{name}`"),
+            suggest(name, &known, &what),
+        ));
+    };
+    if tail.is_empty() {
+        return Err((
+            at(&(aspan.start..nspan.end)),
+            format!("the override must name a field of {kind} `{name}`"),
+            format!("e.g. `{array}.{name}.<field>=<value>`"),
+        ));
+    }
+    let elems: &mut [Spanned<DeValue<'i>>] = elems;
+    let table = match elems[index].get_mut() {
+        DeValue::Table(t) => t,
+        _ => {
+            return Err((
+                at(nspan),
+                format!("{kind} `{name}` is not a table"),
+                String::new(),
+            ))
+        }
+    };
+    *walked = format!("{walked}{array}.{name}");
+    Ok((table, tail))
+}
+
+/// The `name`s of the elements of a named array, in order (none for a missing array).
+fn element_names(elems: Option<&DeArray<'_>>) -> Vec<String> {
+    elems
+        .map(|a| {
+            a.iter()
+                .filter_map(|e| {
+                    e.get_ref()
+                        .get("name")?
+                        .get_ref()
+                        .as_str()
+                        .map(str::to_string)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Walks the `parents` keys down from `table`, creating missing tables; the innermost table.
+fn enter_tables<'t, 'i>(
+    mut table: &'t mut DeTable<'i>,
+    parents: &[(String, Range<usize>)],
+    walked: &mut String,
+    base: usize,
+) -> Result<&'t mut DeTable<'i>, OverrideError> {
+    let at = |r: &Range<usize>| r.start + base..r.end + base;
     for (seg, span) in parents {
         if !walked.is_empty() {
             walked.push('.');
@@ -1230,13 +1337,7 @@ fn apply_override<'i>(
             }
         };
     }
-    match table.get_mut(last.as_str()) {
-        Some(v) => *v = value,
-        None => {
-            table.insert(Spanned::new(at(last_span), Cow::Owned(last.clone())), value);
-        }
-    }
-    Ok(())
+    Ok(table)
 }
 
 #[cfg(test)]

@@ -63,85 +63,118 @@ impl Sink for Pattern {
 
 /// Checks every derivative of `sys` at (t, q, v) against finite differences.
 pub(crate) fn check_derivatives<S: System>(sys: &S, t: f64, q: &Vector, v: &Vector) {
+    if sys.m() > 0 {
+        check_constraints(sys, t, q, v);
+        check_jacobian_rates(sys, t, q, v);
+    }
+    check_forces(sys, t, q, v);
+    check_mass_and_power(sys, t, q, v);
+    check_sink_pattern(sys, t, q, v);
+}
+
+/// Φ(t, q) (m).
+fn phi_of<S: System>(sys: &S, q: &Vector, t: f64) -> Vector {
+    let mut o = Vector::zeros(sys.m());
+    sys.constraints(t, q, &mut o);
+    o
+}
+
+/// Φ_q(t, q) (m × n), dense.
+fn jac_of<S: System>(sys: &S, q: &Vector, t: f64) -> Matrix {
+    let mut j = Matrix::zeros(sys.m(), sys.n());
+    sys.constraint_jacobian(t, q, 1.0, &mut j);
+    j
+}
+
+/// Φ_t(t, q) (m).
+fn phi_t_of<S: System>(sys: &S, q: &Vector, t: f64) -> Vector {
+    let mut o = Vector::zeros(sys.m());
+    sys.constraint_time_derivative(t, q, &mut o);
+    o
+}
+
+/// Q(t, q, v) (n).
+fn forces_of<S: System>(sys: &S, t: f64, q: &Vector, v: &Vector) -> Vector {
+    let mut o = Vector::zeros(sys.n());
+    sys.forces(t, q, v, &mut o);
+    o
+}
+
+/// M(q) (n × n), dense.
+fn mass_of<S: System>(sys: &S, q: &Vector) -> Matrix {
+    let n = sys.n();
+    let mut mm = Matrix::zeros(n, n);
+    sys.mass(q, 1.0, &mut mm);
+    mm
+}
+
+/// Φ_q, ∂(Φ_qᵀλ)/∂q, Φ_t, γ and the matrix-free Φ_qᵀλ.
+fn check_constraints<S: System>(sys: &S, t: f64, q: &Vector, v: &Vector) {
     let (n, m) = (sys.n(), sys.m());
-    let phi = |q: &Vector, t: f64| {
-        let mut o = Vector::zeros(m);
-        sys.constraints(t, q, &mut o);
-        o
+    let jac = |q: &Vector, t: f64| jac_of(sys, q, t);
+    let phi_t = |q: &Vector, t: f64| phi_t_of(sys, q, t);
+
+    // Φ_q.
+    assert_close("Φ_q", &jac(q, t), &fd_q(n, m, q, |q| phi_of(sys, q, t)));
+
+    // ∂(Φ_qᵀλ)/∂q.
+    let lambda = noise(m, 7);
+    let mut k = Matrix::zeros(n, n);
+    sys.constraint_force_q(t, q, &lambda, 1.0, &mut k);
+    let fd = fd_q(n, n, q, |q| jac(q, t).transpose() * &lambda);
+    assert_close("∂(Φ_qᵀλ)/∂q", &k, &fd);
+
+    // Φ_t.
+    let fd_t = (phi_of(sys, q, t + H) - phi_of(sys, q, t - H)) / (2.0 * H);
+    assert_close("Φ_t", &as_matrix(&phi_t(q, t)), &as_matrix(&fd_t));
+
+    // γ = −d/dt (Φ_q v + Φ_t) along (q + ε v, t + ε) at fixed v.
+    let c = |e: f64| {
+        let qe = q + v * e;
+        jac(&qe, t + e) * v + phi_t(&qe, t + e)
     };
-    let jac = |q: &Vector, t: f64| {
+    let fd_g = -(c(H) - c(-H)) / (2.0 * H);
+    let mut g = Vector::zeros(m);
+    sys.gamma(t, q, v, &mut g);
+    assert_close("γ", &as_matrix(&g), &as_matrix(&fd_g));
+
+    // Φ_qᵀλ and Φ_q x through the matrix-free sinks agree with the dense Jacobian.
+    let mut y = Vector::zeros(n);
+    sys.add_constraint_force(t, q, &lambda, &mut y);
+    assert_close(
+        "Φ_qᵀλ",
+        &as_matrix(&y),
+        &as_matrix(&(jac(q, t).transpose() * &lambda)),
+    );
+}
+
+/// Ḣ = dΦ_q/dt along (q + τ v, t + τ), and Ḧ = dḢ/dt along (q + τ v + τ²a/2, v + τ a, t + τ).
+fn check_jacobian_rates<S: System>(sys: &S, t: f64, q: &Vector, v: &Vector) {
+    let (n, m) = (sys.n(), sys.m());
+    let a = noise(n, 13);
+    let rate = |q: &Vector, v: &Vector, t: f64| {
         let mut j = Matrix::zeros(m, n);
-        sys.constraint_jacobian(t, q, 1.0, &mut j);
+        sys.constraint_jacobian_rate(t, q, v, 1.0, &mut j);
         j
     };
-    let phi_t = |q: &Vector, t: f64| {
-        let mut o = Vector::zeros(m);
-        sys.constraint_time_derivative(t, q, &mut o);
-        o
-    };
-    let forces = |q: &Vector, v: &Vector| {
-        let mut o = Vector::zeros(n);
-        sys.forces(t, q, v, &mut o);
-        o
-    };
+    let fd_rate = (jac_of(sys, &(q + v * H), t + H) - jac_of(sys, &(q - v * H), t - H)) / (2.0 * H);
+    assert_close("Ḣ", &rate(q, v, t), &fd_rate);
+    let path = |e: f64| rate(&(q + v * e + &a * (0.5 * e * e)), &(v + &a * e), t + e);
+    let fd_second = (path(H) - path(-H)) / (2.0 * H);
+    let mut second = Matrix::zeros(m, n);
+    sys.constraint_jacobian_second_rate(t, q, v, &a, 1.0, &mut second);
+    assert_close("Ḧ", &second, &fd_second);
+}
 
-    if m > 0 {
-        // Φ_q.
-        assert_close("Φ_q", &jac(q, t), &fd_q(n, m, q, |q| phi(q, t)));
-
-        // ∂(Φ_qᵀλ)/∂q.
-        let lambda = noise(m, 7);
-        let mut k = Matrix::zeros(n, n);
-        sys.constraint_force_q(t, q, &lambda, 1.0, &mut k);
-        let fd = fd_q(n, n, q, |q| jac(q, t).transpose() * &lambda);
-        assert_close("∂(Φ_qᵀλ)/∂q", &k, &fd);
-
-        // Φ_t.
-        let fd_t = (phi(q, t + H) - phi(q, t - H)) / (2.0 * H);
-        assert_close("Φ_t", &as_matrix(&phi_t(q, t)), &as_matrix(&fd_t));
-
-        // γ = −d/dt (Φ_q v + Φ_t) along (q + ε v, t + ε) at fixed v.
-        let c = |e: f64| {
-            let qe = q + v * e;
-            jac(&qe, t + e) * v + phi_t(&qe, t + e)
-        };
-        let fd_g = -(c(H) - c(-H)) / (2.0 * H);
-        let mut g = Vector::zeros(m);
-        sys.gamma(t, q, v, &mut g);
-        assert_close("γ", &as_matrix(&g), &as_matrix(&fd_g));
-
-        // Ḣ = dΦ_q/dt along (q + τ v, t + τ), and Ḧ = dḢ/dt along (q + τ v + τ²a/2, v + τ a, t + τ).
-        let a = noise(n, 13);
-        let rate = |q: &Vector, v: &Vector, t: f64| {
-            let mut j = Matrix::zeros(m, n);
-            sys.constraint_jacobian_rate(t, q, v, 1.0, &mut j);
-            j
-        };
-        let fd_rate = (jac(&(q + v * H), t + H) - jac(&(q - v * H), t - H)) / (2.0 * H);
-        assert_close("Ḣ", &rate(q, v, t), &fd_rate);
-        let path = |e: f64| rate(&(q + v * e + &a * (0.5 * e * e)), &(v + &a * e), t + e);
-        let fd_second = (path(H) - path(-H)) / (2.0 * H);
-        let mut second = Matrix::zeros(m, n);
-        sys.constraint_jacobian_second_rate(t, q, v, &a, 1.0, &mut second);
-        assert_close("Ḧ", &second, &fd_second);
-
-        // Φ_qᵀλ and Φ_q x through the matrix-free sinks agree with the dense Jacobian.
-        let mut y = Vector::zeros(n);
-        sys.add_constraint_force(t, q, &lambda, &mut y);
-        assert_close(
-            "Φ_qᵀλ",
-            &as_matrix(&y),
-            &as_matrix(&(jac(q, t).transpose() * &lambda)),
-        );
-    }
-
-    // ∂Q/∂q and ∂Q/∂v.
+/// ∂Q/∂q and ∂Q/∂v, and that Q ignores v when the system says so.
+fn check_forces<S: System>(sys: &S, t: f64, q: &Vector, v: &Vector) {
+    let n = sys.n();
     let mut kq = Matrix::zeros(n, n);
     sys.forces_q(t, q, v, 1.0, &mut kq);
-    assert_close("∂Q/∂q", &kq, &fd_q(n, n, q, |q| forces(q, v)));
+    assert_close("∂Q/∂q", &kq, &fd_q(n, n, q, |q| forces_of(sys, t, q, v)));
     let mut kv = Matrix::zeros(n, n);
     sys.forces_v(t, q, v, 1.0, &mut kv);
-    assert_close("∂Q/∂v", &kv, &fd_q(n, n, v, |v| forces(q, v)));
+    assert_close("∂Q/∂v", &kv, &fd_q(n, n, v, |v| forces_of(sys, t, q, v)));
     if !sys.forces_depend_on_velocity() {
         assert_eq!(
             kv.amax(),
@@ -149,32 +182,33 @@ pub(crate) fn check_derivatives<S: System>(sys: &S, t: f64, q: &Vector, v: &Vect
             "Q depends on v but forces_depend_on_velocity is false"
         );
     }
+}
 
-    // ∂(M a)/∂q against finite differences of M(q) a.
+/// ∂(M a)/∂q against finite differences of M(q) a, and the non-conservative power.
+fn check_mass_and_power<S: System>(sys: &S, t: f64, q: &Vector, v: &Vector) {
+    let n = sys.n();
     let a = noise(n, 17);
-    let mass = |q: &Vector| {
-        let mut mm = Matrix::zeros(n, n);
-        sys.mass(q, 1.0, &mut mm);
-        mm
-    };
     let mut ma_q = Matrix::zeros(n, n);
     sys.mass_acceleration_q(q, &a, 1.0, &mut ma_q);
-    assert_close("∂(M a)/∂q", &ma_q, &fd_q(n, n, q, |q| mass(q) * &a));
+    assert_close("∂(M a)/∂q", &ma_q, &fd_q(n, n, q, |q| mass_of(sys, q) * &a));
 
     // P_nc = Q·v + dV/dt + ½ vᵀ Ṁ v: the conservative part of Q is −∇V, and the inertia terms of a
     // configuration-dependent M in Q have the power −½ vᵀ Ṁ v (zero for planar body coordinates).
     let dv_dt = (sys.potential_energy(t + H, &(q + v * H))
         - sys.potential_energy(t - H, &(q - v * H)))
         / (2.0 * H);
-    let m_dot = (mass(&(q + v * H)) - mass(&(q - v * H))) / (2.0 * H);
+    let m_dot = (mass_of(sys, &(q + v * H)) - mass_of(sys, &(q - v * H))) / (2.0 * H);
     let p = sys.nonconservative_power(t, q, v);
-    let expected = forces(q, v).dot(v) + dv_dt + 0.5 * v.dot(&(m_dot * v));
+    let expected = forces_of(sys, t, q, v).dot(v) + dv_dt + 0.5 * v.dot(&(m_dot * v));
     assert!(
         (p - expected).abs() <= 1e-6 * (1.0 + p.abs()),
         "non-conservative power {p} vs Q·v + dV/dt = {expected}"
     );
+}
 
-    // Same entries in the same order on every call (a sparse sink relies on it).
+/// Same entries in the same order on every call (a sparse sink relies on it).
+fn check_sink_pattern<S: System>(sys: &S, t: f64, q: &Vector, v: &Vector) {
+    let (n, m) = (sys.n(), sys.m());
     let q2 = q + noise(n, 3) * 0.1;
     let v2 = v + noise(n, 4);
     let lambda = noise(m, 5);

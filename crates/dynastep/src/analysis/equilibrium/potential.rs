@@ -186,6 +186,47 @@ fn check_conservative<S: System>(sys: &S, t: f64, q: &Vector) -> Result<(), Equi
     Ok(())
 }
 
+impl<'a, S: System> Reduced<'a, S> {
+    /// The problem in the independent coordinates of the null space of Φ_q at `q0` (n entries),
+    /// and the start: those coordinates of `q0`.
+    fn new(
+        sys: &'a S,
+        t: f64,
+        q0: &Vector,
+        settings: &StaticSettings,
+        refused: &'a RefCell<Option<String>>,
+    ) -> (Self, Vec<f64>) {
+        let (n, m) = (sys.n(), sys.m());
+        let mut jac = Matrix::zeros(m, n);
+        sys.constraint_jacobian(t, q0, 1.0, &mut jac);
+        let (_, basis) = null_space(&jac, settings.rank_tol);
+        let z = independent_coordinates(&basis);
+        let u: Vec<usize> = (0..n).filter(|i| !z.contains(i)).collect();
+        let z0: Vec<f64> = z.iter().map(|&i| q0[i]).collect();
+        let problem = Reduced {
+            sys,
+            t,
+            z,
+            u,
+            settings: *settings,
+            q: RefCell::new(q0.clone()),
+            evaluations: std::cell::Cell::new(0),
+            refused,
+        };
+        (problem, z0)
+    }
+}
+
+/// The error of a minimization that stopped after `iterations` at `residual`, and why.
+fn not_converged(iterations: usize, residual: f64, why: String) -> EquilibriumError {
+    EquilibriumError::NotConverged {
+        method: "potential",
+        iterations,
+        residual,
+        hint: format!("{why}; try --method newton or settle"),
+    }
+}
+
 /// Finds the minimum of the potential energy near `q0` (n entries, satisfying Φ = 0) at time `t`.
 ///
 /// # Errors
@@ -199,56 +240,34 @@ pub fn solve<S: System>(
     settings: &StaticSettings,
 ) -> Result<Equilibrium, EquilibriumError> {
     check_conservative(sys, t, q0)?;
-    let (n, m) = (sys.n(), sys.m());
-    let mut jac = Matrix::zeros(m, n);
-    sys.constraint_jacobian(t, q0, 1.0, &mut jac);
-    let (_, basis) = null_space(&jac, settings.rank_tol);
-    let z = independent_coordinates(&basis);
-    let u: Vec<usize> = (0..n).filter(|i| !z.contains(i)).collect();
-    let z0: Vec<f64> = z.iter().map(|&i| q0[i]).collect();
     let refused = RefCell::new(None);
-    let problem = Reduced {
-        sys,
-        t,
-        z,
-        u,
-        settings: *settings,
-        q: RefCell::new(q0.clone()),
-        evaluations: std::cell::Cell::new(0),
-        refused: &refused,
-    };
-    let fail = |iterations: usize, residual: f64, why: String| EquilibriumError::NotConverged {
-        method: "potential",
-        iterations,
-        residual,
-        hint: format!("{why}; try --method newton or settle"),
-    };
+    let (problem, z0) = Reduced::new(sys, t, q0, settings, &refused);
     let solver = LBFGS::new(HagerZhangLineSearch::new(), 10)
         .with_tolerance_grad(settings.tolerance)
         .and_then(|s| s.with_tolerance_cost(0.0))
-        .map_err(|e| fail(0, f64::NAN, e.to_string()))?;
+        .map_err(|e| not_converged(0, f64::NAN, e.to_string()))?;
     let result = Executor::new(problem, solver)
         .configure(|s| s.param(z0).max_iters(settings.max_iterations as u64))
         .run()
-        .map_err(|e| fail(0, f64::NAN, e.to_string()))?;
+        .map_err(|e| not_converged(0, f64::NAN, e.to_string()))?;
     let state = result.state();
     let iterations = state.get_iter() as usize;
     if let Some(why) = refused.borrow().clone() {
-        return Err(fail(iterations, f64::NAN, why));
+        return Err(not_converged(iterations, f64::NAN, why));
     }
     // The last iterate, not the "best" by cost: near the minimum the costs agree to rounding and
     // only the gradient tells the iterates apart.
     let z_best = state
         .get_param()
         .cloned()
-        .ok_or_else(|| fail(iterations, f64::NAN, "no iterate".into()))?;
+        .ok_or_else(|| not_converged(iterations, f64::NAN, "no iterate".into()))?;
     let q = result
         .problem
         .problem
         .as_ref()
         .expect("the executor returns its problem")
         .close(&z_best)
-        .map_err(|e| fail(iterations, f64::NAN, e.to_string()))?;
+        .map_err(|e| not_converged(iterations, f64::NAN, e.to_string()))?;
     let gradient = result
         .problem
         .problem
@@ -257,7 +276,7 @@ pub fn solve<S: System>(
         .reduced_gradient(&q);
     let norm = gradient.iter().fold(0.0_f64, |a, g| a.max(g.abs()));
     if norm > settings.tolerance {
-        return Err(fail(
+        return Err(not_converged(
             iterations,
             norm,
             format!("L-BFGS stopped ({:?})", state.get_termination_reason()),
@@ -266,7 +285,7 @@ pub fn solve<S: System>(
     let found = finish(sys, t, &q, iterations, settings.rank_tol);
     if found.stability.verdict == "unstable" {
         // L-BFGS stops wherever the gradient vanishes; a start on a maximum or saddle stays there.
-        return Err(fail(
+        return Err(not_converged(
             iterations,
             norm,
             "it stopped at a stationary point that is not a minimum (the start is a maximum or a saddle of the potential); move the start away from it".into(),

@@ -1,63 +1,82 @@
 //! The rules of `[solver]`: a known scheme with known, in-range parameters, and consistent step,
 //! time and tolerance settings.
 
+use super::super::settings::{ConstraintSettings, NewtonSettings};
 use super::super::types::*;
 use super::checker::{p, Checker};
 use super::{suggest, Issue};
 use crate::scheme as registry;
 
-/// Checks the solver settings.
+/// Checks the solver settings, one function per table: the scheme and its parameters, the times,
+/// `formulation`, `[solver.step]`, `[solver.newton]` and `[solver.constraints]`, in that order.
 pub(super) fn check(c: &mut Checker<'_>, s: &SolverSpec) {
-    let e = "solver";
-    let at = |f: &str| p(&[&"solver", &f]);
     let scheme_name = s.scheme.as_deref().unwrap_or("generalized-alpha");
-    match registry::find(scheme_name) {
-        None => {
-            let known: Vec<&str> = registry::REGISTRY.iter().map(|s| s.name).collect();
+    scheme(c, s, scheme_name);
+    times(c, s);
+    formulation(c, s, scheme_name);
+    step(c, s);
+    newton(c, &s.newton);
+    constraints(c, &s.constraints);
+}
+
+/// `[solver] scheme` and `[solver.params]`: a registered scheme, its own parameters, in range.
+fn scheme(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str) {
+    let Some(info) = registry::find(scheme_name) else {
+        let known: Vec<&str> = registry::REGISTRY.iter().map(|s| s.name).collect();
+        c.push(
+            p(&[&"solver", &"scheme"]),
+            "solver",
+            format!("unknown scheme `{scheme_name}`"),
+            suggest(scheme_name, &known, "known schemes"),
+        );
+        return;
+    };
+    if scheme_params_known(c, s, info) {
+        if let Err(registry::SchemeError::OutOfRange {
+            param,
+            value,
+            reason,
+            ..
+        }) = registry::build(scheme_name, &s.params)
+        {
             c.push(
-                at("scheme"),
-                e,
-                format!("unknown scheme `{scheme_name}`"),
-                suggest(scheme_name, &known, "known schemes"),
+                p(&[&"solver", &"params", &param]),
+                "solver",
+                format!("parameter `{param}` = {value} is out of range"),
+                reason,
             );
         }
-        Some(info) => {
-            let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
-            let mut all_known = true;
-            for (name, v) in &s.params {
-                let path = p(&[&"solver", &"params", name]);
-                if !known.contains(&name.as_str()) {
-                    all_known = false;
-                    c.issues.push(Issue {
-                        path,
-                        at_key: true,
-                        entity: Some(e.into()),
-                        message: format!("scheme `{}` has no parameter `{name}`", info.name),
-                        hint: suggest(name, &known, &format!("parameters of `{}`", info.name)),
-                    });
-                } else if !v.is_finite() {
-                    all_known = false;
-                    c.finite(path, e, &format!("parameter `{name}`"), &[*v]);
-                }
-            }
-            if all_known {
-                if let Err(registry::SchemeError::OutOfRange {
-                    param,
-                    value,
-                    reason,
-                    ..
-                }) = registry::build(scheme_name, &s.params)
-                {
-                    c.push(
-                        p(&[&"solver", &"params", &param]),
-                        e,
-                        format!("parameter `{param}` = {value} is out of range"),
-                        reason,
-                    );
-                }
-            }
+    }
+}
+
+/// `[solver.params]`: every name is a parameter of the scheme, every value finite; whether all are.
+fn scheme_params_known(c: &mut Checker<'_>, s: &SolverSpec, info: &registry::SchemeInfo) -> bool {
+    let e = "solver";
+    let known: Vec<&str> = info.params.iter().map(|p| p.name).collect();
+    let mut all_known = true;
+    for (name, v) in &s.params {
+        let path = p(&[&"solver", &"params", name]);
+        if !known.contains(&name.as_str()) {
+            all_known = false;
+            c.issues.push(Issue {
+                path,
+                at_key: true,
+                entity: Some(e.into()),
+                message: format!("scheme `{}` has no parameter `{name}`", info.name),
+                hint: suggest(name, &known, &format!("parameters of `{}`", info.name)),
+            });
+        } else if !v.is_finite() {
+            all_known = false;
+            c.finite(path, e, &format!("parameter `{name}`"), &[*v]);
         }
     }
+    all_known
+}
+
+/// `dt`, `t_start`, `t_end` and `output_interval`: a positive step, t_end after t_start.
+fn times(c: &mut Checker<'_>, s: &SolverSpec) {
+    let e = "solver";
+    let at = |f: &str| p(&[&"solver", &f]);
     if let Some(dt) = s.dt {
         c.positive(
             at("dt"),
@@ -93,9 +112,11 @@ pub(super) fn check(c: &mut Checker<'_>, s: &SolverSpec) {
             );
         }
     }
-    formulation(c, s, scheme_name);
-    step(c, s);
-    let n = &s.newton;
+}
+
+/// `[solver.newton]`: at least one iteration, positive tolerances, fractions in range.
+fn newton(c: &mut Checker<'_>, n: &NewtonSettings) {
+    let e = "solver";
     let at_n = |f: &str| p(&[&"solver", &"newton", &f]);
     if n.max_iterations == 0 {
         c.push(
@@ -141,7 +162,11 @@ pub(super) fn check(c: &mut Checker<'_>, s: &SolverSpec) {
             "the default is 0.2 (refresh the matrix when h changes by more than 20 %)".into(),
         );
     }
-    let k = &s.constraints;
+}
+
+/// `[solver.constraints]`: positive Baumgarte gains, repartition ratio and hybrid tolerance.
+fn constraints(c: &mut Checker<'_>, k: &ConstraintSettings) {
+    let e = "solver";
     let at_k = |f: &str| p(&[&"solver", &"constraints", &f]);
     for (name, value, hint) in [
         (

@@ -23,24 +23,7 @@ fn at(segs: &[&dyn AsSeg]) -> Vec<PathSeg> {
 
 /// Checks the `[spatial]` table, and that the planar tables are empty beside it.
 pub(super) fn check(c: &mut Checker<'_>, model: &Model, s: &SpatialSpec) {
-    let planar = [
-        ("bodies", model.bodies.is_empty()),
-        ("joints", model.joints.is_empty()),
-        ("drivers", model.drivers.is_empty()),
-        ("forces", model.forces.is_empty()),
-        ("markers", model.markers.is_empty()),
-        ("equations", model.equations.is_none()),
-    ];
-    for (table, empty) in planar {
-        if !empty {
-            c.push(
-                p(&[&table]),
-                "",
-                format!("a spatial model cannot also have planar `{table}`"),
-                format!("move them under [spatial] (`[[spatial.{table}]]`), or remove [spatial]"),
-            );
-        }
-    }
+    no_planar_tables(c, model);
     c.finite(at(&[&"gravity"]), "", "gravity", &s.gravity);
     if model.gravity != [0.0, 0.0] {
         c.push(
@@ -75,33 +58,66 @@ pub(super) fn check(c: &mut Checker<'_>, model: &Model, s: &SpatialSpec) {
     let mut marker_names = Names::new();
     for (i, mk) in s.markers.iter().enumerate() {
         unique(c, &mut marker_names, "markers", "marker", i, &mk.name);
-        let e = label("marker", "spatial.markers", i, &mk.name);
-        if s.bodies.iter().any(|b| b.name == mk.name) {
+        marker(c, s, &names, i, mk);
+    }
+}
+
+/// The planar tables (`bodies`, `joints`, …) must be empty beside `[spatial]`.
+fn no_planar_tables(c: &mut Checker<'_>, model: &Model) {
+    let planar = [
+        ("bodies", model.bodies.is_empty()),
+        ("joints", model.joints.is_empty()),
+        ("drivers", model.drivers.is_empty()),
+        ("forces", model.forces.is_empty()),
+        ("markers", model.markers.is_empty()),
+        ("equations", model.equations.is_none()),
+    ];
+    for (table, empty) in planar {
+        if !empty {
             c.push(
-                at(&[&"markers", &i, &"name"]),
-                &e,
-                format!("marker `{}` has the name of a body; their columns `{0}.x`, `{0}.y`, … in the time history would collide", mk.name),
-                format!("rename the marker (e.g. `{}_marker`) or the body", mk.name),
+                p(&[&table]),
+                "",
+                format!("a spatial model cannot also have planar `{table}`"),
+                format!("move them under [spatial] (`[[spatial.{table}]]`), or remove [spatial]"),
             );
         }
-        if let Some(seq) = mk.angles.as_deref().filter(|s| sequence_axes(s).is_none()) {
-            c.push(
-                at(&[&"markers", &i, &"angles"]),
-                &e,
-                not_a_sequence(seq),
-                "e.g. `angles = \"zxz\"`".into(),
-            );
-        }
-        if let Some(b) = body_ref(c, &names, at(&[&"markers", &i, &"body"]), &e, &mk.body) {
-            point_ref(
-                c,
-                s,
-                b,
-                at(&[&"markers", &i, &"point"]),
-                &e,
-                mk.point.as_deref(),
-            );
-        }
+    }
+}
+
+/// One marker: a name no body has, a known angle sequence, a point of a known body.
+fn marker(
+    c: &mut Checker<'_>,
+    s: &SpatialSpec,
+    names: &Names<'_>,
+    i: usize,
+    mk: &SpatialMarkerSpec,
+) {
+    let e = label("marker", "spatial.markers", i, &mk.name);
+    if s.bodies.iter().any(|b| b.name == mk.name) {
+        c.push(
+            at(&[&"markers", &i, &"name"]),
+            &e,
+            format!("marker `{}` has the name of a body; their columns `{0}.x`, `{0}.y`, … in the time history would collide", mk.name),
+            format!("rename the marker (e.g. `{}_marker`) or the body", mk.name),
+        );
+    }
+    if let Some(seq) = mk.angles.as_deref().filter(|s| sequence_axes(s).is_none()) {
+        c.push(
+            at(&[&"markers", &i, &"angles"]),
+            &e,
+            not_a_sequence(seq),
+            "e.g. `angles = \"zxz\"`".into(),
+        );
+    }
+    if let Some(b) = body_ref(c, names, at(&[&"markers", &i, &"body"]), &e, &mk.body) {
+        point_ref(
+            c,
+            s,
+            b,
+            at(&[&"markers", &i, &"point"]),
+            &e,
+            mk.point.as_deref(),
+        );
     }
 }
 
@@ -307,6 +323,8 @@ fn direction(
     }
 }
 
+/// One joint: two different bodies, its point, its axes or frames, the bodies its kind accepts and
+/// a distance joint's length.
 fn joint(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, j: &SpatialJointSpec) {
     use SpatialJointKind as K;
     let kind = format!("{:?}", j.kind).to_lowercase();
@@ -322,62 +340,8 @@ fn joint(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, j: &
             "join the body to another body or to `ground`".into(),
         );
     }
-    match j.at {
-        Some(x) => {
-            c.finite(f("at"), &e, "the joint point", &x);
-            if j.point_i.is_some() || j.point_j.is_some() {
-                c.push(
-                    f("at"),
-                    &e,
-                    "give the joint point as `at` or as `point_i` and `point_j`, not both".into(),
-                    "remove `at`, or the point names".into(),
-                );
-            }
-        }
-        None => {
-            for (b, field, point) in [(bi, "point_i", &j.point_i), (bj, "point_j", &j.point_j)] {
-                if let Some(b) = b {
-                    point_ref(c, s, b, f(field), &e, point.as_deref());
-                }
-            }
-        }
-    }
-    let framed = frames(c, i, j, &e);
-    let needs_axis = !framed
-        && matches!(
-            j.kind,
-            K::Revolute | K::Cylindrical | K::Prismatic | K::Universal | K::Planar
-        );
-    let axis = direction(c, f("axis"), &e, "axis", j.axis, needs_axis);
-    let axis_j = direction(
-        c,
-        f("axis_j"),
-        &e,
-        "axis_j",
-        j.axis_j,
-        !framed && j.kind == K::Universal,
-    );
-    if let (Some(a), Some(b)) = (axis, axis_j) {
-        if a.dot(&b).abs() > 1e-6 {
-            c.push(
-                f("axis_j"),
-                &e,
-                format!(
-                    "the cross axes of a universal joint must be perpendicular (cos = {:.3e})",
-                    a.dot(&b)
-                ),
-                "give `axis_j` perpendicular to `axis`".into(),
-            );
-        }
-    }
-    if j.axis_j.is_some() && j.kind != K::Universal {
-        c.push(
-            f("axis_j"),
-            &e,
-            "only a universal joint has `axis_j`".into(),
-            "remove it".into(),
-        );
-    }
+    joint_point(c, s, i, j, &e, [bi, bj]);
+    joint_axes(c, i, j, &e);
     let point_mass = |b: Option<Option<(usize, SpatialBodyKind)>>| {
         matches!(b, Some(Some((_, SpatialBodyKind::Point))))
     };
@@ -402,100 +366,199 @@ fn joint(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, j: &
     }
 }
 
+/// A joint's point: the global `at`, or `point_i` and `point_j` on the bodies `b` (as
+/// `body_ref` found them), not both.
+fn joint_point(
+    c: &mut Checker<'_>,
+    s: &SpatialSpec,
+    i: usize,
+    j: &SpatialJointSpec,
+    e: &str,
+    b: [Option<Option<(usize, SpatialBodyKind)>>; 2],
+) {
+    let f = |field: &str| at(&[&"joints", &i, &field]);
+    match j.at {
+        Some(x) => {
+            c.finite(f("at"), e, "the joint point", &x);
+            if j.point_i.is_some() || j.point_j.is_some() {
+                c.push(
+                    f("at"),
+                    e,
+                    "give the joint point as `at` or as `point_i` and `point_j`, not both".into(),
+                    "remove `at`, or the point names".into(),
+                );
+            }
+        }
+        None => {
+            for (b, field, point) in [(b[0], "point_i", &j.point_i), (b[1], "point_j", &j.point_j)]
+            {
+                if let Some(b) = b {
+                    point_ref(c, s, b, f(field), e, point.as_deref());
+                }
+            }
+        }
+    }
+}
+
+/// A joint's frames, or its global `axis` (and a universal joint's perpendicular `axis_j`) where
+/// its kind needs one.
+fn joint_axes(c: &mut Checker<'_>, i: usize, j: &SpatialJointSpec, e: &str) {
+    use SpatialJointKind as K;
+    let f = |field: &str| at(&[&"joints", &i, &field]);
+    let framed = frames(c, i, j, e);
+    let needs_axis = !framed
+        && matches!(
+            j.kind,
+            K::Revolute | K::Cylindrical | K::Prismatic | K::Universal | K::Planar
+        );
+    let axis = direction(c, f("axis"), e, "axis", j.axis, needs_axis);
+    let axis_j = direction(
+        c,
+        f("axis_j"),
+        e,
+        "axis_j",
+        j.axis_j,
+        !framed && j.kind == K::Universal,
+    );
+    if let (Some(a), Some(b)) = (axis, axis_j) {
+        if a.dot(&b).abs() > 1e-6 {
+            c.push(
+                f("axis_j"),
+                e,
+                format!(
+                    "the cross axes of a universal joint must be perpendicular (cos = {:.3e})",
+                    a.dot(&b)
+                ),
+                "give `axis_j` perpendicular to `axis`".into(),
+            );
+        }
+    }
+    if j.axis_j.is_some() && j.kind != K::Universal {
+        c.push(
+            f("axis_j"),
+            e,
+            "only a universal joint has `axis_j`".into(),
+            "remove it".into(),
+        );
+    }
+}
+
+/// One spring–damper, force or torque, by kind.
 fn force(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &SpatialForceSpec) {
     match f {
         SpatialForceSpec::Tsda { .. } => tsda(c, s, names, i, f),
-        SpatialForceSpec::Rsda {
-            name,
-            joint,
-            stiffness,
-            free_angle,
-            damping,
-            actuator,
-        } => {
-            let e = format!("{} (rsda)", label("force", "spatial.forces", i, name));
-            let path = |field: &str| at(&[&"forces", &i, &field]);
-            match s.joints.iter().find(|j| j.name == *joint) {
-                None => {
-                    let known: Vec<&str> = s.joints.iter().map(|j| j.name.as_str()).collect();
-                    c.push(
-                        path("joint"),
-                        &e,
-                        format!("unknown joint `{joint}`"),
-                        suggest(joint, &known, "known joints"),
-                    );
-                }
-                Some(j)
-                    if !matches!(
-                        j.kind,
-                        SpatialJointKind::Revolute | SpatialJointKind::Cylindrical
-                    ) =>
-                {
-                    let kind = format!("{:?}", j.kind).to_lowercase();
-                    c.push(path("joint"), &e, format!("joint `{joint}` is {kind}; an RSDA acts about the axis of a revolute or cylindrical joint"), "attach it to a revolute or cylindrical joint".into());
-                }
-                Some(_) => {}
-            }
-            c.finite(path("stiffness"), &e, "stiffness", &[*stiffness]);
-            c.finite(path("free_angle"), &e, "free angle", &[*free_angle]);
-            c.finite(path("damping"), &e, "damping", &[*damping]);
-            if let Some(a) = actuator {
-                c.function(path("actuator"), &e, a);
-            }
+        SpatialForceSpec::Rsda { .. } => rsda(c, s, i, f),
+        SpatialForceSpec::Force { .. } => load(c, s, names, i, f),
+        SpatialForceSpec::Torque { .. } => torque(c, names, i, f),
+    }
+}
+
+/// A rotational spring–damper: about the axis of a revolute or cylindrical joint, finite values.
+fn rsda(c: &mut Checker<'_>, s: &SpatialSpec, i: usize, f: &SpatialForceSpec) {
+    let SpatialForceSpec::Rsda {
+        name,
+        joint,
+        stiffness,
+        free_angle,
+        damping,
+        actuator,
+    } = f
+    else {
+        return;
+    };
+    let e = format!("{} (rsda)", label("force", "spatial.forces", i, name));
+    let path = |field: &str| at(&[&"forces", &i, &field]);
+    match s.joints.iter().find(|j| j.name == *joint) {
+        None => {
+            let known: Vec<&str> = s.joints.iter().map(|j| j.name.as_str()).collect();
+            c.push(
+                path("joint"),
+                &e,
+                format!("unknown joint `{joint}`"),
+                suggest(joint, &known, "known joints"),
+            );
         }
-        SpatialForceSpec::Force {
-            name,
-            body,
-            point,
-            fx,
-            fy,
-            fz,
-            frame,
-        } => {
-            let e = format!("{} (force)", label("force", "spatial.forces", i, name));
-            let path = |field: &str| at(&[&"forces", &i, &field]);
-            if let Some(b) = load_body(c, names, path("body"), &e, body) {
-                point_ref(c, s, Some(b), path("point"), &e, point.as_deref());
-                if b.1 == SpatialBodyKind::Point && *frame == Axes::Body {
-                    c.push(
-                        path("frame"),
-                        &e,
-                        "a point mass has no body axes".into(),
-                        "give the components in `global` axes".into(),
-                    );
-                }
-            }
-            for (field, f) in [("fx", fx), ("fy", fy), ("fz", fz)] {
-                if let Some(f) = f {
-                    c.function(path(field), &e, f);
-                }
-            }
+        Some(j)
+            if !matches!(
+                j.kind,
+                SpatialJointKind::Revolute | SpatialJointKind::Cylindrical
+            ) =>
+        {
+            let kind = format!("{:?}", j.kind).to_lowercase();
+            c.push(path("joint"), &e, format!("joint `{joint}` is {kind}; an RSDA acts about the axis of a revolute or cylindrical joint"), "attach it to a revolute or cylindrical joint".into());
         }
-        SpatialForceSpec::Torque {
-            name,
-            body,
-            tx,
-            ty,
-            tz,
-            ..
-        } => {
-            let e = format!("{} (torque)", label("force", "spatial.forces", i, name));
-            let path = |field: &str| at(&[&"forces", &i, &field]);
-            if let Some(b) = load_body(c, names, path("body"), &e, body) {
-                if b.1 == SpatialBodyKind::Point {
-                    c.push(
-                        path("body"),
-                        &e,
-                        "a point mass does not rotate, so a torque does nothing".into(),
-                        "apply the torque to a rigid body".into(),
-                    );
-                }
-            }
-            for (field, f) in [("tx", tx), ("ty", ty), ("tz", tz)] {
-                if let Some(f) = f {
-                    c.function(path(field), &e, f);
-                }
-            }
+        Some(_) => {}
+    }
+    c.finite(path("stiffness"), &e, "stiffness", &[*stiffness]);
+    c.finite(path("free_angle"), &e, "free angle", &[*free_angle]);
+    c.finite(path("damping"), &e, "damping", &[*damping]);
+    if let Some(a) = actuator {
+        c.function(path("actuator"), &e, a);
+    }
+}
+
+/// An applied force: on a moving body, at one of its points, in axes the body has.
+fn load(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &SpatialForceSpec) {
+    let SpatialForceSpec::Force {
+        name,
+        body,
+        point,
+        fx,
+        fy,
+        fz,
+        frame,
+    } = f
+    else {
+        return;
+    };
+    let e = format!("{} (force)", label("force", "spatial.forces", i, name));
+    let path = |field: &str| at(&[&"forces", &i, &field]);
+    if let Some(b) = load_body(c, names, path("body"), &e, body) {
+        point_ref(c, s, Some(b), path("point"), &e, point.as_deref());
+        if b.1 == SpatialBodyKind::Point && *frame == Axes::Body {
+            c.push(
+                path("frame"),
+                &e,
+                "a point mass has no body axes".into(),
+                "give the components in `global` axes".into(),
+            );
+        }
+    }
+    for (field, f) in [("fx", fx), ("fy", fy), ("fz", fz)] {
+        if let Some(f) = f {
+            c.function(path(field), &e, f);
+        }
+    }
+}
+
+/// An applied torque: on a moving rigid body (a point mass does not rotate).
+fn torque(c: &mut Checker<'_>, names: &Names<'_>, i: usize, f: &SpatialForceSpec) {
+    let SpatialForceSpec::Torque {
+        name,
+        body,
+        tx,
+        ty,
+        tz,
+        ..
+    } = f
+    else {
+        return;
+    };
+    let e = format!("{} (torque)", label("force", "spatial.forces", i, name));
+    let path = |field: &str| at(&[&"forces", &i, &field]);
+    if let Some(b) = load_body(c, names, path("body"), &e, body) {
+        if b.1 == SpatialBodyKind::Point {
+            c.push(
+                path("body"),
+                &e,
+                "a point mass does not rotate, so a torque does nothing".into(),
+                "apply the torque to a rigid body".into(),
+            );
+        }
+    }
+    for (field, f) in [("tx", tx), ("ty", ty), ("tz", tz)] {
+        if let Some(f) = f {
+            c.function(path(field), &e, f);
         }
     }
 }

@@ -133,79 +133,10 @@ impl ForceElement {
             ForceSpec::Force { name, .. } => format!("force `{name}` (force)"),
             ForceSpec::Torque { name, .. } => format!("force `{name}` (torque)"),
         };
-        let optional = |what: &str, f: &Option<FunctionSpec>| {
-            f.as_ref()
-                .map(|s| compile(&format!("{el}, {what}"), s))
-                .transpose()
-        };
         let (slots, law) = match spec {
-            ForceSpec::Tsda {
-                body_i,
-                point_i,
-                body_j,
-                point_j,
-                stiffness,
-                free_length,
-                damping,
-                actuator,
-                ..
-            } => {
-                let (bi, si) = res.point(&el, body_i, point_i.as_deref())?;
-                let (bj, sj) = res.point(&el, body_j, point_j.as_deref())?;
-                let free_length = free_length.unwrap_or_else(|| {
-                    let p = PointPair::new(bi.frame(q0), si, bj.frame(q0), sj);
-                    (p.d[0] * p.d[0] + p.d[1] * p.d[1]).sqrt()
-                });
-                let law = ForceType::Tsda {
-                    bi,
-                    si,
-                    bj,
-                    sj,
-                    stiffness: *stiffness,
-                    free_length,
-                    damping: *damping,
-                    actuator: optional("actuator", actuator)?,
-                };
-                (Slots::pair(bi, bj), law)
-            }
-            ForceSpec::Rsda {
-                joint,
-                stiffness,
-                free_angle,
-                damping,
-                actuator,
-                ..
-            } => {
-                let j = find_joint(joints, &el, joint)?;
-                let law = ForceType::Rsda {
-                    bi: j.bi,
-                    bj: j.bj,
-                    stiffness: *stiffness,
-                    free_angle: *free_angle,
-                    damping: *damping,
-                    actuator: optional("actuator", actuator)?,
-                };
-                (Slots::pair(j.bi, j.bj), law)
-            }
-            ForceSpec::Force {
-                body,
-                point,
-                fx,
-                fy,
-                frame,
-                ..
-            } => {
-                let (b, s) = res.point(&el, body, point.as_deref())?;
-                let zero = || TimeFunction::Constant(0.0);
-                let law = ForceType::Load {
-                    body: b,
-                    s,
-                    fx: optional("fx", fx)?.unwrap_or_else(zero),
-                    fy: optional("fy", fy)?.unwrap_or_else(zero),
-                    body_frame: *frame == LoadFrame::Body,
-                };
-                (Slots::single(b), law)
-            }
+            ForceSpec::Tsda { .. } => tsda_from_spec(&el, spec, res, q0)?,
+            ForceSpec::Rsda { .. } => rsda_from_spec(&el, spec, joints)?,
+            ForceSpec::Force { .. } => load_from_spec(&el, spec, res)?,
             ForceSpec::Torque { body, torque, .. } => {
                 let (b, _) = res.body(&el, body)?;
                 if !matches!(b, BodyRef::Rigid { .. }) {
@@ -223,6 +154,115 @@ impl ForceElement {
             law,
         })
     }
+}
+
+/// Compiles the optional time function `what` of element `el`.
+fn optional(
+    el: &str,
+    what: &str,
+    f: &Option<FunctionSpec>,
+) -> Result<Option<TimeFunction>, PlanarError> {
+    f.as_ref()
+        .map(|s| compile(&format!("{el}, {what}"), s))
+        .transpose()
+}
+
+/// The slots and law of a TSDA `spec`; its free length defaults to the points' distance at `q0`.
+fn tsda_from_spec(
+    el: &str,
+    spec: &ForceSpec,
+    res: &Resolver<'_>,
+    q0: &Vector,
+) -> Result<(Slots, ForceType), PlanarError> {
+    let ForceSpec::Tsda {
+        body_i,
+        point_i,
+        body_j,
+        point_j,
+        stiffness,
+        free_length,
+        damping,
+        actuator,
+        ..
+    } = spec
+    else {
+        return Err(unchecked(el, "not a TSDA"));
+    };
+    let (bi, si) = res.point(el, body_i, point_i.as_deref())?;
+    let (bj, sj) = res.point(el, body_j, point_j.as_deref())?;
+    let free_length = free_length.unwrap_or_else(|| {
+        let p = PointPair::new(bi.frame(q0), si, bj.frame(q0), sj);
+        (p.d[0] * p.d[0] + p.d[1] * p.d[1]).sqrt()
+    });
+    let law = ForceType::Tsda {
+        bi,
+        si,
+        bj,
+        sj,
+        stiffness: *stiffness,
+        free_length,
+        damping: *damping,
+        actuator: optional(el, "actuator", actuator)?,
+    };
+    Ok((Slots::pair(bi, bj), law))
+}
+
+/// The slots and law of an RSDA `spec`, at one of the built `joints`.
+fn rsda_from_spec(
+    el: &str,
+    spec: &ForceSpec,
+    joints: &[Joint],
+) -> Result<(Slots, ForceType), PlanarError> {
+    let ForceSpec::Rsda {
+        joint,
+        stiffness,
+        free_angle,
+        damping,
+        actuator,
+        ..
+    } = spec
+    else {
+        return Err(unchecked(el, "not an RSDA"));
+    };
+    let j = find_joint(joints, el, joint)?;
+    let law = ForceType::Rsda {
+        bi: j.bi,
+        bj: j.bj,
+        stiffness: *stiffness,
+        free_angle: *free_angle,
+        damping: *damping,
+        actuator: optional(el, "actuator", actuator)?,
+    };
+    Ok((Slots::pair(j.bi, j.bj), law))
+}
+
+/// The slots and law of an applied force `spec`; a missing component is zero.
+fn load_from_spec(
+    el: &str,
+    spec: &ForceSpec,
+    res: &Resolver<'_>,
+) -> Result<(Slots, ForceType), PlanarError> {
+    let ForceSpec::Force {
+        body,
+        point,
+        fx,
+        fy,
+        frame,
+        ..
+    } = spec
+    else {
+        return Err(unchecked(el, "not an applied force"));
+    };
+    let (b, s) = res.point(el, body, point.as_deref())?;
+    let zero = || TimeFunction::Constant(0.0);
+    let law = ForceType::Load {
+        body: b,
+        s,
+        fx: optional(el, "fx", fx)?.unwrap_or_else(zero),
+        fy: optional(el, "fy", fy)?.unwrap_or_else(zero),
+        body_frame: *frame == LoadFrame::Body,
+    };
+    Ok((Slots::single(b), law))
 }
 
 /// Q, its Jacobians and its non-conservative power at one state (local slots).
@@ -333,12 +373,13 @@ impl ForceElement {
 
     /// Q, ∂Q/∂q, ∂Q/∂v and the non-conservative power at (t, q, v).
     pub(crate) fn eval(&self, t: f64, q: &Vector, v: &Vector) -> ForceEval {
-        let mut e = ForceEval::ZERO;
         let vl = self.slots.gather(v);
         match &self.law {
             ForceType::Gravity { weight, .. } => {
+                let mut e = ForceEval::ZERO;
                 e.q[0] = weight[0];
                 e.q[1] = weight[1];
+                e
             }
             ForceType::Tsda {
                 bi,
@@ -351,19 +392,8 @@ impl ForceElement {
                 actuator,
             } => {
                 let p = PointPair::new(bi.frame(q), *si, bj.frame(q), *sj);
-                let (l, gl, hl) = length_derivatives(&p);
-                let ldot_ = ldot(&gl, &vl);
                 let fa = actuator.as_ref().map_or(0.0, |f| f.value(t));
-                let f = k * (l - free_length) + c * ldot_ + fa;
-                let hv = lmul(&hl, &vl);
-                for a in 0..NS {
-                    e.q[a] = -f * gl[a];
-                    for b in 0..NS {
-                        e.dq[a][b] = -gl[a] * (k * gl[b] + c * hv[b]) - f * hl[a][b];
-                        e.dv[a][b] = -c * gl[a] * gl[b];
-                    }
-                }
-                e.power = -(c * ldot_ + fa) * ldot_;
+                eval_tsda(&p, *k, *free_length, *c, fa, &vl)
             }
             ForceType::Rsda {
                 bi,
@@ -376,16 +406,7 @@ impl ForceElement {
                 let tr = bj.frame(q).theta - bi.frame(q).theta;
                 let wr = vl[TJ] - vl[TI];
                 let ta = actuator.as_ref().map_or(0.0, |f| f.value(t));
-                let tau = -k * (tr - free_angle) - c * wr + ta;
-                e.q[TJ] = tau;
-                e.q[TI] = -tau;
-                for (a, sa) in [(TJ, 1.0), (TI, -1.0)] {
-                    for (b, sb) in [(TJ, 1.0), (TI, -1.0)] {
-                        e.dq[a][b] = -k * sa * sb;
-                        e.dv[a][b] = -c * sa * sb;
-                    }
-                }
-                e.power = (-c * wr + ta) * wr;
+                eval_rsda(tr, wr, *k, *free_angle, *c, ta)
             }
             ForceType::Load {
                 body,
@@ -398,24 +419,69 @@ impl ForceElement {
                 let a = fr.rot(*s);
                 let f0 = [fx.value(t), fy.value(t)];
                 let f = if *body_frame { fr.rot(f0) } else { f0 };
-                e.q[0] = f[0];
-                e.q[1] = f[1];
-                e.q[TI] = cross(a, f);
-                if *body_frame {
-                    let rf = perp(f);
-                    e.dq[0][TI] = rf[0];
-                    e.dq[1][TI] = rf[1];
-                } else {
-                    e.dq[TI][TI] = -dot(a, f);
-                }
-                // Only existing slots carry velocity (θ of a point mass gathers 0).
-                e.power = ldot(&e.q, &vl);
+                eval_load(a, f, *body_frame, &vl)
             }
             ForceType::Torque { torque } => {
+                let mut e = ForceEval::ZERO;
                 e.q[TI] = torque.value(t);
                 e.power = e.q[TI] * vl[TI];
+                e
             }
         }
-        e
     }
+}
+
+/// A TSDA with stiffness `k`, free length `free_length`, damping `c` and actuator force `fa` between
+/// the points `p`, at local velocities `vl`.
+fn eval_tsda(p: &PointPair, k: f64, free_length: f64, c: f64, fa: f64, vl: &LVec) -> ForceEval {
+    let mut e = ForceEval::ZERO;
+    let (l, gl, hl) = length_derivatives(p);
+    let ldot_ = ldot(&gl, vl);
+    let f = k * (l - free_length) + c * ldot_ + fa;
+    let hv = lmul(&hl, vl);
+    for a in 0..NS {
+        e.q[a] = -f * gl[a];
+        for b in 0..NS {
+            e.dq[a][b] = -gl[a] * (k * gl[b] + c * hv[b]) - f * hl[a][b];
+            e.dv[a][b] = -c * gl[a] * gl[b];
+        }
+    }
+    e.power = -(c * ldot_ + fa) * ldot_;
+    e
+}
+
+/// An RSDA with stiffness `k`, free angle `free_angle`, damping `c` and actuator torque `ta` at
+/// relative angle `tr` and rate `wr`.
+fn eval_rsda(tr: f64, wr: f64, k: f64, free_angle: f64, c: f64, ta: f64) -> ForceEval {
+    let mut e = ForceEval::ZERO;
+    let tau = -k * (tr - free_angle) - c * wr + ta;
+    e.q[TJ] = tau;
+    e.q[TI] = -tau;
+    for (a, sa) in [(TJ, 1.0), (TI, -1.0)] {
+        for (b, sb) in [(TJ, 1.0), (TI, -1.0)] {
+            e.dq[a][b] = -k * sa * sb;
+            e.dv[a][b] = -c * sa * sb;
+        }
+    }
+    e.power = (-c * wr + ta) * wr;
+    e
+}
+
+/// An applied force `f` (global axes) at arm `a` from the centre of mass; `body_frame` when `f`
+/// turns with the body.
+fn eval_load(a: [f64; 2], f: [f64; 2], body_frame: bool, vl: &LVec) -> ForceEval {
+    let mut e = ForceEval::ZERO;
+    e.q[0] = f[0];
+    e.q[1] = f[1];
+    e.q[TI] = cross(a, f);
+    if body_frame {
+        let rf = perp(f);
+        e.dq[0][TI] = rf[0];
+        e.dq[1][TI] = rf[1];
+    } else {
+        e.dq[TI][TI] = -dot(a, f);
+    }
+    // Only existing slots carry velocity (θ of a point mass gathers 0).
+    e.power = ldot(&e.q, vl);
+    e
 }

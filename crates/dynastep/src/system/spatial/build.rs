@@ -16,8 +16,8 @@ use super::rsda::Rsda;
 use super::{SpatialMarker, SpatialSystem};
 use crate::model::function::{FunctionSpec, TimeFunction};
 use crate::model::spatial::{
-    sequence_axes, Axes, JointFrameSpec, SpatialBodyKind, SpatialDriverSpec, SpatialForceSpec,
-    SpatialJointKind, SpatialJointSpec, SpatialMotion, SpatialSpec,
+    sequence_axes, Axes, JointFrameSpec, SpatialBodyKind, SpatialBodySpec, SpatialDriverSpec,
+    SpatialForceSpec, SpatialJointKind, SpatialJointSpec, SpatialMotion, SpatialSpec,
 };
 use crate::model::validate::{self, Issue};
 use crate::model::Model;
@@ -167,86 +167,11 @@ impl SpatialSystem {
         if !issues.is_empty() {
             return Err(SpatialError::Invalid { issues });
         }
-        let mut b = Builder {
-            spec,
-            bodies: Vec::new(),
-            rotations: Vec::new(),
-            index: BTreeMap::new(),
-        };
-        let mut n = 0;
-        for (k, s) in spec.bodies.iter().enumerate() {
-            let a = s
-                .orientation
-                .rotation()
-                .unwrap_or_else(|_| Matrix3::identity());
-            let p = from_rotation(&a);
-            let w = V3::from(s.angular_velocity);
-            let w = if s.angular_velocity_axes == Axes::Body {
-                a * w
-            } else {
-                w
-            };
-            let rigid = s.kind == SpatialBodyKind::Rigid;
-            b.bodies.push(SpatialBody {
-                name: s.name.clone(),
-                mass: s.mass,
-                inertia: if rigid { s.inertia_matrix().ok() } else { None },
-                r: n,
-                p: rigid.then_some(n + 3),
-                initial: (
-                    V3::from(s.position),
-                    if rigid {
-                        p
-                    } else {
-                        V4::new(1.0, 0.0, 0.0, 0.0)
-                    },
-                    V3::from(s.velocity),
-                    if rigid {
-                        0.5 * e_matrix(&p).transpose() * w
-                    } else {
-                        V4::zeros()
-                    },
-                ),
-            });
-            b.rotations
-                .push(if rigid { a } else { Matrix3::identity() });
-            b.index.insert(&s.name, k);
-            n += if rigid { 7 } else { 3 };
-        }
+        let (b, n) = Builder::with_bodies(spec);
         let normalizations = b.bodies.iter().filter(|x| x.p.is_some()).count();
-        let mut m = normalizations;
-        let mut joints = Vec::new();
-        for j in &spec.joints {
-            let joint = b.joint(j, m);
-            m += joint.rows.len();
-            joints.push(joint);
-        }
-        let mut drivers = Vec::new();
-        for d in &spec.drivers {
-            drivers.push(b.driver(d, &joints, m)?);
-            m += 1;
-        }
-        let (mut tsdas, mut rsdas, mut loads) = (Vec::new(), Vec::new(), Vec::new());
-        for f in &spec.forces {
-            match f {
-                SpatialForceSpec::Tsda { .. } => tsdas.push(b.tsda(f)),
-                SpatialForceSpec::Rsda { .. } => rsdas.push(b.rsda(f, &joints)?),
-                _ => loads.push(b.load(f)?),
-            }
-        }
-        let markers = spec
-            .markers
-            .iter()
-            .map(|mk| {
-                let body = b.body(&mk.body);
-                SpatialMarker {
-                    name: mk.name.clone(),
-                    body,
-                    s: b.point(body, mk.point.as_deref()),
-                    angles: mk.angles.as_deref().and_then(sequence_axes),
-                }
-            })
-            .collect();
+        let (joints, drivers, m) = b.constraints(normalizations)?;
+        let (tsdas, rsdas, loads) = b.forces(&joints)?;
+        let markers = b.markers();
         Ok(SpatialSystem {
             bodies: b.bodies,
             joints,
@@ -260,6 +185,124 @@ impl SpatialSystem {
             m,
             normalizations,
         })
+    }
+}
+
+/// The spring–dampers, rotational spring–dampers and applied loads of a model.
+type ForceElements = (Vec<Tsda>, Vec<Rsda>, Vec<Load>);
+
+/// The body of `s` with its coordinates from column `n`, and its initial rotation matrix (the
+/// identity for a point mass).
+fn body_from_spec(s: &SpatialBodySpec, n: usize) -> (SpatialBody, Matrix3<f64>) {
+    let a = s
+        .orientation
+        .rotation()
+        .unwrap_or_else(|_| Matrix3::identity());
+    let p = from_rotation(&a);
+    let w = V3::from(s.angular_velocity);
+    let w = if s.angular_velocity_axes == Axes::Body {
+        a * w
+    } else {
+        w
+    };
+    let rigid = s.kind == SpatialBodyKind::Rigid;
+    let body = SpatialBody {
+        name: s.name.clone(),
+        mass: s.mass,
+        inertia: if rigid { s.inertia_matrix().ok() } else { None },
+        r: n,
+        p: rigid.then_some(n + 3),
+        initial: (
+            V3::from(s.position),
+            if rigid {
+                p
+            } else {
+                V4::new(1.0, 0.0, 0.0, 0.0)
+            },
+            V3::from(s.velocity),
+            if rigid {
+                0.5 * e_matrix(&p).transpose() * w
+            } else {
+                V4::zeros()
+            },
+        ),
+    };
+    (body, if rigid { a } else { Matrix3::identity() })
+}
+
+impl<'m> Builder<'m> {
+    /// A builder with every body of `spec` placed, and the number n of coordinates they take
+    /// (7 per rigid body, 3 per point mass).
+    fn with_bodies(spec: &'m SpatialSpec) -> (Self, usize) {
+        let mut b = Builder {
+            spec,
+            bodies: Vec::new(),
+            rotations: Vec::new(),
+            index: BTreeMap::new(),
+        };
+        let mut n = 0;
+        for (k, s) in spec.bodies.iter().enumerate() {
+            let rigid = s.kind == SpatialBodyKind::Rigid;
+            let (body, rotation) = body_from_spec(s, n);
+            b.bodies.push(body);
+            b.rotations.push(rotation);
+            b.index.insert(&s.name, k);
+            n += if rigid { 7 } else { 3 };
+        }
+        (b, n)
+    }
+}
+
+impl Builder<'_> {
+    /// The joints, then the drivers, with constraint rows from `first_row` (after the
+    /// normalizations); the total number of rows m.
+    fn constraints(
+        &self,
+        first_row: usize,
+    ) -> Result<(Vec<SpatialJoint>, Vec<SpatialDriver>, usize), SpatialError> {
+        let mut m = first_row;
+        let mut joints = Vec::new();
+        for j in &self.spec.joints {
+            let joint = self.joint(j, m);
+            m += joint.rows.len();
+            joints.push(joint);
+        }
+        let mut drivers = Vec::new();
+        for d in &self.spec.drivers {
+            drivers.push(self.driver(d, &joints, m)?);
+            m += 1;
+        }
+        Ok((joints, drivers, m))
+    }
+
+    /// The spring–dampers, rotational spring–dampers and applied loads, each in file order.
+    fn forces(&self, joints: &[SpatialJoint]) -> Result<ForceElements, SpatialError> {
+        let (mut tsdas, mut rsdas, mut loads) = (Vec::new(), Vec::new(), Vec::new());
+        for f in &self.spec.forces {
+            match f {
+                SpatialForceSpec::Tsda { .. } => tsdas.push(self.tsda(f)),
+                SpatialForceSpec::Rsda { .. } => rsdas.push(self.rsda(f, joints)?),
+                _ => loads.push(self.load(f)?),
+            }
+        }
+        Ok((tsdas, rsdas, loads))
+    }
+
+    /// The markers: a point of a body, with the angle sequence they report.
+    fn markers(&self) -> Vec<SpatialMarker> {
+        self.spec
+            .markers
+            .iter()
+            .map(|mk| {
+                let body = self.body(&mk.body);
+                SpatialMarker {
+                    name: mk.name.clone(),
+                    body,
+                    s: self.point(body, mk.point.as_deref()),
+                    angles: mk.angles.as_deref().and_then(sequence_axes),
+                }
+            })
+            .collect()
     }
 }
 
