@@ -38,8 +38,10 @@ KNOWN = {
     "system's compiler, so that a model the reader accepts builds; it goes when the expression "
     "compiler moves into the model layer",
     ("model/validate/solver.rs", "formulation"): "the [solver] formulation rule looks the name up in the "
-    "formulation registry and asks whether the scheme works with it; it goes when compatibility is "
-    "derived from capabilities that schemes and formulations declare as data below the model layer",
+    "formulation registry and asks formulation::compatible. Compatibility is derived from what schemes "
+    "declare (EquationForm, explicit_in_positions) and each formulation's SchemeRequirement, but those "
+    "requirements are registered with the formulations; it goes when the registry's data (names, "
+    "aliases, requirements) moves below the model layer",
 }
 
 PATH = re.compile(r"\bcrate::([a-z_]+)")
