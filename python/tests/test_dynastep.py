@@ -84,8 +84,14 @@ def test_settings_errors_raise_and_failed_runs_keep_their_rows():
     with pytest.raises(dynastep.SimulationError, match="rho_inf"):
         m.run(params={"rho_inf": 7.0})
     # Fox-Goodwin in index 3 fails on the stiff pendulum (Fernández de Bustos et al. 2022, §3).
-    r = dynastep.load_example("stiff-pendulum").run(scheme="fox-goodwin", dt=0.1, t_end=120.0)
+    with pytest.raises(dynastep.RunFailedError) as failed:
+        dynastep.load_example("stiff-pendulum").run(scheme="fox-goodwin", dt=0.1, t_end=120.0)
+    e = failed.value
+    assert isinstance(e, dynastep.SimulationError)
+    assert e.kind in ("not_converged", "stalled", "non_finite") and e.advice, (e.kind, e.advice)
+    r = e.result
     assert r.summary["status"] == "failed" and r.summary["reason"]
+    assert r.summary["failure"]["kind"] == e.kind and e.failed_at == r.summary["failed_at"]
     assert len(r) >= 1 and r.t[-1] <= r.summary["failed_at"] + 1e-9
 
 

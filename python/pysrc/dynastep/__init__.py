@@ -29,6 +29,7 @@ __all__ = [
     "Result",
     "ModelError",
     "SimulationError",
+    "RunFailedError",
     "load",
     "load_example",
     "from_dict",
@@ -57,14 +58,36 @@ def _overrides(overrides: Overrides) -> List[str]:
     return [f"{k}={_toml_literal(v)}" for k, v in (overrides or {}).items()]
 
 
+class RunFailedError(SimulationError):
+    """A run that started but stopped before its end: a Newton iteration that diverged, a step
+    that cannot be made small enough, a non-finite state, ``max_steps`` reached.
+
+    ``kind`` names the failure (``"not_converged"``, ``"stalled"``, ``"non_finite"``,
+    ``"error_control"``, ``"step_too_small"``, ``"max_steps"``, ``"correction"``, ``"observer"``,
+    as ``summary.json``'s ``failure.kind``), ``failed_at`` the time of the last complete state [s],
+    ``cause`` the element or constraint row at fault when known, ``advice`` what to change, and
+    ``result`` the partial ``Result`` with every row computed before.
+    """
+
+    def __init__(self, result: "Result"):
+        failure = result.summary.get("failure") or {}
+        self.result = result
+        self.kind: Optional[str] = failure.get("kind")
+        self.failed_at: Optional[float] = result.summary.get("failed_at")
+        self.cause: Optional[str] = failure.get("cause")
+        self.advice: Optional[str] = failure.get("advice")
+        super().__init__(f"the run stopped at t = {self.failed_at} s: {result.summary.get('reason')}")
+
+
 class Result:
     """The outcome of ``Model.run``: the time history and the summary.
 
     ``t`` and every column are 1-D float64 numpy arrays with one entry per output row (the rows of
     the CLI's ``history.csv``, same names, same values). ``summary`` is the dict of the CLI's
     ``summary.json`` (``status``, ``steps``, ``max_energy_error``, ``final_state``, …). A run that
-    fails midway is still a ``Result``: ``summary["status"] == "failed"``, with ``failed_at`` and
-    ``reason``, and the columns hold every row computed before.
+    fails midway raises ``RunFailedError``, whose ``result`` is the partial ``Result``:
+    ``summary["status"] == "failed"``, with ``failed_at``, ``reason`` and ``failure``, and the
+    columns hold every row computed before.
     """
 
     def __init__(self, names: List[str], columns: List[np.ndarray], summary: Dict[str, Any]):
@@ -143,7 +166,9 @@ class Model:
         max_steps: most steps; omega_max: add the ``omega_max`` column [rad/s] and its summary.
 
         Raises ``SimulationError`` when the run cannot start (unknown scheme, bad parameters, no
-        step size, failed assembly). A run that fails midway returns its partial ``Result``.
+        step size, failed assembly), and its subclass ``RunFailedError`` when the run fails midway
+        (its ``kind``, ``failed_at``, ``cause`` and ``advice`` say why and when; its ``result`` is
+        the partial ``Result``).
         The GIL is released while the run computes. Ctrl-C (SIGINT) ends the run at a step
         boundary and raises ``KeyboardInterrupt``, whose ``result`` attribute holds the partial
         ``Result`` (status ``interrupted``).
@@ -169,7 +194,10 @@ class Model:
                 names, columns, summary = partial
                 interrupt.result = Result(names, columns, json.loads(summary))
             raise
-        return Result(names, columns, json.loads(summary))
+        result = Result(names, columns, json.loads(summary))
+        if result.summary.get("status") == "failed":
+            raise RunFailedError(result)
+        return result
 
     def __repr__(self) -> str:
         return f"<dynastep.Model {self.name!r}>"

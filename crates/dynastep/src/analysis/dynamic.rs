@@ -836,7 +836,8 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                     "step from t = {t_n:.9} s: the local error cannot be brought within rtol = {:e}, atol = {:e} ({}) above h_min = {:e} s (error norm {norm:.3e} at h = {h:e} s)",
                     tol.rtol, tol.atol, tol.control.describe(), tol.h_min
                 ),
-            ));
+            )
+            .advise("loosen rtol and atol or lower h_min, or choose a scheme or formulation whose error estimate suits the model (docs/schemes.md gives each estimate's limits)"));
         }
         Ok(Some(h_new))
     }

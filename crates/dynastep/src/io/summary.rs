@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::analysis::assembly::AssemblyReport;
-use crate::analysis::dynamic::{ConstraintViolation, RunReport, RunStatus};
+use crate::analysis::dynamic::{ConstraintViolation, RunFailure, RunReport, RunStatus};
 use crate::analysis::natural_frequency::{critical_omega, OmegaMaxRecord};
 use crate::analysis::simulation::Simulation;
 use crate::analysis::step_control::Tolerances;
@@ -206,6 +206,11 @@ pub struct Summary {
     /// Why it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The failure as data, when failed: its kind (`settings`, `not_converged`, `stalled`,
+    /// `non_finite`, `error_control`, `step_too_small`, `max_steps`, `correction`, `singular`,
+    /// `observer`), message, the element or row at fault and the advice; `reason` is its text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<RunFailure>,
     /// Model title.
     pub model: String,
     /// Scheme name.
@@ -275,6 +280,7 @@ impl Summary {
             stopped_at,
             failed_at,
             reason,
+            failure: failure_of(&report.status),
             model: sim.model.name.clone(),
             scheme: sim.scheme.name().to_string(),
             formulation: sim.settings.formulation.to_string(),
@@ -339,6 +345,14 @@ fn status_fields(status: &RunStatus) -> (String, Option<f64>, Option<f64>, Optio
             Some(*failed_at),
             Some(reason.to_string()),
         ),
+    }
+}
+
+/// The failure of a time loop that ended with `status`, if it failed.
+fn failure_of(status: &RunStatus) -> Option<RunFailure> {
+    match status {
+        RunStatus::Failed { reason, .. } => Some(reason.clone()),
+        _ => None,
     }
 }
 
@@ -424,6 +438,9 @@ pub struct AnalysisSummary {
     /// Why it failed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The failure as data, when a time loop failed (see [`Summary::failure`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<RunFailure>,
     /// Model title.
     pub model: String,
     /// End time \[s\] (kinematics, inverse dynamics, settling).
@@ -485,6 +502,7 @@ impl AnalysisSummary {
             status: status.into(),
             failed_at,
             reason,
+            failure: failure_of(&report.status),
             model: model.into(),
             t_end: Some(settings.t_end),
             output_interval: Some(settings.output_interval),
@@ -536,6 +554,7 @@ impl AnalysisSummary {
             status: status.into(),
             failed_at: None,
             reason,
+            failure: None,
             model: model.into(),
             t_end: None,
             output_interval: None,
