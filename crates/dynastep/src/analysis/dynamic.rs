@@ -12,13 +12,15 @@
 //!   only below h_min), and steps land exactly on t_end and on the breakpoints of the time functions
 //!   ([`System::breakpoints`]).
 //!
-//! After each committed step the loop integrates the work of the non-conservative forces, computes
-//! the diagnostics (energy balance, constraint violations; [`super::diagnostics`]) at the output
-//! samples, or at every step with [`DiagnosticsAt::EveryStep`], and hands a [`Sample`] to every
-//! [`Observer`] at each output time
-//! t_0 + k·interval and at t_end, interpolating between steps ([`super::dense_output`]). An observer
-//! may stop the run ([`Flow::Stop`]), which is not a failure. A failed step ends the run with
-//! [`RunStatus::Failed`]; everything observed before stays with the observers.
+//! After each committed step the loop's sampler (`sampler.rs`) integrates the work of the
+//! non-conservative forces, computes the diagnostics (energy balance, constraint violations;
+//! [`super::diagnostics`]) at the output samples, or at every step with
+//! [`DiagnosticsAt::EveryStep`], and hands a [`Sample`] to every [`Observer`] at each output time
+//! t_0 + k·interval and at t_end, interpolating between steps ([`super::dense_output`]). An
+//! observer may stop the run ([`Flow::Stop`]), which is not a failure. A failed step ends the run
+//! with [`RunStatus::Failed`] and a typed [`RunFailure`]; everything observed before stays with
+//! the observers. The step sizes come from the loop's step sizer (`step_sizer.rs`); the loop
+//! itself solves, judges and commits steps.
 //!
 //! The loop allocates nothing after its set-up (a test with a counting allocator checks it).
 
@@ -26,17 +28,17 @@ use std::time::Instant;
 
 use super::dense_output::interpolate;
 pub use super::diagnostics::ConstraintViolation;
-use super::diagnostics::{worst, Diagnostics};
+use super::diagnostics::Diagnostics;
 pub use super::failure::{FailureKind, ObserverError, RunFailure};
-use super::natural_frequency::{self, OmegaMaxRecord};
+use super::natural_frequency::OmegaMaxRecord;
 use super::output_times::OutputTimes;
+use super::sampler::{emit_to, Sampler};
 use super::step::{filter_through_iteration_matrix, solve_step, StepFailure, StepWork};
-use super::step_control::{
-    error_norm, initial_step, restart_step, Controller, StepSettings, Tolerances,
-};
+use super::step_control::{error_norm, StepSettings, Tolerances};
+use super::step_sizer::StepSizer;
 use crate::formulation::{
     self, ConstraintSettings, Correction, Formulation, FormulationError, FormulationSettings,
-    LinearizedSystem, NewtonMethod, NewtonSettings, NewtonStats, PhaseTimes, VelocityError,
+    NewtonMethod, NewtonSettings, NewtonStats, PhaseTimes, VelocityError,
 };
 use crate::linalg::Vector;
 use crate::scheme::{LocalError, Scheme, State};
@@ -375,12 +377,12 @@ pub fn run_with<S: System, F: Formulation<S> + ?Sized>(
         steps: 0,
         rejected: 0,
         newton_iterations: 0,
-        omega_max: tl.omega_at(x0),
+        omega_max: tl.sampler.omega_at(sys, x0),
     };
     if let Some(w) = sample0.omega_max {
         OmegaMaxRecord::update(&mut report.omega_max, w, x0.t);
     }
-    if TimeLoop::<S, F>::emit_to(sys, observers, &sample0, &mut report) {
+    if emit_to(sys, observers, &sample0, &mut report) {
         tl.integrate(observers, &mut report);
     }
     report
@@ -435,111 +437,31 @@ pub fn check_settings(
     problem.map_or(Ok(()), |p| Err(RunFailure::settings(p)))
 }
 
-/// The state of one run of the loop.
+/// The state of one run of the loop: the scheme, the formulation and the step's work space,
+/// the reported states, and its two parts, the [`StepSizer`] (time and step size) and the
+/// [`Sampler`] (diagnostics and output). The loop itself commits steps.
 struct TimeLoop<'a, S: System, F: Formulation<S> + ?Sized> {
     sys: &'a S,
     scheme: &'a mut dyn Scheme,
     form: &'a mut F,
     settings: &'a DynamicSettings,
-    tol: Option<Tolerances>,
-    outputs: OutputTimes,
-    diag: Diagnostics,
+    sizer: StepSizer,
+    sampler: Sampler,
     work: StepWork,
     err: LocalError,
-    controller: Controller,
-    variable_step: bool,
-    breakpoints: Vec<f64>,
-    /// Start time t_0 \[s\].
-    t0: f64,
-    /// Time of the newest level of the scheme (ahead of the reported state for lagging schemes).
-    t_front: f64,
-    /// Accepted steps, which give t_front = t_0 + k·h with fixed steps.
-    k: u64,
-    /// Step to try next \[s\].
-    h_next: f64,
     /// True while the step being taken is a retake ([`Correction::Retake`]).
     retaking: bool,
-    /// The scheme's order (its capabilities, read once: the registry lookup allocates), for the
-    /// first step after a restart.
-    order: u32,
-    /// The last two reported complete states, with W_nc at `previous`.
+    /// The last two reported complete states.
     previous: State,
-    previous_work: f64,
+    state: State,
     /// The work of the step just committed by the scheme's own quadrature, if it has one \[J\].
     step_work: Option<f64>,
-    state: State,
-    interpolated: State,
-    /// Time spent on the steps that emit output samples, from their diagnostics to the
-    /// observers \[s\].
-    sampling: f64,
-    /// The linearized system whose ω_max is computed, when asked for.
-    linearized: Option<LinearizedSystem>,
     /// How the formulation's velocity errors enter the error norm.
     velocity_error: VelocityError,
     /// The newest level at the start of a step, for a variable-order scheme's choice of order.
     x_n: State,
     /// Force terms Φ_qᵀλ − Q (n) of a state the scheme is (re)started from.
     force_terms: Vector,
-}
-
-/// What [`TimeLoop::after_step`] knows of the step it just committed, for the samples it emits.
-struct CommittedStep {
-    /// The step size \[s\].
-    h: f64,
-    /// Energy, energy balance and violations of the committed state, when computed already.
-    at_state: Option<(Energy, f64, ConstraintViolation)>,
-    /// ω_max at the committed state, when the run computes it.
-    omega_state: Option<f64>,
-    /// True when the diagnostics are computed at every committed step (the report's maxima then
-    /// come from those, not from the samples).
-    every_step: bool,
-}
-
-impl CommittedStep {
-    /// The sample of `state` with its diagnostics `d` (energy, balance, violations), W_nc and
-    /// ω_max, and the run's counters.
-    fn sample<'s>(
-        &self,
-        state: &'s State,
-        d: (Energy, f64, ConstraintViolation),
-        work_nc: f64,
-        omega_max: Option<f64>,
-        report: &RunReport,
-    ) -> Sample<'s> {
-        Sample {
-            state,
-            energy: d.0,
-            work_nc,
-            energy_balance: d.1,
-            violation: d.2,
-            h: self.h,
-            steps: report.steps,
-            rejected: report.rejected_steps,
-            newton_iterations: report.newton.iterations,
-            omega_max,
-        }
-    }
-}
-
-/// The first step \[s\]: `h` with fixed steps; in an adaptive run `h` within [h_min, h_max] when
-/// given, else chosen from the initial state for a scheme of `order`.
-fn first_step<S: System>(sys: &S, x0: &State, h: f64, tol: Option<Tolerances>, order: u32) -> f64 {
-    match tol {
-        Some(t) if h > 0.0 => h.clamp(t.h_min, t.h_max),
-        Some(t) => initial_step(sys, x0, order, &t),
-        None => h,
-    }
-}
-
-/// The breakpoints of the system's time functions strictly inside (t0, t_end), sorted, without
-/// repeats: an adaptive run lands a step on each.
-fn breakpoints_within<S: System>(sys: &S, t0: f64, t_end: f64) -> Vec<f64> {
-    let mut breakpoints = Vec::new();
-    sys.breakpoints(&mut breakpoints);
-    breakpoints.retain(|&b| b > t0 && b < t_end);
-    breakpoints.sort_by(f64::total_cmp);
-    breakpoints.dedup();
-    breakpoints
 }
 
 /// (Re)starts `scheme` from the consistent state `x`, with its force terms Φ_qᵀλ − Q written into
@@ -571,42 +493,26 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         scheme.allow_extrapolated_start(form.settings().method == NewtonMethod::Full);
         start_scheme(sys, &mut *scheme, x0, &mut f0);
         let caps = scheme.capabilities();
-        let breakpoints =
-            tol.map_or_else(Vec::new, |_| breakpoints_within(sys, x0.t, settings.t_end));
         let velocity_error = formulation::find(form.name())
             .map_or(VelocityError::ScaledByStep, |f| f.velocity_error);
-        let h_next = first_step(sys, x0, settings.h, tol, caps.order);
+        let linearized = settings
+            .omega_max
+            .then(|| formulation::find(settings.formulation).map(|f| f.linearized))
+            .flatten();
+        let at = settings.diagnostics_in_force();
         TimeLoop {
             sys,
             scheme,
             form,
             settings,
-            tol,
-            outputs,
-            diag,
+            sizer: StepSizer::new(sys, x0, settings.t_end, settings.h, tol, &caps),
+            sampler: Sampler::new(x0, outputs, diag, at, linearized),
             work: StepWork::new(n, m),
             err: LocalError::zeros(n),
-            controller: Controller::new(
-                tol.map_or(caps.order + 1, |t| t.error_exponent(caps.error_order)),
-            ),
-            variable_step: caps.variable_step,
-            breakpoints,
-            t0: x0.t,
-            t_front: x0.t,
-            k: 0,
-            h_next,
             retaking: false,
-            order: caps.order,
             previous: x0.clone(),
-            previous_work: 0.0,
             step_work: None,
             state: x0.clone(),
-            interpolated: x0.clone(),
-            sampling: 0.0,
-            linearized: settings
-                .omega_max
-                .then(|| formulation::find(settings.formulation).map(|f| f.linearized))
-                .flatten(),
             velocity_error,
             x_n: x0.clone(),
             force_terms: f0,
@@ -616,11 +522,11 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
     /// Steps until the reported state reaches t_end, a step fails, or an observer stops the run.
     fn integrate(&mut self, observers: &mut [&mut dyn Observer<S>], report: &mut RunReport) {
         let t_end = self.settings.t_end;
-        let t_tol = 1e-9 * self.h_next.min(self.settings.t_end - self.state.t);
+        let t_tol = 1e-9 * self.sizer.h_next.min(self.settings.t_end - self.state.t);
         let loop_clock = Instant::now();
         let phases = self.form.phase_times();
         while self.state.t < t_end - t_tol {
-            let stepped = match self.tol {
+            let stepped = match self.sizer.tol {
                 None => self.fixed_step(report),
                 Some(tol) => self.adaptive_step(&tol, report),
             };
@@ -628,10 +534,13 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 Ok(h) => {
                     // The clock is read only around the steps that emit samples (reading it at
                     // every step cost 8 % of a pendulum step).
-                    let clock = self.sample_due().then(Instant::now);
+                    let clock = self
+                        .sampler
+                        .due(&self.previous, &self.state)
+                        .then(Instant::now);
                     let go_on = self.after_step(h, observers, report);
                     if let Some(c) = clock {
-                        self.sampling += c.elapsed().as_secs_f64();
+                        self.sampler.sampling += c.elapsed().as_secs_f64();
                     }
                     if !go_on {
                         break;
@@ -650,12 +559,13 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             }
         }
         report.loop_time_s = loop_clock.elapsed().as_secs_f64();
-        report.wall_time_s = (report.loop_time_s - self.sampling).max(0.0);
+        report.wall_time_s = (report.loop_time_s - self.sampler.sampling).max(0.0);
         report.phase_times = self.form.phase_times().since(&phases);
         if matches!(report.status, RunStatus::Completed) && self.state.t > t_end {
             // A scheme that stepped past t_end (fixed steps it cannot shorten): report t_end.
-            interpolate(&self.previous, &self.state, t_end, &mut self.interpolated);
-            report.final_state.copy_from(&self.interpolated);
+            let end = &mut self.sampler.interpolated;
+            interpolate(&self.previous, &self.state, t_end, end);
+            report.final_state.copy_from(end);
         } else {
             report.final_state.copy_from(&self.state);
         }
@@ -673,15 +583,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
 
     /// One fixed step; returns its size.
     fn fixed_step(&mut self, report: &mut RunReport) -> Result<f64, RunFailure> {
-        let (h, t_end) = (self.settings.h, self.settings.t_end);
-        let t_n = self.t0 + self.k as f64 * h;
-        let mut step = h;
-        if self.variable_step && t_n + h > t_end && t_n < t_end {
-            // The last step lands on t_end unless that is within rounding of a full step.
-            if t_end - t_n < (1.0 - 1e-9) * h {
-                step = t_end - t_n;
-            }
-        }
+        let (t_n, step) = self.sizer.fixed();
         let mut stats = NewtonStats::default();
         let solved = solve_step(
             self.sys,
@@ -716,8 +618,8 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         report: &mut RunReport,
     ) -> Result<f64, RunFailure> {
         loop {
-            let t_n = self.t_front;
-            let (h, t_next) = self.next_step(t_n, tol);
+            let t_n = self.sizer.t_front;
+            let (h, t_next) = self.sizer.adaptive(t_n, tol);
             self.check_step_allowed(t_n, h, report)?;
             let mut stats = NewtonStats::default();
             let solved = solve_step(
@@ -742,7 +644,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                     }
                 },
             };
-            self.h_next = retry;
+            self.sizer.h_next = retry;
         }
     }
 
@@ -785,7 +687,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         self.count(stats, report);
         self.scheme.reject();
         report.rejected_steps += 1;
-        let h_new = self.controller.newton_failure(h);
+        let h_new = self.sizer.controller.newton_failure(h);
         if h_new < tol.h_min {
             let at = format!(
                 "step from t = {t_n:.9} s (point {} at t = {:.9} s; the step size cannot be reduced below h_min = {:e} s): ",
@@ -821,10 +723,10 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         );
         self.count(stats, report);
         let norm = self.judged_norm(h, tol);
-        let (accept, h_new) = self.controller.judge(h, tol.judged(norm, h));
+        let (accept, h_new) = self.sizer.controller.judge(h, tol.judged(norm, h));
         if accept {
             let h_new = self.select_order(h, tol).unwrap_or(h_new);
-            self.h_next = h_new.clamp(tol.h_min, tol.h_max);
+            self.sizer.h_next = h_new.clamp(tol.h_min, tol.h_max);
             return Ok(None);
         }
         self.scheme.reject();
@@ -866,27 +768,11 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             tol.judged(error_norm(err, x_n, h, tol, velocity, judged), h)
         };
         let (err, order) = self.scheme.select_order(&mut norm)?;
-        Some(self.controller.retarget(tol.error_exponent(order), h, err))
-    }
-
-    /// The next step from `t_n` and its end time: h_next, limited by h_max, landing exactly on the
-    /// next breakpoint or t_end, and halving the distance when a full step would leave a sliver.
-    fn next_step(&self, t_n: f64, tol: &Tolerances) -> (f64, f64) {
-        let target = self
-            .breakpoints
-            .iter()
-            .copied()
-            .find(|&b| b > t_n)
-            .unwrap_or(self.settings.t_end);
-        let h = self.h_next.min(tol.h_max);
-        let remaining = target - t_n;
-        if remaining <= 1.1 * h {
-            (remaining, target)
-        } else if remaining < 2.0 * h {
-            (0.5 * remaining, t_n + 0.5 * remaining)
-        } else {
-            (h, t_n + h)
-        }
+        Some(
+            self.sizer
+                .controller
+                .retarget(tol.error_exponent(order), h, err),
+        )
     }
 
     /// Commits the solved step of size `h` ending at `t_next`: the scheme advances, the formulation
@@ -895,8 +781,8 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
     /// is back at the start of the step and the scheme restarted there.
     fn commit(&mut self, t_next: f64, h: f64, report: &mut RunReport) -> Result<bool, RunFailure> {
         self.previous.copy_from(&self.state);
-        self.previous_work = self.diag.work;
-        let (sys, diag) = (self.sys, &mut self.diag);
+        self.sampler.previous_work = self.sampler.diag.work;
+        let (sys, diag) = (self.sys, &mut self.sampler.diag);
         self.step_work = self
             .scheme
             .step_work(&mut |t, q, v, lambda| diag.power_at(sys, t, q, v, lambda));
@@ -913,8 +799,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         if self.apply_correction(correction, report) {
             return Ok(false);
         }
-        self.t_front = t_next;
-        self.k += 1;
+        self.sizer.advance(t_next);
         self.check_finite()?;
         Ok(true)
     }
@@ -930,7 +815,11 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             Correction::Restart | Correction::Retake => {
                 report.corrections += 1;
                 report.restarts += 1;
-                self.limit_restart_step();
+                self.sizer.limit_restart(
+                    self.scheme.restarts_at_first_order(),
+                    &self.previous,
+                    &self.state,
+                );
                 if retake {
                     self.state.copy_from(&self.previous);
                 }
@@ -970,21 +859,6 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         Err(failure)
     }
 
-    /// Before a restart of a scheme that restarts at its first order (variable-order Adams), with
-    /// error control: the next step is no longer than a first step from the state just reached
-    /// ([`restart_step`], from the step just taken), since the step chosen for the scheme's last
-    /// order does not fit its first (Shampine & Gordon's DE/STEP restarts the same way). Measured
-    /// on the pendulum with partitioning at rtol = 1e-8 (16 restarts in 10 s): the rejected steps
-    /// fell from 318 to 220, for 471 accepted.
-    fn limit_restart_step(&mut self) {
-        if let Some(tol) = &self.tol {
-            if self.scheme.restarts_at_first_order() {
-                let first = restart_step(&self.previous, &self.state, self.order, tol);
-                self.h_next = self.h_next.min(first);
-            }
-        }
-    }
-
     /// The failure of a point (`at` says where), with the source of non-finite values when the
     /// equations themselves are not finite at the last committed state; step-size advice only
     /// otherwise.
@@ -997,17 +871,6 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             _ => None,
         };
         RunFailure::newton(at, &f.error, cause)
-    }
-
-    /// True when the state just committed emits output samples (every step, or an output time
-    /// at or before it).
-    fn sample_due(&self) -> bool {
-        let span = self.state.t - self.previous.t;
-        self.outputs.every_step()
-            || self
-                .outputs
-                .peek()
-                .is_some_and(|t| t <= self.state.t + 1e-9 * span)
     }
 
     /// Diagnostics and output after a committed step of size `h`; false when the run must end.
@@ -1026,133 +889,16 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             self.previous.copy_from(&self.state);
             return true;
         }
-        self.diag
-            .advance(self.sys, &self.state, self.step_work.take());
-        let every_step = self.settings.diagnostics_in_force() == DiagnosticsAt::EveryStep
-            || self.outputs.every_step();
-        // The energy balance and the violations of the committed state: every step when asked
-        // for, else only when an output time falls on it.
-        let mut at_state = None;
-        if every_step {
-            let d = self.diagnose_state();
-            report.max_energy_error = worst(report.max_energy_error, d.1.abs());
-            report.max_violation.max_with(&d.2);
-            at_state = Some(d);
-        }
-        let omega_state = self.omega_at(&self.state);
-        if let Some(w) = omega_state {
-            OmegaMaxRecord::update(&mut report.omega_max, w, self.state.t);
-        }
-        let step = CommittedStep {
+        let step_work = self.step_work.take();
+        self.sampler.after_step(
+            self.sys,
+            &self.previous,
+            &self.state,
+            step_work,
             h,
-            at_state,
-            omega_state,
-            every_step,
-        };
-        if self.outputs.every_step() {
-            let d = at_state.unwrap_or_else(|| self.diagnose_state());
-            let sample = step.sample(&self.state, d, self.diag.work, omega_state, report);
-            return Self::emit_to(self.sys, observers, &sample, report);
-        }
-        self.emit_output_times(&step, observers, report)
-    }
-
-    /// Emits a sample at every output time the committed step reached, interpolated between
-    /// the previous and the committed state; false when an observer ends the run.
-    fn emit_output_times(
-        &mut self,
-        step: &CommittedStep,
-        observers: &mut [&mut dyn Observer<S>],
-        report: &mut RunReport,
-    ) -> bool {
-        let step_span = self.state.t - self.previous.t;
-        while let Some(t_out) = self.outputs.peek() {
-            if t_out > self.state.t + 1e-9 * step_span {
-                break;
-            }
-            self.outputs.advance();
-            let on_state = (t_out - self.state.t).abs() <= 1e-9 * step_span;
-            let (d, work) = if on_state {
-                let d = step.at_state.unwrap_or_else(|| self.diagnose_state());
-                self.interpolated.copy_from(&self.state);
-                self.interpolated.t = t_out;
-                (d, self.diag.work)
-            } else {
-                self.diagnose_interpolated(t_out)
-            };
-            if !step.every_step {
-                report.max_energy_error = worst(report.max_energy_error, d.1.abs());
-                report.max_violation.max_with(&d.2);
-            }
-            let omega_max = if on_state {
-                step.omega_state
-            } else {
-                self.omega_at(&self.interpolated)
-            };
-            let sample = step.sample(&self.interpolated, d, work, omega_max, report);
-            if !Self::emit_to(self.sys, observers, &sample, report) {
-                return false;
-            }
-        }
-        true
-    }
-
-    /// Interpolates the state at `t_out` inside the step just committed (into
-    /// `self.interpolated`), with W_nc interpolated linearly; returns its diagnostics and W_nc.
-    fn diagnose_interpolated(&mut self, t_out: f64) -> ((Energy, f64, ConstraintViolation), f64) {
-        let step_span = self.state.t - self.previous.t;
-        interpolate(&self.previous, &self.state, t_out, &mut self.interpolated);
-        let theta = (t_out - self.previous.t) / step_span;
-        let work = self.previous_work + theta * (self.diag.work - self.previous_work);
-        let (e, b) = self.diag.balance(self.sys, &self.interpolated, work);
-        let violation = self.diag.violation(self.sys, &self.interpolated);
-        ((e, b, violation), work)
-    }
-
-    /// Energy, energy balance and constraint violations of the committed state.
-    fn diagnose_state(&mut self) -> (Energy, f64, ConstraintViolation) {
-        let (energy, balance) = self.diag.balance(self.sys, &self.state, self.diag.work);
-        (energy, balance, self.diag.violation(self.sys, &self.state))
-    }
-
-    /// ω_max of the integrated system at `x` when the run computes it (NaN where it cannot be
-    /// computed: the sample is a diagnostic, not a reason to stop).
-    fn omega_at(&self, x: &State) -> Option<f64> {
-        self.linearized.map(|kind| {
-            natural_frequency::omega_max(self.sys, x, kind)
-                .ok()
-                .filter(|w| w.is_finite())
-                .unwrap_or(f64::NAN)
-        })
-    }
-
-    /// Hands `sample` to every observer; false when one stops the run or fails.
-    fn emit_to(
-        sys: &S,
-        observers: &mut [&mut dyn Observer<S>],
-        sample: &Sample<'_>,
-        report: &mut RunReport,
-    ) -> bool {
-        report.max_energy_error_rows =
-            worst(report.max_energy_error_rows, sample.energy_balance.abs());
-        report.max_violation_rows.max_with(&sample.violation);
-        for o in observers.iter_mut() {
-            match o.sample(sys, sample) {
-                Ok(Flow::Continue) => {}
-                Ok(Flow::Stop) => {
-                    report.status = RunStatus::Stopped {
-                        stopped_at: sample.state.t,
-                    };
-                    report.final_state.copy_from(sample.state);
-                    return false;
-                }
-                Err(e) => {
-                    report.fail(sample.state.t, e.into());
-                    return false;
-                }
-            }
-        }
-        true
+            observers,
+            report,
+        )
     }
 }
 

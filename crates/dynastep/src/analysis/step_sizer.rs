@@ -1,0 +1,142 @@
+//! [`StepSizer`]: the part of the time loop that owns the time and chooses the step size.
+//!
+//! With fixed steps t_k = t_0 + k·h is computed from the count k (never accumulated), and a scheme
+//! that declares `variable_step` gets a shortened last step that lands on t_end. With error
+//! control the PI controller of [`super::step_control`] proposes the next step, which lands
+//! exactly on the next breakpoint of the time functions or on t_end and halves the distance when a
+//! full step would leave a sliver; after a restart of a variable-order scheme the next step is
+//! limited to a first step ([`restart_step`]).
+
+use super::step_control::{initial_step, restart_step, Controller, Tolerances};
+use crate::scheme::{Capabilities, State};
+use crate::system::System;
+
+/// The step-size state of one run (see the module documentation).
+#[derive(Debug, Clone)]
+pub(crate) struct StepSizer {
+    /// Error control, `None` for fixed steps.
+    pub tol: Option<Tolerances>,
+    /// The PI controller of adaptive runs.
+    pub controller: Controller,
+    /// True when the scheme takes a step size that changes from step to step.
+    variable_step: bool,
+    /// Breakpoints of the time functions inside the span, sorted (adaptive runs land on each).
+    breakpoints: Vec<f64>,
+    /// Start time t_0 \[s\].
+    t0: f64,
+    /// End time \[s\].
+    t_end: f64,
+    /// Time of the newest level of the scheme (ahead of the reported state for lagging schemes).
+    pub t_front: f64,
+    /// Accepted steps, which give t_front = t_0 + k·h with fixed steps.
+    k: u64,
+    /// Step to try next \[s\]; with fixed steps, the step size.
+    pub h_next: f64,
+    /// The scheme's order (read once: the registry lookup allocates), for the first step after a
+    /// restart.
+    order: u32,
+}
+
+impl StepSizer {
+    /// The sizer of a run of a scheme with capabilities `caps` of `sys` from the consistent state
+    /// `x0` to `t_end`, with step `h` (fixed steps; with `tol` the first step, 0 to choose it).
+    pub fn new<S: System>(
+        sys: &S,
+        x0: &State,
+        t_end: f64,
+        h: f64,
+        tol: Option<Tolerances>,
+        caps: &Capabilities,
+    ) -> Self {
+        let breakpoints = tol.map_or_else(Vec::new, |_| breakpoints_within(sys, x0.t, t_end));
+        let h_next = match tol {
+            Some(t) if h > 0.0 => h.clamp(t.h_min, t.h_max),
+            Some(t) => initial_step(sys, x0, caps.order, &t),
+            None => h,
+        };
+        StepSizer {
+            tol,
+            controller: Controller::new(
+                tol.map_or(caps.order + 1, |t| t.error_exponent(caps.error_order)),
+            ),
+            variable_step: caps.variable_step,
+            breakpoints,
+            t0: x0.t,
+            t_end,
+            t_front: x0.t,
+            k: 0,
+            h_next,
+            order: caps.order,
+        }
+    }
+
+    /// The next fixed step: its start t_n = t_0 + k·h and its size, shortened to land on t_end
+    /// when the scheme allows it and the remainder is not within rounding of a full step.
+    pub fn fixed(&self) -> (f64, f64) {
+        let (h, t_end) = (self.h_next, self.t_end);
+        let t_n = self.t0 + self.k as f64 * h;
+        let mut step = h;
+        if self.variable_step && t_n + h > t_end && t_n < t_end && t_end - t_n < (1.0 - 1e-9) * h {
+            step = t_end - t_n;
+        }
+        (t_n, step)
+    }
+
+    /// The next adaptive step from `t_n` and its end time: h_next, limited by h_max, landing
+    /// exactly on the next breakpoint or t_end, and halving the distance when a full step would
+    /// leave a sliver.
+    pub fn adaptive(&self, t_n: f64, tol: &Tolerances) -> (f64, f64) {
+        let target = self
+            .breakpoints
+            .iter()
+            .copied()
+            .find(|&b| b > t_n)
+            .unwrap_or(self.t_end);
+        let h = self.h_next.min(tol.h_max);
+        let remaining = target - t_n;
+        if remaining <= 1.1 * h {
+            (remaining, target)
+        } else if remaining < 2.0 * h {
+            (0.5 * remaining, t_n + 0.5 * remaining)
+        } else {
+            (h, t_n + h)
+        }
+    }
+
+    /// A step ending at `t_next` was committed.
+    pub fn advance(&mut self, t_next: f64) {
+        self.t_front = t_next;
+        self.k += 1;
+    }
+
+    /// Before a restart of a scheme that restarts at its first order (variable-order Adams), with
+    /// error control: the next step is no longer than a first step from the state just reached
+    /// ([`restart_step`], from the step `previous` → `state`), since the step chosen for the
+    /// scheme's last order does not fit its first (Shampine & Gordon's DE/STEP restarts the same
+    /// way). Measured on the pendulum with partitioning at rtol = 1e-8 (16 restarts in 10 s): the
+    /// rejected steps fell from 318 to 220, for 471 accepted.
+    pub fn limit_restart(
+        &mut self,
+        restarts_at_first_order: bool,
+        previous: &State,
+        state: &State,
+    ) {
+        if let Some(tol) = &self.tol {
+            if restarts_at_first_order {
+                let first = restart_step(previous, state, self.order, tol);
+                self.h_next = self.h_next.min(first);
+            }
+        }
+    }
+}
+
+/// The breakpoints of the system's time functions strictly inside (t0, t_end), sorted, without
+/// repeats: an adaptive run lands a step on each.
+fn breakpoints_within<S: System>(sys: &S, t0: f64, t_end: f64) -> Vec<f64> {
+    let mut breakpoints = Vec::new();
+    sys.breakpoints(&mut breakpoints);
+    breakpoints.retain(|&b| b > t0 && b < t_end);
+    breakpoints.sort_by(f64::total_cmp);
+    breakpoints.dedup();
+    breakpoints
+}
