@@ -7,6 +7,7 @@ use nalgebra::Matrix3;
 
 use super::body::SpatialBody;
 use super::drivers::SpatialDriver;
+use super::element::SpatialForce;
 use super::euler::{e_matrix, from_rotation, V3, V4};
 use super::forces::Tsda;
 use super::joints::{frame_from, JointGeometry, SpatialJoint};
@@ -170,15 +171,13 @@ impl SpatialSystem {
         let (b, n) = Builder::with_bodies(spec);
         let normalizations = b.bodies.iter().filter(|x| x.p.is_some()).count();
         let (joints, drivers, m) = b.constraints(normalizations)?;
-        let (tsdas, rsdas, loads) = b.forces(&joints)?;
+        let forces = b.forces(&joints)?;
         let markers = b.markers();
         Ok(SpatialSystem {
             bodies: b.bodies,
             joints,
             drivers,
-            tsdas,
-            rsdas,
-            loads,
+            forces,
             markers,
             gravity: V3::from(spec.gravity),
             n,
@@ -187,9 +186,6 @@ impl SpatialSystem {
         })
     }
 }
-
-/// The spring–dampers, rotational spring–dampers and applied loads of a model.
-type ForceElements = (Vec<Tsda>, Vec<Rsda>, Vec<Load>);
 
 /// The body of `s` with its coordinates from column `n`, and its initial rotation matrix (the
 /// identity for a point mass).
@@ -275,17 +271,18 @@ impl Builder<'_> {
         Ok((joints, drivers, m))
     }
 
-    /// The spring–dampers, rotational spring–dampers and applied loads, each in file order.
-    fn forces(&self, joints: &[SpatialJoint]) -> Result<ForceElements, SpatialError> {
-        let (mut tsdas, mut rsdas, mut loads) = (Vec::new(), Vec::new(), Vec::new());
+    /// The force elements (spring–dampers, rotational spring–dampers, applied loads), in file
+    /// order.
+    fn forces(&self, joints: &[SpatialJoint]) -> Result<Vec<SpatialForce>, SpatialError> {
+        let mut forces = Vec::with_capacity(self.spec.forces.len());
         for f in &self.spec.forces {
-            match f {
-                SpatialForceSpec::Tsda { .. } => tsdas.push(self.tsda(f)),
-                SpatialForceSpec::Rsda { .. } => rsdas.push(self.rsda(f, joints)?),
-                _ => loads.push(self.load(f)?),
-            }
+            forces.push(match f {
+                SpatialForceSpec::Tsda { .. } => SpatialForce::Tsda(self.tsda(f)),
+                SpatialForceSpec::Rsda { .. } => SpatialForce::Rsda(self.rsda(f, joints)?),
+                _ => SpatialForce::Load(self.load(f)?),
+            });
         }
-        Ok((tsdas, rsdas, loads))
+        Ok(forces)
     }
 
     /// The markers: a point of a body, with the angle sequence they report.

@@ -19,6 +19,7 @@
 mod body;
 mod build;
 mod drivers;
+mod element;
 pub(crate) mod euler;
 mod forces;
 mod joints;
@@ -33,12 +34,10 @@ use nalgebra::Matrix4;
 
 use self::body::SpatialBody;
 use self::drivers::SpatialDriver;
+use self::element::{ForceElement, SpatialForce};
 use self::euler::V3;
-use self::forces::Tsda;
 use self::joints::SpatialJoint;
 use self::kinematics::{LMat, LVec, Motion, Slots, NS};
-use self::loads::Load;
-use self::rsda::Rsda;
 use super::System;
 use crate::linalg::{Sink, Vector};
 
@@ -62,9 +61,8 @@ pub struct SpatialSystem {
     bodies: Vec<SpatialBody>,
     joints: Vec<SpatialJoint>,
     drivers: Vec<SpatialDriver>,
-    tsdas: Vec<Tsda>,
-    rsdas: Vec<Rsda>,
-    loads: Vec<Load>,
+    /// The force elements of every kind, in file order (`element.rs`).
+    forces: Vec<SpatialForce>,
     markers: Vec<SpatialMarker>,
     gravity: V3,
     n: usize,
@@ -167,16 +165,8 @@ impl System for SpatialSystem {
             }
             b.add_gyroscopic(q, v, out);
         }
-        for l in &self.loads {
-            l.add_force(t, q, out);
-        }
-        for e in &self.rsdas {
-            let f = e.force(t, &Self::motion(&e.slots, q, v, None));
-            add_vector(out, &e.slots, &f);
-        }
-        for e in &self.tsdas {
-            let f = e.force(&Self::motion(&e.slots, q, v, None));
-            add_vector(out, &e.slots, &f);
+        for e in &self.forces {
+            e.add_force(t, q, v, out);
         }
     }
 
@@ -184,18 +174,8 @@ impl System for SpatialSystem {
         for b in &self.bodies {
             b.add_gyroscopic_q(v, scale, out);
         }
-        for l in &self.loads {
-            l.add_force_q(t, q, scale, out);
-        }
-        for e in &self.rsdas {
-            let mut kq = [[0.0; NS]; NS];
-            e.add_position_derivative(t, &Self::motion(&e.slots, q, v, None), &mut kq);
-            add_local(out, &e.slots, &kq, scale);
-        }
-        for e in &self.tsdas {
-            let mut kq = [[0.0; NS]; NS];
-            e.add_position_derivative(&Self::motion(&e.slots, q, v, None), &mut kq);
-            add_local(out, &e.slots, &kq, scale);
+        for e in &self.forces {
+            e.add_force_q(t, q, v, scale, out);
         }
     }
 
@@ -203,22 +183,14 @@ impl System for SpatialSystem {
         for b in &self.bodies {
             b.add_gyroscopic_v(q, v, scale, out);
         }
-        for e in &self.tsdas {
-            let mut kv = [[0.0; NS]; NS];
-            e.add_velocity_derivative(&Self::motion(&e.slots, q, v, None), &mut kv);
-            add_local(out, &e.slots, &kv, scale);
-        }
-        for e in &self.rsdas {
-            let mut kv = [[0.0; NS]; NS];
-            e.add_velocity_derivative(&Self::motion(&e.slots, q, v, None), &mut kv);
-            add_local(out, &e.slots, &kv, scale);
+        for e in &self.forces {
+            e.add_force_v(q, v, scale, out);
         }
     }
 
     fn forces_depend_on_velocity(&self) -> bool {
         self.bodies.iter().any(|b| b.p.is_some())
-            || self.tsdas.iter().any(|e| e.c != 0.0)
-            || self.rsdas.iter().any(|e| e.c != 0.0)
+            || self.forces.iter().any(ForceElement::depends_on_velocity)
     }
 
     fn constraints(&self, t: f64, q: &Vector, out: &mut Vector) {
@@ -367,37 +339,21 @@ impl System for SpatialSystem {
         for b in &self.bodies {
             u -= b.mass * self.gravity.dot(&b.position(q));
         }
-        for e in &self.tsdas {
-            u += e.potential(&e.slots.sides(&e.slots.gather(q)));
-        }
-        for e in &self.rsdas {
-            u += e.potential(&e.slots.sides(&e.slots.gather(q)));
+        for e in &self.forces {
+            u += e.potential(q);
         }
         u
     }
 
     fn nonconservative_power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
-        let dampers: f64 = self
-            .tsdas
-            .iter()
-            .map(|e| e.power(&Self::motion(&e.slots, q, v, None)))
-            .sum();
-        let rsdas: f64 = self
-            .rsdas
-            .iter()
-            .map(|e| e.power(t, &Self::motion(&e.slots, q, v, None)))
-            .sum();
-        dampers + rsdas + self.loads.iter().map(|l| l.power(t, q, v)).sum::<f64>()
+        self.forces.iter().map(|e| e.power(t, q, v)).sum()
     }
 
     fn breakpoints(&self, out: &mut Vec<f64>) {
         for d in &self.drivers {
             d.function.breakpoints(out);
         }
-        for l in &self.loads {
-            l.breakpoints(out);
-        }
-        for e in &self.rsdas {
+        for e in &self.forces {
             e.breakpoints(out);
         }
     }

@@ -1,0 +1,150 @@
+//! The spatial system's force elements behind one interface, and their registry.
+//!
+//! [`ForceElement`] is what a force element adds to the equations of motion: its generalized force
+//! Q (n entries), its Jacobians ∂Q/∂q and ∂Q/∂v, its potential energy and the power of its
+//! non-conservative part, and the breakpoints of its time functions. The system keeps every
+//! element of every kind in one list, [`SpatialForce`], in file order, and each `System` method
+//! runs one loop over it. A new kind of force element (a bushing, a beam) implements the trait in
+//! its own file and adds one name to the `force_elements!` line below.
+
+use super::forces::Tsda;
+use super::loads::Load;
+use super::rsda::Rsda;
+use super::{add_local, add_vector, SpatialSystem};
+use crate::linalg::{Sink, Vector};
+use crate::system::spatial::kinematics::NS;
+
+/// A force element of the spatial system (see the module documentation). q, v have n entries;
+/// forces are in N and N m on the coordinates' conjugates, energies in J, powers in W.
+pub(crate) trait ForceElement {
+    /// Adds its generalized force at (t, q, v) to `out` (n).
+    fn add_force(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector);
+    /// Adds `scale ·` ∂Q/∂q at (t, q, v) to `out` (n × n).
+    fn add_force_q<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S);
+    /// Adds `scale ·` ∂Q/∂v at (t, q, v) to `out` (n × n); nothing for a force that does not
+    /// depend on the velocities.
+    fn add_force_v<S: Sink>(&self, _q: &Vector, _v: &Vector, _scale: f64, _out: &mut S) {}
+    /// True when its force depends on the velocities.
+    fn depends_on_velocity(&self) -> bool {
+        false
+    }
+    /// Its potential energy at q \[J\] (0 for a force without one).
+    fn potential(&self, _q: &Vector) -> f64 {
+        0.0
+    }
+    /// The power of its non-conservative part at (t, q, v) \[W\].
+    fn power(&self, t: f64, q: &Vector, v: &Vector) -> f64;
+    /// Appends the times where its time functions are not smooth.
+    fn breakpoints(&self, _out: &mut Vec<f64>) {}
+}
+
+impl ForceElement for Tsda {
+    fn add_force(&self, _t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
+        let f = self.force(&SpatialSystem::motion(&self.slots, q, v, None));
+        add_vector(out, &self.slots, &f);
+    }
+    fn add_force_q<S: Sink>(&self, _t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+        let mut kq = [[0.0; NS]; NS];
+        self.add_position_derivative(&SpatialSystem::motion(&self.slots, q, v, None), &mut kq);
+        add_local(out, &self.slots, &kq, scale);
+    }
+    fn add_force_v<S: Sink>(&self, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+        let mut kv = [[0.0; NS]; NS];
+        self.add_velocity_derivative(&SpatialSystem::motion(&self.slots, q, v, None), &mut kv);
+        add_local(out, &self.slots, &kv, scale);
+    }
+    fn depends_on_velocity(&self) -> bool {
+        self.c != 0.0
+    }
+    fn potential(&self, q: &Vector) -> f64 {
+        Tsda::potential(self, &self.slots.sides(&self.slots.gather(q)))
+    }
+    fn power(&self, _t: f64, q: &Vector, v: &Vector) -> f64 {
+        Tsda::power(self, &SpatialSystem::motion(&self.slots, q, v, None))
+    }
+}
+
+impl ForceElement for Rsda {
+    fn add_force(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
+        let f = self.force(t, &SpatialSystem::motion(&self.slots, q, v, None));
+        add_vector(out, &self.slots, &f);
+    }
+    fn add_force_q<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+        let mut kq = [[0.0; NS]; NS];
+        let m = SpatialSystem::motion(&self.slots, q, v, None);
+        self.add_position_derivative(t, &m, &mut kq);
+        add_local(out, &self.slots, &kq, scale);
+    }
+    fn add_force_v<S: Sink>(&self, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+        let mut kv = [[0.0; NS]; NS];
+        self.add_velocity_derivative(&SpatialSystem::motion(&self.slots, q, v, None), &mut kv);
+        add_local(out, &self.slots, &kv, scale);
+    }
+    fn depends_on_velocity(&self) -> bool {
+        self.c != 0.0
+    }
+    fn potential(&self, q: &Vector) -> f64 {
+        Rsda::potential(self, &self.slots.sides(&self.slots.gather(q)))
+    }
+    fn power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
+        Rsda::power(self, t, &SpatialSystem::motion(&self.slots, q, v, None))
+    }
+    fn breakpoints(&self, out: &mut Vec<f64>) {
+        Rsda::breakpoints(self, out);
+    }
+}
+
+impl ForceElement for Load {
+    fn add_force(&self, t: f64, q: &Vector, _v: &Vector, out: &mut Vector) {
+        Load::add_force(self, t, q, out);
+    }
+    fn add_force_q<S: Sink>(&self, t: f64, q: &Vector, _v: &Vector, scale: f64, out: &mut S) {
+        Load::add_force_q(self, t, q, scale, out);
+    }
+    fn power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
+        Load::power(self, t, q, v)
+    }
+    fn breakpoints(&self, out: &mut Vec<f64>) {
+        Load::breakpoints(self, out);
+    }
+}
+
+/// Defines [`SpatialForce`], one variant per kind, and forwards [`ForceElement`] to the kinds.
+macro_rules! force_elements {
+    ($($kind:ident),* $(,)?) => {
+        /// A force element of any kind (the registry of the module documentation).
+        #[derive(Debug, Clone)]
+        pub(crate) enum SpatialForce {
+            $(
+                #[doc = concat!("A [`", stringify!($kind), "`].")]
+                $kind($kind),
+            )*
+        }
+
+        impl ForceElement for SpatialForce {
+            fn add_force(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
+                match self { $(SpatialForce::$kind(e) => ForceElement::add_force(e, t, q, v, out)),* }
+            }
+            fn add_force_q<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+                match self { $(SpatialForce::$kind(e) => ForceElement::add_force_q(e, t, q, v, scale, out)),* }
+            }
+            fn add_force_v<S: Sink>(&self, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+                match self { $(SpatialForce::$kind(e) => ForceElement::add_force_v(e, q, v, scale, out)),* }
+            }
+            fn depends_on_velocity(&self) -> bool {
+                match self { $(SpatialForce::$kind(e) => ForceElement::depends_on_velocity(e)),* }
+            }
+            fn potential(&self, q: &Vector) -> f64 {
+                match self { $(SpatialForce::$kind(e) => ForceElement::potential(e, q)),* }
+            }
+            fn power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
+                match self { $(SpatialForce::$kind(e) => ForceElement::power(e, t, q, v)),* }
+            }
+            fn breakpoints(&self, out: &mut Vec<f64>) {
+                match self { $(SpatialForce::$kind(e) => ForceElement::breakpoints(e, out)),* }
+            }
+        }
+    };
+}
+
+force_elements!(Tsda, Rsda, Load);
