@@ -186,6 +186,7 @@ struct StabilityArgs {
 }
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run(args),
@@ -487,6 +488,17 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             );
             Ok(ExitCode::from(1))
         }
+    }
+}
+
+/// Lets a closed pipe end the program as it ends other Unix tools (`dynastep schemes | head`):
+/// Rust ignores SIGPIPE, so `println!` panicked with "failed printing to stdout" instead.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first in `main`, before any other thread exists; SIG_DFL is the default
+    // disposition, which the program had before the Rust runtime set it to ignore.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

@@ -482,3 +482,18 @@ fn unbounded_potentials_and_absurd_points_end_quickly() {
         "{err}"
     );
 }
+
+/// A listing piped into a reader that stops early (`dynastep schemes | head -1`) ends without a
+/// panic: found when the session's own shell did it.
+#[test]
+fn a_closed_pipe_is_not_a_panic() {
+    for args in [["schemes"], ["formulations"], ["examples"]] {
+        let mut child = spawn(&args);
+        // The reader is gone before the first line is written.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().expect("ends");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_ne!(out.status.code(), Some(101), "{args:?}: {err}");
+    }
+}
