@@ -497,3 +497,45 @@ fn a_closed_pipe_is_not_a_panic() {
         assert_ne!(out.status.code(), Some(101), "{args:?}: {err}");
     }
 }
+
+/// `plot` on a history whose constraint violations alternate between 1e-300 and 1e300 (a run
+/// that diverged) ends within the time limit: the log axis keeps its top 40 decades.
+#[test]
+fn plot_of_absurd_violations_ends() {
+    let dir = scratch("plot-absurd");
+    let out = dir.join("run");
+    let out = out.to_str().unwrap();
+    let (code, err) = run(&[
+        "run",
+        "--example",
+        "slider-crank",
+        "--t-end",
+        "0.2",
+        "-q",
+        "--out",
+        out,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let path = dir.join("run").join("history.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap();
+    let columns: Vec<usize> = header
+        .split(',')
+        .enumerate()
+        .filter(|(_, n)| n.starts_with("constraint."))
+        .map(|(i, _)| i)
+        .collect();
+    assert!(!columns.is_empty(), "{header}");
+    let mut edited = vec![header.to_string()];
+    for (k, line) in lines.enumerate() {
+        let mut cells: Vec<String> = line.split(',').map(str::to_string).collect();
+        for &c in &columns {
+            cells[c] = if k % 2 == 0 { "1e-300" } else { "1e300" }.into();
+        }
+        edited.push(cells.join(","));
+    }
+    std::fs::write(&path, edited.join("\n") + "\n").unwrap();
+    let (code, err) = run(&["plot", out]);
+    assert_eq!(code, 0, "{err}");
+}

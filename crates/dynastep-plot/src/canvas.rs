@@ -76,8 +76,13 @@ pub fn render<F: Figure>(figure: &F, path: &Path, size: (u32, u32)) -> Result<()
     })
 }
 
+/// Most decades a logarithmic axis spans: plotters lays out its ticks decade by decade, and a
+/// history holding 1e-300 and 1e300 (a diverged run) kept `plot` busy for minutes. The axis keeps
+/// the top decades, where a divergence shows; smaller values fall below it.
+pub const MAX_DECADES: f64 = 40.0;
+
 /// A range [lo, hi] for a logarithmic axis covering the positive finite `values`, widened to whole
-/// decades; `None` when there are none.
+/// decades and cut to the top [`MAX_DECADES`]; `None` when there are none.
 pub fn log_range(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     let (mut lo, mut hi) = (f64::INFINITY, 0.0_f64);
     for v in values.filter(|v| v.is_finite() && *v > 0.0) {
@@ -86,6 +91,7 @@ pub fn log_range(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     }
     (hi > 0.0).then(|| {
         let (lo, hi) = (lo.log10().floor(), hi.log10().ceil());
+        let lo = lo.max(hi - MAX_DECADES);
         (
             10f64.powf(lo),
             10f64.powf(if hi > lo { hi } else { lo + 1.0 }),
@@ -124,6 +130,8 @@ mod tests {
         );
         assert_eq!(log_range([1e-3].into_iter()), Some((1e-3, 1e-2)));
         assert_eq!(log_range([0.0, -1.0].into_iter()), None);
+        let (lo, hi) = log_range([1e-300, 1e300].into_iter()).unwrap();
+        assert_eq!((lo.log10().round(), hi.log10().round()), (260.0, 300.0));
         assert_eq!(linear_range([0.0, 10.0].into_iter()), (-0.5, 10.5));
         assert_eq!(linear_range([2.0].into_iter()), (0.0, 4.0));
     }
