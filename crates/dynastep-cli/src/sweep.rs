@@ -17,7 +17,8 @@ use dynastep::io::history::HistoryWriter;
 use dynastep::io::summary::Summary;
 use dynastep::scheme::SchemeParams;
 use dynastep::study::sweep::{
-    merge_tables, parse_shard, shard, write_table, Case, CaseRow, SweepPlan, Variation,
+    merge_shards, parse_shard, shard, shard_file_name, write_table, Case, CaseRow, SweepPlan,
+    Variation,
 };
 
 use crate::analyses::{history_file, write_summary};
@@ -90,6 +91,7 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     };
     let params = scheme_params(&args)?;
     plan.check_size().map_err(|e| anyhow!(e))?;
+    check_paths(src, &plan.variations)?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if args.jobs > 4 * cores {
         bail!(
@@ -102,7 +104,7 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
         Some(spec) => {
             let (k, n) = parse_shard(spec).map_err(|e| anyhow!(e))?;
             cases = shard(cases, k, n);
-            format!("sweep-shard-{k}-of-{n}.csv")
+            shard_file_name(k, n)
         }
         None => "sweep.csv".to_string(),
     };
@@ -138,8 +140,8 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
         fs::File::create(&table).with_context(|| format!("cannot create {}", table.display()))?;
     write_table(&paths, &rows, file)
         .with_context(|| format!("cannot write {}", table.display()))?;
+    let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
     if !src.quiet {
-        let count = |s: &str| rows.iter().filter(|r| r.status == s).count();
         eprintln!(
             "{} cases: {} completed, {} failed, {} could not start; wrote {}",
             rows.len(),
@@ -149,7 +151,24 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
             table.display()
         );
     }
+    if !rows.is_empty() && count("error") == rows.len() {
+        let first = rows.first().map_or("", |r| r.reason.as_str());
+        eprintln!("error: no case could start; the first reason: {first}");
+        return Ok(ExitCode::from(1));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Refuses a `--vary` path the model does not have (a misspelling) before any case runs: the
+/// model is loaded with each variation's first value.
+fn check_paths(src: &crate::analyses::Source, variations: &[Variation]) -> Result<()> {
+    for v in variations {
+        let mut set = src.set.clone();
+        set.push(format!("{}={}", v.path, v.values[0]));
+        load_model(src.model.as_deref(), src.example.as_deref(), &set)
+            .with_context(|| format!("--vary `{}`", v.path))?;
+    }
+    Ok(())
 }
 
 /// `--param` items per scheme (checked once for all cases), or for the model's scheme.
@@ -223,34 +242,35 @@ fn try_case(
     Ok(CaseRow::from_summary(case, &summary))
 }
 
-/// Merges `out/sweep-shard-*-of-*.csv` into `out/sweep.csv`.
+/// Merges `out/sweep-shard-*-of-*.csv` into `out/sweep.csv`, after checking that they are every
+/// shard of one sweep.
 fn merge(out: &Path, quiet: bool) -> Result<ExitCode> {
-    let mut shards: Vec<PathBuf> = fs::read_dir(out)
+    let mut shards: Vec<(String, PathBuf)> = fs::read_dir(out)
         .with_context(|| format!("cannot read {}", out.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("sweep-shard-") && n.ends_with(".csv"))
+        .filter_map(|p| {
+            let name = p.file_name()?.to_str()?.to_string();
+            (name.starts_with("sweep-shard-") && name.ends_with(".csv")).then_some((name, p))
         })
         .collect();
     shards.sort();
     if shards.is_empty() {
         bail!("no sweep-shard-*.csv in {}", out.display());
     }
+    let count = shards.len();
     let inputs = shards
-        .iter()
-        .map(|p| {
-            fs::File::open(p)
-                .map(|f| (p.display().to_string(), f))
+        .into_iter()
+        .map(|(name, p)| {
+            fs::File::open(&p)
+                .map(|f| (name, f))
                 .with_context(|| format!("cannot read {}", p.display()))
         })
         .collect::<Result<Vec<_>>>()?;
-    let merged = merge_tables(inputs).map_err(|e| anyhow!(e))?;
+    let merged = merge_shards(inputs).map_err(|e| anyhow!("{}: {e}", out.display()))?;
     let path = out.join("sweep.csv");
     fs::write(&path, merged).with_context(|| format!("cannot write {}", path.display()))?;
     if !quiet {
-        eprintln!("merged {} tables into {}", shards.len(), path.display());
+        eprintln!("merged {count} tables into {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -539,3 +539,53 @@ fn plot_of_absurd_violations_ends() {
     let (code, err) = run(&["plot", out]);
     assert_eq!(code, 0, "{err}");
 }
+
+/// A sweep whose `--vary` path is misspelled is refused before any case runs, and one where no
+/// case can start exits 1 (it exited 0 with a table of errors).
+#[test]
+fn sweeps_refuse_bad_paths_and_report_when_nothing_ran() {
+    let dir = scratch("sweep-nothing");
+    let out = dir.join("a");
+    let (code, err) = run(&[
+        "sweep",
+        "--example",
+        "pendulum",
+        "--vary",
+        "bodies.mass.mas=1,2",
+        "--dt",
+        "1e-3",
+        "--t-end",
+        "0.1",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--vary `bodies.mass.mas`") && err.contains("unknown field `mas`"),
+        "{err}"
+    );
+    assert!(!out.join("case-0000").exists());
+    let out = dir.join("b");
+    let (code, err) = run(&[
+        "sweep",
+        "--example",
+        "pendulum",
+        "--vary",
+        "bodies.mass.mass=1,2",
+        "--dt",
+        "1e-3",
+        "--t-end",
+        "0.1",
+        "--formulation",
+        "projection",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("no case could start") && err.contains("does not serve"),
+        "{err}"
+    );
+}

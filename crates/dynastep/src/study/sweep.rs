@@ -384,15 +384,73 @@ pub fn write_table<W: Write>(paths: &[String], rows: &[CaseRow], out: W) -> csv:
     Ok(())
 }
 
-/// Merges sweep tables (the shards' files): one header (all must agree), rows sorted by case
-/// index, a case present twice kept once. Returns the merged CSV text.
+/// The file name of shard `k` of `n`: `sweep-shard-K-of-N.csv`.
+pub fn shard_file_name(k: usize, n: usize) -> String {
+    format!("sweep-shard-{k}-of-{n}.csv")
+}
+
+/// (K, N) of a file named `sweep-shard-K-of-N.csv` with 1 ≤ K ≤ N, else `None`.
+pub fn parse_shard_file_name(name: &str) -> Option<(usize, usize)> {
+    let (k, n) = name
+        .strip_prefix("sweep-shard-")?
+        .strip_suffix(".csv")?
+        .split_once("-of-")?;
+    let (k, n) = (k.parse().ok()?, n.parse().ok()?);
+    (1 <= k && k <= n).then_some((k, n))
+}
+
+/// The shard (K, N) of every file name, checked as a set: each is named `sweep-shard-K-of-N.csv`,
+/// all have the same N, and every K from 1 to N is there.
 ///
 /// # Errors
-/// A message naming the source whose header differs or that cannot be read.
-pub fn merge_tables<R: Read>(tables: Vec<(String, R)>) -> Result<String, StudyError> {
+/// [`StudyError::Merge`] naming the file with another name, the differing counts, or the missing
+/// shards.
+pub fn check_shard_set(names: &[String]) -> Result<Vec<(usize, usize)>, StudyError> {
+    let mut shards = Vec::with_capacity(names.len());
+    for name in names {
+        let kn = parse_shard_file_name(name).ok_or_else(|| {
+            StudyError::Merge(format!(
+                "`{name}` is not named sweep-shard-K-of-N.csv with 1 ≤ K ≤ N; move it out of the folder or rename it"
+            ))
+        })?;
+        shards.push(kn);
+    }
+    let Some(&(_, n)) = shards.first() else {
+        return Err(StudyError::Merge("no shard tables to merge".into()));
+    };
+    if let Some((i, &(_, other))) = shards.iter().enumerate().find(|(_, s)| s.1 != n) {
+        return Err(StudyError::Merge(format!(
+            "`{}` is one of {other} shards, `{}` one of {n}: the tables come from different sweeps; merge one sweep's shards at a time",
+            names[i], names[0]
+        )));
+    }
+    let missing: Vec<String> = (1..=n)
+        .filter(|k| !shards.iter().any(|s| s.0 == *k))
+        .map(|k| k.to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(StudyError::Merge(format!(
+            "shard(s) {} of {n} missing; run them (`--shard K/{n}`) into the same folder before merging",
+            missing.join(", ")
+        )));
+    }
+    Ok(shards)
+}
+
+/// Merges the tables of a sharded sweep: `shards` are (file name, contents) of every
+/// `sweep-shard-K-of-N.csv` (see [`check_shard_set`]). One header (all must agree), every row in
+/// the shard its case index belongs to ([`shard`]), no case twice; rows sorted by case index.
+/// Returns the merged CSV text.
+///
+/// # Errors
+/// [`StudyError::Merge`] naming the file that is misnamed, missing, of another sweep (other
+/// columns, another shard count, or a case that belongs elsewhere), or unreadable.
+pub fn merge_shards<R: Read>(shards: Vec<(String, R)>) -> Result<String, StudyError> {
+    let names: Vec<String> = shards.iter().map(|(n, _)| n.clone()).collect();
+    let kn = check_shard_set(&names)?;
     let mut header: Option<csv::StringRecord> = None;
     let mut rows: std::collections::BTreeMap<usize, csv::StringRecord> = Default::default();
-    for (source, input) in tables {
+    for ((source, input), (k, n)) in shards.into_iter().zip(kn) {
         let mut reader = csv::Reader::from_reader(input);
         let h = reader
             .headers()
@@ -408,10 +466,12 @@ pub fn merge_tables<R: Read>(tables: Vec<(String, R)>) -> Result<String, StudyEr
         }
         for rec in reader.records() {
             let rec = rec.map_err(|e| StudyError::Merge(format!("{source}: {e}")))?;
-            let index = rec.get(0).and_then(|s| s.parse().ok()).ok_or_else(|| {
-                StudyError::Merge(format!("{source}: a row without a case index"))
-            })?;
-            rows.insert(index, rec);
+            let index = shard_row_index(&source, &rec, k, n)?;
+            if rows.insert(index, rec).is_some() {
+                return Err(StudyError::Merge(format!(
+                    "{source}: case {index} is also in another table (a shard of another sweep?)"
+                )));
+            }
         }
     }
     let header = header.ok_or_else(|| StudyError::Merge("no tables to merge".into()))?;
@@ -428,9 +488,65 @@ pub fn merge_tables<R: Read>(tables: Vec<(String, R)>) -> Result<String, StudyEr
     String::from_utf8(bytes).map_err(|e| StudyError::Merge(e.to_string()))
 }
 
+/// The case index of a row of shard `k` of `n` read from `source`, which must belong to it.
+fn shard_row_index(
+    source: &str,
+    rec: &csv::StringRecord,
+    k: usize,
+    n: usize,
+) -> Result<usize, StudyError> {
+    let index: usize = rec
+        .get(0)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| StudyError::Merge(format!("{source}: a row without a case index")))?;
+    if index % n != k - 1 {
+        return Err(StudyError::Merge(format!(
+            "{source}: case {index} does not belong to shard {k} of {n} (a shard of another sweep, or a renamed file)"
+        )));
+    }
+    Ok(index)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A shard table of `n` with the given case indices.
+    fn table(indices: &[usize]) -> String {
+        let mut t = String::from("case,scheme\n");
+        for i in indices {
+            t.push_str(&format!("{i},gen-alpha\n"));
+        }
+        t
+    }
+
+    #[test]
+    fn merging_refuses_what_is_not_one_whole_sweep() {
+        let merge = |files: &[(&str, String)]| {
+            let v = files
+                .iter()
+                .map(|(n, t)| (n.to_string(), t.as_bytes()))
+                .collect();
+            merge_shards(v).map_err(|e| e.to_string())
+        };
+        let one = ("sweep-shard-1-of-2.csv", table(&[0, 2]));
+        let two = ("sweep-shard-2-of-2.csv", table(&[1, 3]));
+        let merged = merge(&[one.clone(), two.clone()]).unwrap();
+        assert_eq!(merged, table(&[0, 1, 2, 3]));
+        let e = merge(&[one.clone()]).unwrap_err();
+        assert!(e.contains("shard(s) 2 of 2 missing"), "{e}");
+        let e = merge(&[one.clone(), ("sweep-shard-2-of-3.csv", table(&[1]))]).unwrap_err();
+        assert!(e.contains("different sweeps"), "{e}");
+        let e = merge(&[one.clone(), ("sweep-shard-two-of-2.csv", table(&[1]))]).unwrap_err();
+        assert!(e.contains("is not named"), "{e}");
+        let e = merge(&[one.clone(), ("sweep-shard-2-of-2.csv", table(&[1, 4]))]).unwrap_err();
+        assert!(e.contains("case 4 does not belong to shard 2 of 2"), "{e}");
+        let other = ("sweep-shard-2-of-2.csv", "case,dt\n1,0.1\n".to_string());
+        let e = merge(&[one, other]).unwrap_err();
+        assert!(e.contains("columns differ"), "{e}");
+        assert_eq!(parse_shard_file_name(&shard_file_name(3, 8)), Some((3, 8)));
+        assert_eq!(parse_shard_file_name("sweep-shard-9-of-8.csv"), None);
+    }
 
     #[test]
     fn variations_parse_lists_and_ranges() {
