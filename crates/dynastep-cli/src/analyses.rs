@@ -150,6 +150,10 @@ pub fn kinematics(args: KinematicArgs, inverse: bool) -> Result<ExitCode> {
             "output interval {output_interval} must be positive"
         ));
     }
+    // The schedule is checked before any file is created, so a refused interval leaves no empty
+    // history behind.
+    dynastep::analysis::output_times::OutputTimes::new(x0.t, output_interval, t_end)
+        .map_err(|e| anyhow!("--output-interval: {e}"))?;
     let settings = KinematicSettings {
         t_end,
         output_interval,

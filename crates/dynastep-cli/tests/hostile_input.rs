@@ -589,3 +589,27 @@ fn sweeps_refuse_bad_paths_and_report_when_nothing_ran() {
         "{err}"
     );
 }
+
+/// `kinematics` with an output interval below the floating-point spacing gives one message and
+/// creates no output (it left an empty history.csv).
+#[test]
+fn kinematics_with_absurd_spacing_writes_nothing() {
+    let dir = scratch("kinematics-spacing");
+    let out = dir.join("k");
+    let (code, err) = run(&[
+        "kinematics",
+        "--example",
+        "slider-crank",
+        "--output-interval",
+        "1e-300",
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("floating-point spacing") && err.matches("error").count() == 1,
+        "{err}"
+    );
+    assert!(!out.join("history.csv").exists());
+}

@@ -126,10 +126,15 @@ impl RunFolder {
     /// The note of [`Ending::note`], or, for a completed run whose history is cut short, that.
     pub fn stop_note(&self) -> Option<String> {
         let end = self.table.t().last().copied().unwrap_or(0.0);
+        let skipped = self.table.skipped_rows;
         self.ending.note().or_else(|| {
-            self.table
-                .truncated
-                .then(|| format!("history.csv ends in an incomplete row after t = {end} s"))
+            if self.table.truncated {
+                Some(format!("history.csv ends in an incomplete row after t = {end} s"))
+            } else {
+                (skipped > 0).then(|| {
+                    format!("{skipped} rows of history.csv are incomplete or not numbers and are left out")
+                })
+            }
         })
     }
 }

@@ -107,13 +107,18 @@ pub enum AssemblyError {
         /// Label of the worst constraint row.
         worst: String,
     },
-    /// The velocity constraints cannot be met with the given velocities held.
-    #[error("initial velocities inconsistent: ‖Φ_q v + Φ_t‖ = {residual:.3e} with the given velocities held; the largest violation is in {worst}. Mark fewer velocities as given")]
+    /// The velocity constraints cannot be met (with the given velocities held, when some are).
+    #[error("initial velocities inconsistent: ‖Φ_q v + Φ_t‖ = {residual:.3e} after the velocity projection{held}; the largest violation is in {worst}. {advice}")]
     Velocities {
         /// Remaining violation.
         residual: f64,
         /// Label of the worst row.
         worst: String,
+        /// ", with N velocities held as given", or empty when none is held.
+        held: String,
+        /// What to change: mark fewer velocities as given when some are held; else the
+        /// conditioning of the constraints at the initial poses is at fault.
+        advice: &'static str,
     },
     /// An initial coordinate or velocity, or a constraint at the initial poses, is not finite or
     /// absurdly large (above [`crate::system::ABSURD`]).
@@ -544,9 +549,20 @@ fn assemble_velocities<S: System>(
     };
     let scale = 1.0 + x.v.amax();
     if res.amax() > 1e-8 * scale {
+        let held = free_v.iter().filter(|f| !**f).count();
         return Err(AssemblyError::Velocities {
             residual: res.amax(),
             worst: worst_row(sys, &res),
+            held: if held > 0 {
+                format!(", with {held} velocities held as given")
+            } else {
+                String::new()
+            },
+            advice: if held > 0 {
+                "Mark fewer velocities as given"
+            } else {
+                "No velocity is held, so the constraint Jacobian at the initial poses is too ill-conditioned to project on: check the joint points and units (points far from the bodies, mixed mm and m)"
+            },
         });
     }
     Ok(())

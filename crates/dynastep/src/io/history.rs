@@ -347,6 +347,7 @@ impl HistoryRecorder {
                 columns: vec![Vec::new(); names.len()],
                 names,
                 truncated: false,
+                skipped_rows: 0,
             },
             columns,
         }

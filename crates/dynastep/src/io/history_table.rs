@@ -13,6 +13,9 @@ pub struct HistoryTable {
     /// True when the file ended in a row that is not complete (a run killed while writing, or
     /// a hand-edited file): the rows before it are kept.
     pub truncated: bool,
+    /// Rows left out because they were incomplete or not numeric (anywhere in the file; the
+    /// rows after them are kept).
+    pub skipped_rows: usize,
 }
 
 /// Why a time history cannot be read or searched: the message names the file or the pattern.
@@ -21,8 +24,9 @@ pub struct HistoryTable {
 pub struct HistoryError(pub String);
 
 impl HistoryTable {
-    /// Reads a CSV with a header row. Rows are kept up to the first one that is incomplete or not
-    /// numeric (then `truncated` is set); an empty cell reads as NaN.
+    /// Reads a CSV with a header row. A row that is incomplete or not numeric is left out and
+    /// counted in `skipped_rows` (the rows after it are kept); `truncated` is set when the last
+    /// row is such a row. An empty cell reads as NaN.
     ///
     /// # Errors
     /// A message naming `source` (the file, for messages) when the header is missing or has no
@@ -44,25 +48,22 @@ impl HistoryTable {
             columns: vec![Vec::new(); names.len()],
             names,
             truncated: false,
+            skipped_rows: 0,
         };
         for record in reader.records() {
-            let row = match record {
-                Ok(r) if r.len() == table.names.len() => r,
-                _ => {
-                    table.truncated = true;
-                    break;
-                }
-            };
-            let values: Option<Vec<f64>> = row
-                .iter()
-                .map(|s| match s.trim() {
-                    "" => Some(f64::NAN),
-                    v => v.parse().ok(),
-                })
-                .collect();
+            let width = table.names.len();
+            let values: Option<Vec<f64>> = record.ok().filter(|r| r.len() == width).and_then(|r| {
+                r.iter()
+                    .map(|s| match s.trim() {
+                        "" => Some(f64::NAN),
+                        v => v.parse().ok(),
+                    })
+                    .collect()
+            });
+            table.truncated = values.is_none();
             let Some(values) = values else {
-                table.truncated = true;
-                break;
+                table.skipped_rows += 1;
+                continue;
             };
             for (col, v) in table.columns.iter_mut().zip(values) {
                 col.push(v);
@@ -139,6 +140,20 @@ mod tests {
         assert_eq!(t.matching("t").unwrap(), vec![0]);
         assert_eq!(t.planar_points(), vec![("a".to_string(), 2, 3)]);
         assert!(t.matching("[").is_err());
+    }
+
+    /// One bad row in the middle is left out, not the 46 good rows after it (found by hostile
+    /// input on `plot`).
+    #[test]
+    fn a_bad_row_in_the_middle_loses_only_itself() {
+        let mut text = String::from("t,x\n0,1\n");
+        text.push_str("0.1,oops\n");
+        for k in 2..48 {
+            text.push_str(&format!("{},{k}\n", f64::from(k) * 0.1));
+        }
+        let t = HistoryTable::read(text.as_bytes(), "x.csv").unwrap();
+        assert_eq!((t.rows(), t.skipped_rows, t.truncated), (47, 1, false));
+        assert_eq!(t.column("x").unwrap()[46], 47.0);
     }
 
     #[test]

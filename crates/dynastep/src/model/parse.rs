@@ -1956,6 +1956,23 @@ t_end = 2.0
         assert!(e.errors[0].message.contains("unknown field `axsi`"), "{e}");
         let e = with(&["spatial.bodies.crank.mass=1"]).unwrap_err();
         assert!(e.errors[0].message.contains("no [spatial] table"), "{e}");
+        // A NaN in the orientation is not "of zero length" (found by hostile input).
+        let bad = spatial.replace(
+            "orientation = { axis = [1.0, 0.0, 0.0], angle = 0.5235987755982988 }",
+            "orientation = { euler_parameters = [nan, 0.0, 0.0, 1.0] }",
+        );
+        assert_ne!(bad, spatial);
+        let e = from_str(&bad, "top.toml").unwrap_err().to_string();
+        assert!(
+            e.contains("not finite") && !e.contains("zero length"),
+            "{e}"
+        );
+        let bad = spatial.replace("angle = 0.5235987755982988", "angle = inf");
+        let e = from_str(&bad, "top.toml").unwrap_err().to_string();
+        assert!(
+            e.contains("finite numbers") && !e.contains("zero length"),
+            "{e}"
+        );
     }
 
     #[test]

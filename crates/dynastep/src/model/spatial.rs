@@ -450,7 +450,13 @@ impl OrientationSpec {
         }
         if let Some(p) = self.euler_parameters {
             let n = p.iter().map(|e| e * e).sum::<f64>().sqrt();
-            if !(n > 1e-12 && n.is_finite()) {
+            if p.iter().any(|e| !e.is_finite()) || !n.is_finite() {
+                return Err((
+                    "euler_parameters",
+                    format!("Euler parameters {p:?} are not finite numbers"),
+                ));
+            }
+            if n <= 1e-12 {
                 return Err(("euler_parameters", "Euler parameters of zero length".into()));
             }
             let q = nalgebra::Quaternion::new(p[0] / n, p[1] / n, p[2] / n, p[3] / n);
@@ -481,7 +487,13 @@ impl OrientationSpec {
                 ));
             };
             let v = Vector3::from(axis);
-            if !(v.norm() > 1e-12 && v.norm().is_finite() && angle.is_finite()) {
+            if !(v.norm().is_finite() && angle.is_finite()) {
+                return Err((
+                    "axis",
+                    "the rotation axis and angle must be finite numbers".into(),
+                ));
+            }
+            if v.norm() <= 1e-12 {
                 return Err(("axis", "the rotation axis has zero length".into()));
             }
             return Ok(

@@ -26,6 +26,7 @@
 //!
 //! A run that fails is kept in the records with its status and reason and no error.
 
+use crate::analysis::diagnostics::worst;
 use crate::analysis::dynamic::RunStatus;
 use crate::analysis::simulation::{RunOptions, Simulation};
 use crate::analysis::step_control::{StepControl, StepSettings};
@@ -318,13 +319,13 @@ pub fn error_of(
     Ok(match measure {
         ErrorMeasure::End => {
             let (r, s) = rows[rows.len() - 1];
-            pairs.iter().map(|&p| diff(r, s, p)).fold(0.0, f64::max)
+            pairs.iter().map(|&p| diff(r, s, p)).fold(0.0, worst)
         }
         ErrorMeasure::Max => rows
             .iter()
             .flat_map(|&(r, s)| pairs.iter().map(move |&p| (r, s, p)))
             .map(|(r, s, p)| diff(r, s, p))
-            .fold(0.0, f64::max),
+            .fold(0.0, worst),
         ErrorMeasure::Rms => {
             let sum: f64 = rows
                 .iter()
@@ -513,6 +514,11 @@ mod tests {
         assert!(error_of(&run, Some(&reference), &missing, ErrorMeasure::End).is_err());
         let apart = table("t,a.x,b.x\n2,0,0\n");
         assert!(error_of(&apart, Some(&reference), &q, ErrorMeasure::End).is_err());
+        // A NaN in the reference is not skipped: the error reads NaN (it read 0.5).
+        let holed = table("t,a.x,b.x\n0,0,0\n0.5,NaN,1\n1,2,2\n");
+        for m in [ErrorMeasure::Max, ErrorMeasure::Rms] {
+            assert!(error_of(&run, Some(&holed), &q, m).unwrap().is_nan());
+        }
     }
 
     #[test]
