@@ -335,6 +335,10 @@ pub fn equilibrium(args: EquilibriumArgs) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Err(e @ equilibrium::EquilibriumError::Interrupted { .. }) => {
+            eprintln!("{e}; wrote {wrote}");
+            Ok(ExitCode::from(130))
+        }
         Err(e) => {
             eprintln!("error: {e}\nwrote {wrote}");
             Ok(ExitCode::from(1))

@@ -296,6 +296,43 @@ fn sigint_ends_the_run_with_complete_output() {
     assert!(rows > 1);
 }
 
+/// `equilibrium --method settle` interrupted is "interrupted" with exit status 130, not a failure.
+#[test]
+fn sigint_ends_settling_as_interrupted() {
+    let dir = scratch("sigint-settle");
+    let mut child = spawn(&[
+        "equilibrium",
+        "--example",
+        "nfourbar40",
+        "--method",
+        "settle",
+        "--damping",
+        "1e-6",
+        "--t-end",
+        "1000",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    std::thread::sleep(Duration::from_secs(1));
+    signal(&child, "-INT");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "no exit after SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(130));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "interrupted");
+}
+
 #[test]
 fn sigkill_leaves_only_complete_rows() {
     let dir = scratch("sigkill");

@@ -547,6 +547,9 @@ impl AnalysisSummary {
                     stability: e.stability.clone(),
                 }),
             ),
+            Err(err @ crate::analysis::equilibrium::EquilibriumError::Interrupted { .. }) => {
+                ("interrupted", Some(err.to_string()), last, None)
+            }
             Err(err) => ("failed", Some(err.to_string()), last, None),
         };
         AnalysisSummary {

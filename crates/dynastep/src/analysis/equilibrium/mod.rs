@@ -139,6 +139,12 @@ pub enum EquilibriumError {
     /// The method does not apply to this model.
     #[error("{0}")]
     NotApplicable(String),
+    /// A signal (Ctrl-C, SIGTERM) ended the settling run at a step boundary.
+    #[error("settle: interrupted at t = {at} s before the motion died out")]
+    Interrupted {
+        /// Time of the last committed step \[s\].
+        at: f64,
+    },
 }
 
 /// The residual Φ_qᵀλ − Q(q, 0, t) (n entries) into `out`.

@@ -115,11 +115,8 @@ pub fn solve<S: System>(
                 x.a.amax()
             ),
         }),
-        RunStatus::Interrupted { interrupted_at } => Err(EquilibriumError::NotConverged {
-            method: "settle",
-            iterations: report.steps as usize,
-            residual: x.v.amax().max(x.a.amax()),
-            hint: format!("interrupted at t = {interrupted_at} s"),
+        RunStatus::Interrupted { interrupted_at } => Err(EquilibriumError::Interrupted {
+            at: *interrupted_at,
         }),
         RunStatus::Failed { failed_at, reason } => Err(EquilibriumError::NotConverged {
             method: "settle",
