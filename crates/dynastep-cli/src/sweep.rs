@@ -123,6 +123,7 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
     } else {
         indicatif::ProgressBar::new(cases.len() as u64)
     };
+    crate::signals::install();
     let rows: Vec<CaseRow> = pool.install(|| {
         cases
             .par_iter()
@@ -150,6 +151,18 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
             count("error"),
             table.display()
         );
+    }
+    if crate::signals::interrupted() {
+        let not_started = rows
+            .iter()
+            .filter(|r| r.status == "interrupted" && r.t_reached.is_nan())
+            .count();
+        eprintln!(
+            "interrupted: {not_started} of {} cases not started; {} holds every other case (those cut at a step boundary have status interrupted and their output up to then)",
+            rows.len(),
+            table.display()
+        );
+        return Ok(ExitCode::from(130));
     }
     if !rows.is_empty() && count("error") == rows.len() {
         let first = rows.first().map_or("", |r| r.reason.as_str());
@@ -191,6 +204,9 @@ fn run_case(
     params: &[(Option<String>, SchemeParams)],
     out: &Path,
 ) -> CaseRow {
+    if crate::signals::interrupted() {
+        return CaseRow::interrupted(case);
+    }
     let dir = out.join(format!("case-{:04}", case.index));
     match try_case(args, case, params, &dir) {
         Ok(row) => row,
@@ -233,7 +249,7 @@ fn try_case(
     write_model(dir, &sim.model)?;
     let (history, file) = history_file(dir)?;
     let mut writer = HistoryWriter::new(&sim.system, file)?;
-    let report = sim.run(&mut [&mut writer]);
+    let report = sim.run(&mut [&mut writer, &mut crate::signals::Watch]);
     writer
         .flush()
         .with_context(|| format!("cannot write {}", history.display()))?;

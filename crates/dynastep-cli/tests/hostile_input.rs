@@ -333,6 +333,50 @@ fn sigint_ends_settling_as_interrupted() {
     assert_eq!(summary["status"], "interrupted");
 }
 
+/// A sweep interrupted by SIGINT writes its table: every case finished, cut at a step boundary
+/// (status interrupted) or not started (status interrupted, nothing reached); exit status 130.
+#[test]
+fn sigint_keeps_the_sweep_table() {
+    let dir = scratch("sigint-sweep");
+    let mut child = spawn(&[
+        "sweep",
+        "--example",
+        "nfourbar40",
+        "--vary",
+        "solver.t_end=50:100:8",
+        "--dt",
+        "1e-3",
+        "--jobs",
+        "2",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    std::thread::sleep(Duration::from_secs(1));
+    signal(&child, "-INT");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "no exit after SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(130));
+    let table = std::fs::read_to_string(dir.join("sweep.csv")).expect("the table is written");
+    let rows: Vec<&str> = table.lines().skip(1).collect();
+    assert_eq!(rows.len(), 8, "{table}");
+    assert!(
+        rows.iter()
+            .all(|r| r.contains(",interrupted,") || r.contains(",completed,")),
+        "{table}"
+    );
+    assert!(rows.iter().any(|r| r.contains(",interrupted,")), "{table}");
+}
+
 #[test]
 fn sigkill_leaves_only_complete_rows() {
     let dir = scratch("sigkill");

@@ -287,13 +287,23 @@ impl CaseRow {
     /// The row of a case that could not start (bad override, unknown scheme, failed assembly); a
     /// multi-line message is kept on one line (see [`one_line`]).
     pub fn error(case: &Case, reason: String) -> Self {
-        let reason = one_line(&reason);
+        Self::not_run(case, "error", one_line(&reason))
+    }
+
+    /// The row of a case that a signal (Ctrl-C, SIGTERM) kept from starting: status
+    /// `interrupted`, nothing reached.
+    pub fn interrupted(case: &Case) -> Self {
+        Self::not_run(case, "interrupted", "interrupted before it started".into())
+    }
+
+    /// The row of a case that did not run, with `status` and `reason`.
+    fn not_run(case: &Case, status: &str, reason: String) -> Self {
         CaseRow {
             index: case.index,
             scheme: case.scheme.clone().unwrap_or_default(),
             dt: case.dt.unwrap_or(f64::NAN),
             values: case.values.clone(),
-            status: "error".into(),
+            status: status.into(),
             t_reached: f64::NAN,
             steps: 0,
             rejected_steps: 0,
