@@ -127,11 +127,19 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
         .or_else(|| defaults.and_then(|d| ErrorMeasure::parse(d.measure).ok()))
         .unwrap_or_default();
     let methods = methods(&args, &schemes)?;
+    crate::signals::install();
     let reference = match (&quantity, args.reference.as_str()) {
         (Quantity::Energy, _) => None,
         (_, "auto") => {
             eprintln!("computing the reference ...");
-            let r = auto_reference(&model, &sweep, &quantity, measure).map_err(|e| anyhow!(e))?;
+            let r = auto_reference(
+                &model,
+                &sweep,
+                &quantity,
+                measure,
+                &crate::signals::interrupted,
+            )
+            .map_err(|e| anyhow!(e))?;
             Some((r.table, r.description, r.self_error))
         }
         (_, file) => {
@@ -159,6 +167,7 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
         measure,
         reference.as_ref().map(|r| &r.0),
         &mut print_record,
+        &crate::signals::interrupted,
     );
     let out = src
         .out
@@ -169,6 +178,13 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     let file = fs::File::create(&csv_path)
         .with_context(|| format!("cannot create {}", csv_path.display()))?;
     write_csv(&records, file).map_err(|e| anyhow!("{}: {e}", csv_path.display()))?;
+    if crate::signals::interrupted() {
+        eprintln!(
+            "interrupted: every finished run is in {}; runs cut short or not started have status interrupted; no chart written",
+            csv_path.display()
+        );
+        return Ok(ExitCode::from(130));
+    }
     if !records.iter().any(|r| r.error.is_finite()) {
         eprintln!(
             "error: no run gave an error to draw (each one's status and reason are in {}); no chart written",

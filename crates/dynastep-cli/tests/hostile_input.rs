@@ -377,6 +377,45 @@ fn sigint_keeps_the_sweep_table() {
     assert!(rows.iter().any(|r| r.contains(",interrupted,")), "{table}");
 }
 
+/// A comparison interrupted by SIGINT writes compare.csv with every run, those cut short or never
+/// started with status interrupted; exit status 130 (it was killed outright, with no table).
+#[test]
+fn sigint_keeps_the_comparison_table() {
+    let dir = scratch("sigint-compare");
+    let mut child = spawn(&[
+        "compare",
+        "--example",
+        "nfourbar40",
+        "--schemes",
+        "generalized-alpha,hht",
+        "--dt",
+        "1e-3,5e-4",
+        "--energy",
+        "--set",
+        "solver.t_end=100",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    std::thread::sleep(Duration::from_secs(1));
+    signal(&child, "-INT");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "no exit after SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(130));
+    let table = std::fs::read_to_string(dir.join("compare.csv")).expect("the table is written");
+    let rows: Vec<&str> = table.lines().skip(1).collect();
+    assert_eq!(rows.len(), 4, "{table}");
+    assert!(rows.iter().all(|r| r.contains(",interrupted,")), "{table}");
+}
+
 #[test]
 fn sigkill_leaves_only_complete_rows() {
     let dir = scratch("sigkill");

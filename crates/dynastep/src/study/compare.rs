@@ -187,10 +187,28 @@ pub struct Record {
     pub rejected_steps: u64,
     /// Newton iterations (each one residual and, in full Newton, one factorization).
     pub newton_iterations: u64,
-    /// `completed`, `failed` (or why the run could not start: `invalid`).
+    /// `completed`, `failed`, `interrupted` (cut at a step boundary or not started), or `invalid`
+    /// (the run could not start).
     pub status: String,
     /// Where and why a failed run stopped.
     pub note: String,
+}
+
+/// An observer that ends a run at a step boundary once `0()` is true (a signal arrived).
+struct StopWhen<'a>(&'a dyn Fn() -> bool);
+
+impl<S: crate::system::System> crate::analysis::dynamic::Observer<S> for StopWhen<'_> {
+    fn sample(
+        &mut self,
+        _system: &S,
+        _sample: &crate::analysis::dynamic::Sample<'_>,
+    ) -> Result<crate::analysis::dynamic::Flow, crate::analysis::dynamic::ObserverError> {
+        Ok(crate::analysis::dynamic::Flow::Continue)
+    }
+
+    fn interrupted(&self) -> bool {
+        (self.0)()
+    }
 }
 
 /// The history and report of one run kept in memory.
@@ -208,6 +226,7 @@ fn run_one(
     sweep: &Sweep,
     value: f64,
     control: Option<StepControl>,
+    interrupted: &dyn Fn() -> bool,
 ) -> Result<Outcome, StudyError> {
     let mut opts = RunOptions {
         scheme: Some(method.scheme.clone()),
@@ -228,13 +247,14 @@ fn run_one(
     }
     let mut sim = Simulation::new(model, &opts).map_err(|e| StudyError::Run(e.to_string()))?;
     let mut recorder = HistoryRecorder::new(HistoryColumns::new(&sim.system, true, false));
-    let report = sim.run(&mut [&mut recorder]);
+    let report = sim.run(&mut [&mut recorder, &mut StopWhen(interrupted)]);
     let table = recorder.table;
     let (status, note) = match &report.status {
         RunStatus::Completed | RunStatus::Stopped { .. } => ("completed", String::new()),
-        RunStatus::Interrupted { interrupted_at } => {
-            ("failed", format!("interrupted at t = {interrupted_at} s"))
-        }
+        RunStatus::Interrupted { interrupted_at } => (
+            "interrupted",
+            format!("interrupted at t = {interrupted_at} s"),
+        ),
         RunStatus::Failed { failed_at, reason } => {
             ("failed", format!("stopped at t = {failed_at} s: {reason}"))
         }
@@ -368,6 +388,7 @@ pub fn auto_reference(
     sweep: &Sweep,
     quantity: &Quantity,
     measure: ErrorMeasure,
+    interrupted: &dyn Fn() -> bool,
 ) -> Result<ReferenceRun, StudyError> {
     let finest = sweep.values().iter().copied().fold(f64::INFINITY, f64::min);
     if !finest.is_finite() {
@@ -387,11 +408,11 @@ pub fn auto_reference(
             Sweep::Tolerances(_) => (finest / 100.0, finest / 10.0, "rtol = atol"),
         };
         let per_step = Some(StepControl::PerStep);
-        match run_one(model, &method, sweep, value, per_step) {
+        match run_one(model, &method, sweep, value, per_step, interrupted) {
             Ok(out) if out.record.status == "completed" => {
                 // The check run's distance to the reference; for a fixed step (order 2 for every
                 // scheme on index-3 positions, as measured) the reference's error is a third of it.
-                let self_error = run_one(model, &method, sweep, check, per_step)
+                let self_error = run_one(model, &method, sweep, check, per_step, interrupted)
                     .ok()
                     .filter(|c| c.record.status == "completed")
                     .and_then(|c| error_of(&c.table, Some(&out.table), quantity, measure).ok())
@@ -420,7 +441,9 @@ pub fn auto_reference(
 
 /// Runs every method at every swept value and measures its error; `progress` is called after each
 /// run. Runs that cannot start (a scheme that refuses rtol, say) or fail are recorded with their
-/// reason and a NaN error.
+/// reason and a NaN error. Once `interrupted()` is true (a signal) the running run stops at a step
+/// boundary and the runs not started are recorded with status `interrupted`.
+#[allow(clippy::too_many_arguments)]
 pub fn run_comparison(
     model: &Model,
     methods: &[Method],
@@ -429,11 +452,16 @@ pub fn run_comparison(
     measure: ErrorMeasure,
     reference: Option<&HistoryTable>,
     progress: &mut dyn FnMut(&Record),
+    interrupted: &dyn Fn() -> bool,
 ) -> Vec<Record> {
     let mut records = Vec::new();
     for method in methods {
         for &value in sweep.values() {
-            let record = match run_one(model, method, sweep, value, None) {
+            if interrupted() {
+                records.push(not_run(method, value, "interrupted", "not started".into()));
+                continue;
+            }
+            let record = match run_one(model, method, sweep, value, None, interrupted) {
                 Ok(mut out) => {
                     if out.record.status == "completed" {
                         match error_of(&out.table, reference, quantity, measure) {
@@ -443,25 +471,30 @@ pub fn run_comparison(
                     }
                     out.record
                 }
-                Err(e) => Record {
-                    method: method.label(),
-                    scheme: method.scheme.clone(),
-                    formulation: method.formulation.clone().unwrap_or_default(),
-                    value,
-                    error: f64::NAN,
-                    cpu_time_s: f64::NAN,
-                    steps: 0,
-                    rejected_steps: 0,
-                    newton_iterations: 0,
-                    status: "invalid".into(),
-                    note: e.to_string(),
-                },
+                Err(e) => not_run(method, value, "invalid", e.to_string()),
             };
             progress(&record);
             records.push(record);
         }
     }
     records
+}
+
+/// The record of `method` at `value` that did not run, with `status` and `note`.
+fn not_run(method: &Method, value: f64, status: &str, note: String) -> Record {
+    Record {
+        method: method.label(),
+        scheme: method.scheme.clone(),
+        formulation: method.formulation.clone().unwrap_or_default(),
+        value,
+        error: f64::NAN,
+        cpu_time_s: f64::NAN,
+        steps: 0,
+        rejected_steps: 0,
+        newton_iterations: 0,
+        status: status.into(),
+        note,
+    }
 }
 
 /// Writes `records` as CSV, one row per run, with the header of [`Record`]'s fields (the swept
