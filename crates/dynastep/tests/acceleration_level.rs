@@ -9,7 +9,7 @@ mod common;
 mod pendulum;
 
 use common::{andrews_angles, model, run_with, Run, ANDREWS_Q_REF};
-use dynastep::analysis::dynamic::DynamicSettings;
+use dynastep::analysis::dynamic::{DynamicSettings, RunStatus};
 use dynastep::analysis::simulation::RunOptions;
 use dynastep::analysis::step_control::StepSettings;
 use dynastep::scheme::SchemeParams;
@@ -325,5 +325,36 @@ fn slider_crank_partitioning_adaptive_resolves_the_driven_motion() {
         );
         assert!(r.report.h_max < 0.05, "{f}: h_max {}", r.report.h_max);
         assert!(worst < 1e-5, "{f}: {worst}");
+    }
+}
+
+/// Writes the rtol table of docs/acceleration_level.md ("Passing the singular configurations"):
+/// partitioning and the hybrid algorithm with Adams PECE on the double four-bar, B0's distance to
+/// the parallelogram reference at 10 s and the largest |E − E₀ − W_nc| over the committed steps.
+/// Run: `cargo test --release -p dynastep --test acceleration_level -- --ignored rtol_table
+/// --nocapture`.
+#[test]
+#[ignore = "writes a docs table; about a minute in release"]
+fn double_fourbar_rtol_table() {
+    let rtols = [1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10];
+    println!("| rtol | {} |", rtols.map(|r| format!("{r:.0e}")).join(" | "));
+    println!("|---|{}", "---|".repeat(rtols.len()));
+    for formulation in ["partitioning", "hybrid"] {
+        let cells: Vec<String> = rtols
+            .iter()
+            .map(|&rtol| {
+                let r = simulate("double-fourbar", "abm", formulation, None, Some(rtol), None);
+                match &r.report.status {
+                    RunStatus::Completed => format!(
+                        "{:.1e} m, {:.1e} J",
+                        common::double_fourbar_b0_error(&r),
+                        r.report.max_energy_error
+                    ),
+                    RunStatus::Failed { failed_at, .. } => format!("fails at {failed_at:.1} s"),
+                    other => format!("{other:?}"),
+                }
+            })
+            .collect();
+        println!("| {formulation} | {} |", cells.join(" | "));
     }
 }
