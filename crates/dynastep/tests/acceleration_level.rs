@@ -337,7 +337,10 @@ fn slider_crank_partitioning_adaptive_resolves_the_driven_motion() {
 #[ignore = "writes a docs table; about a minute in release"]
 fn double_fourbar_rtol_table() {
     let rtols = [1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10];
-    println!("| rtol | {} |", rtols.map(|r| format!("{r:.0e}")).join(" | "));
+    println!(
+        "| rtol | {} |",
+        rtols.map(|r| format!("{r:.0e}")).join(" | ")
+    );
     println!("|---|{}", "---|".repeat(rtols.len()));
     for formulation in ["partitioning", "hybrid"] {
         let cells: Vec<String> = rtols

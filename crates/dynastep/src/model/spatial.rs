@@ -434,7 +434,7 @@ impl OrientationSpec {
     /// # Errors
     /// `(field, message)` for a missing, conflicting or degenerate specification.
     pub fn rotation(&self) -> Result<nalgebra::Matrix3<f64>, (&'static str, String)> {
-        use nalgebra::{Matrix3, Unit, Vector3};
+        use nalgebra::Matrix3;
         let given = [
             ("euler_parameters", self.euler_parameters.is_some()),
             ("matrix", self.matrix.is_some()),
@@ -449,20 +449,7 @@ impl OrientationSpec {
             ));
         }
         if let Some(p) = self.euler_parameters {
-            let n = p.iter().map(|e| e * e).sum::<f64>().sqrt();
-            if p.iter().any(|e| !e.is_finite()) || !n.is_finite() {
-                return Err((
-                    "euler_parameters",
-                    format!("Euler parameters {p:?} are not finite numbers"),
-                ));
-            }
-            if n <= 1e-12 {
-                return Err(("euler_parameters", "Euler parameters of zero length".into()));
-            }
-            let q = nalgebra::Quaternion::new(p[0] / n, p[1] / n, p[2] / n, p[3] / n);
-            return Ok(*nalgebra::UnitQuaternion::new_unchecked(q)
-                .to_rotation_matrix()
-                .matrix());
+            return euler_parameter_rotation(p);
         }
         if let Some(m) = self.matrix {
             let a = Matrix3::from_fn(|r, c| m[r][c]);
@@ -486,19 +473,7 @@ impl OrientationSpec {
                     format!("`axis` and `angle` go together; `{missing}` is missing"),
                 ));
             };
-            let v = Vector3::from(axis);
-            if !(v.norm().is_finite() && angle.is_finite()) {
-                return Err((
-                    "axis",
-                    "the rotation axis and angle must be finite numbers".into(),
-                ));
-            }
-            if v.norm() <= 1e-12 {
-                return Err(("axis", "the rotation axis has zero length".into()));
-            }
-            return Ok(
-                *nalgebra::Rotation3::from_axis_angle(&Unit::new_normalize(v), angle).matrix(),
-            );
+            return axis_angle_rotation(axis, angle);
         }
         if self.sequence.is_some() || self.angles.is_some() {
             let (Some(seq), Some(angles)) = (&self.sequence, self.angles) else {
@@ -521,6 +496,44 @@ impl OrientationSpec {
         }
         Ok(Matrix3::identity())
     }
+}
+
+/// The rotation of Euler parameters `p` (normalized), or why they give none: not finite, or of
+/// zero length.
+fn euler_parameter_rotation(p: [f64; 4]) -> Result<nalgebra::Matrix3<f64>, (&'static str, String)> {
+    let n = p.iter().map(|e| e * e).sum::<f64>().sqrt();
+    if p.iter().any(|e| !e.is_finite()) || !n.is_finite() {
+        return Err((
+            "euler_parameters",
+            format!("Euler parameters {p:?} are not finite numbers"),
+        ));
+    }
+    if n <= 1e-12 {
+        return Err(("euler_parameters", "Euler parameters of zero length".into()));
+    }
+    let q = nalgebra::Quaternion::new(p[0] / n, p[1] / n, p[2] / n, p[3] / n);
+    Ok(*nalgebra::UnitQuaternion::new_unchecked(q)
+        .to_rotation_matrix()
+        .matrix())
+}
+
+/// The rotation by `angle` \[rad\] about `axis` (normalized), or why it gives none: not finite,
+/// or an axis of zero length.
+fn axis_angle_rotation(
+    axis: [f64; 3],
+    angle: f64,
+) -> Result<nalgebra::Matrix3<f64>, (&'static str, String)> {
+    let v = nalgebra::Vector3::from(axis);
+    if !(v.norm().is_finite() && angle.is_finite()) {
+        return Err((
+            "axis",
+            "the rotation axis and angle must be finite numbers".into(),
+        ));
+    }
+    if v.norm() <= 1e-12 {
+        return Err(("axis", "the rotation axis has zero length".into()));
+    }
+    Ok(*nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(v), angle).matrix())
 }
 
 impl SpatialBodySpec {

@@ -543,7 +543,7 @@ mod tests {
         let two = ("sweep-shard-2-of-2.csv", table(&[1, 3]));
         let merged = merge(&[one.clone(), two.clone()]).unwrap();
         assert_eq!(merged, table(&[0, 1, 2, 3]));
-        let e = merge(&[one.clone()]).unwrap_err();
+        let e = merge(std::slice::from_ref(&one)).unwrap_err();
         assert!(e.contains("shard(s) 2 of 2 missing"), "{e}");
         let e = merge(&[one.clone(), ("sweep-shard-2-of-3.csv", table(&[1]))]).unwrap_err();
         assert!(e.contains("different sweeps"), "{e}");

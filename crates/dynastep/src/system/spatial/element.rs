@@ -114,6 +114,8 @@ macro_rules! force_elements {
     ($($kind:ident),* $(,)?) => {
         /// A force element of any kind (the registry of the module documentation).
         #[derive(Debug, Clone)]
+        // A few elements per model, evaluated in the hot loop: inline variants, no indirection.
+        #[allow(clippy::large_enum_variant)]
         pub(crate) enum SpatialForce {
             $(
                 #[doc = concat!("A [`", stringify!($kind), "`].")]
