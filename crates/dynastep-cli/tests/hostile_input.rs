@@ -272,6 +272,24 @@ fn signal(child: &Child, sig: &str) {
     assert!(ok);
 }
 
+/// Sends SIGINT after one second and returns the exit status, failing the test if the program
+/// has not ended 5 s later.
+fn interrupt_after_a_second(child: &mut Child) -> std::process::ExitStatus {
+    std::thread::sleep(Duration::from_secs(1));
+    signal(child, "-INT");
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "no exit after SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[test]
 fn sigint_ends_the_run_with_complete_output() {
     let dir = scratch("sigint");
@@ -314,19 +332,7 @@ fn sigint_ends_settling_as_interrupted() {
         "--out",
         dir.to_str().unwrap(),
     ]);
-    std::thread::sleep(Duration::from_secs(1));
-    signal(&child, "-INT");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "no exit after SIGINT"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = interrupt_after_a_second(&mut child);
     assert_eq!(status.code(), Some(130));
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
@@ -352,19 +358,7 @@ fn sigint_keeps_the_sweep_table() {
         "--out",
         dir.to_str().unwrap(),
     ]);
-    std::thread::sleep(Duration::from_secs(1));
-    signal(&child, "-INT");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "no exit after SIGINT"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = interrupt_after_a_second(&mut child);
     assert_eq!(status.code(), Some(130));
     let table = std::fs::read_to_string(dir.join("sweep.csv")).expect("the table is written");
     let rows: Vec<&str> = table.lines().skip(1).collect();
@@ -396,19 +390,7 @@ fn sigint_keeps_the_comparison_table() {
         "--out",
         dir.to_str().unwrap(),
     ]);
-    std::thread::sleep(Duration::from_secs(1));
-    signal(&child, "-INT");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "no exit after SIGINT"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = interrupt_after_a_second(&mut child);
     assert_eq!(status.code(), Some(130));
     let table = std::fs::read_to_string(dir.join("compare.csv")).expect("the table is written");
     let rows: Vec<&str> = table.lines().skip(1).collect();
