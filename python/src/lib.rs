@@ -147,7 +147,11 @@ impl PythonSignals {
 }
 
 impl<S: System> Observer<S> for PythonSignals {
-    fn sample(&mut self, _system: &S, _sample: &Sample<'_>) -> Result<Flow, dynastep::analysis::dynamic::ObserverError> {
+    fn sample(
+        &mut self,
+        _system: &S,
+        _sample: &Sample<'_>,
+    ) -> Result<Flow, dynastep::analysis::dynamic::ObserverError> {
         Ok(Flow::Continue)
     }
 
