@@ -418,7 +418,7 @@ def write_markdown(results, meta, path):
               "refactorization 25 µs, solve 5.6 µs. faer 0.24's numeric factorization, which has no "
               "refactorization (it searches the graph and chooses pivots every time): about 68 µs "
               "(53 % of the 128 µs of a full-Newton iteration, from a profile). dynastep's own "
-              "refactorization (formulation/refactor.rs, on faer's pivots and pattern) keeps the "
+              "refactorization (linalg/refactor.rs, on faer's pivots and pattern) keeps the "
               "pivots of the last fresh factorization while each stays at least 0.1 times the "
               "largest entry below it (threshold partial pivoting, UMFPACK's default threshold) and "
               "factors afresh otherwise. " + refactor_share(results) + " Keeping a pivot only while "

@@ -20,6 +20,7 @@ SRC = pathlib.Path(__file__).resolve().parent.parent / "crates" / "dynastep" / "
 # (Schemes work on vectors and the state alone; the model layer reads their registry. Systems do not
 # name schemes although they sit above them: the state is what they share.)
 RULES = {
+    "linalg": {"state", "model", "system", "scheme", "formulation", "analysis", "io", "study"},
     "scheme": {"model", "system", "formulation", "analysis", "io", "study"},
     "model": {"system", "analysis", "formulation", "io", "study"},
     "system": {"scheme", "analysis", "formulation", "io", "study"},
@@ -28,7 +29,7 @@ RULES = {
     "io": {"study"},
 }
 # Top-level files that are layers of their own (bottom of the stack).
-BOTTOM = {"linalg.rs": "linalg", "state.rs": "state"}
+BOTTOM = {"state.rs": "state"}
 BOTTOM_FORBIDS = {"model", "system", "scheme", "formulation", "analysis", "io", "study"}
 
 # Upward references still to remove, each with the reason; a new one fails the check, and one listed

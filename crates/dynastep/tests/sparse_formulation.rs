@@ -227,7 +227,7 @@ fn same_point<S: System>(
 fn auto_takes_the_small_dense_path_up_to_eight_unknowns_and_the_sparse_path_above() {
     let auto = NewtonSettings::default();
     assert_eq!(auto.linear_solver, LinearSolver::Auto);
-    assert_eq!(dynastep::formulation::small_dense::SMALL_DIM, 8);
+    assert_eq!(dynastep::linalg::small_dense::SMALL_DIM, 8);
     assert!(!Index3::new(2, 1, auto).is_sparse(), "pendulum");
     assert!(!Index3::new(4, 4, auto).is_sparse(), "n + m = 8");
     assert!(Index3::new(5, 4, auto).is_sparse(), "n + m = 9");

@@ -28,8 +28,8 @@
 pub use super::assembly_sparse::STARTUP_SPARSE_THRESHOLD;
 use super::assembly_sparse::{self as sparse, Triplets};
 use super::row_echelon::RowEchelon;
-use crate::formulation::linear::DenseSolver;
 use crate::formulation::LinearSolver;
+use crate::linalg::linear::DenseSolver;
 use crate::linalg::{Block, Matrix, Sink, Vector};
 use crate::scheme::State;
 use crate::system::System;
@@ -277,7 +277,7 @@ fn restricted_lstsq(a: &Matrix, b: &Vector, free: &[bool]) -> Vector {
             return out;
         }
     }
-    let x = crate::formulation::linear::min_norm_lstsq(&sub, b, 1e-12);
+    let x = crate::linalg::linear::min_norm_lstsq(&sub, b, 1e-12);
     if x.iter().all(|v| v.is_finite()) {
         for (k, &c) in cols.iter().enumerate() {
             out[c] = x[k];

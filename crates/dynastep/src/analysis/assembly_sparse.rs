@@ -26,7 +26,7 @@
 //! Each function returns `None` (or false) where the dense path must take over.
 
 use super::row_echelon::RowEchelon;
-use crate::formulation::sparse::{CscAssembler, SparseSolver};
+use crate::linalg::sparse::{CscAssembler, SparseSolver};
 use crate::linalg::{Sink, Vector};
 use crate::scheme::State;
 use crate::system::System;

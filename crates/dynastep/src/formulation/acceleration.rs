@@ -22,7 +22,7 @@
 //!
 //! and velocities onto Φ_q v' + Φ_t = 0 in one solve (the W-closest admissible velocity). A singular
 //! matrix (redundant constraints) is solved in the least-squares sense, like the index-3 iteration
-//! matrix ([`super::linear`]).
+//! matrix ([`crate::linalg::linear`]).
 
 use crate::linalg::{norm_inf, Block, Sink, Vector};
 use crate::scheme::{History, IntegrationPoint, LocalError, State};

@@ -25,8 +25,8 @@ use crate::linalg::{norm_inf, Matrix, Vector};
 use crate::scheme::{History, LocalError};
 use crate::system::System;
 
-use super::linear::DenseSolver;
 use super::{FormulationError, NewtonSettings};
+use crate::linalg::linear::DenseSolver;
 
 /// Pivots at or below this fraction of the largest count as zero when the rank is detected.
 const RANK_TOL: f64 = 1e-9;

@@ -23,24 +23,24 @@
 //! J is factored by one of three linear solvers, chosen once per run by
 //! [`NewtonSettings::linear_solver`]:
 //!
-//! - small dense ([`small_dense::SmallDenseSolver`], n + m ≤ 8): nalgebra's LU with partial
+//! - small dense ([`crate::linalg::small_dense::SmallDenseSolver`], n + m ≤ 8): nalgebra's LU with partial
 //!   pivoting on a stack matrix of the exact size, its closed-form inverse up to n + m = 3;
-//! - dense ([`linear::DenseSolver`]): J is assembled into a dense (n+m) × (n+m) matrix and factored
+//! - dense ([`crate::linalg::linear::DenseSolver`]): J is assembled into a dense (n+m) × (n+m) matrix and factored
 //!   by LU with partial pivoting, O((n+m)³) per iteration;
-//! - sparse ([`sparse::SparseSolver`]): J is assembled in compressed sparse column form through
-//!   [`sparse::CscAssembler`] (pattern recorded on the first assembly, values written by call counter
+//! - sparse ([`crate::linalg::sparse::SparseSolver`]): J is assembled in compressed sparse column form through
+//!   [`crate::linalg::sparse::CscAssembler`] (pattern recorded on the first assembly, values written by call counter
 //!   afterwards; every term of J is sent, even with a zero coefficient such as c_q = 0, so that the
 //!   pattern does not depend on the integration point) and factored by a sparse LU with partial pivoting and a fill-reducing column ordering,
 //!   whose symbolic analysis is done once; J of a multibody system has a few entries per row, so the
 //!   cost grows about linearly with n + m.
 //!
 //! [`LinearSolver::Auto`] (the default) takes a dense LU in fixed-size storage
-//! ([`small_dense::SmallDenseSolver`]) up to n + m = 8 and the sparse path above (measured fastest
+//! ([`crate::linalg::small_dense::SmallDenseSolver`]) up to n + m = 8 and the sparse path above (measured fastest
 //! at each size). Every path detects a singular J (a missing or tiny pivot; for the closed-form
 //! inverse, a zero determinant or a reciprocal condition number at most 1e-13) and falls back to
 //! the minimum-norm least-squares solution of a dense SVD, counted in
 //! [`NewtonStats::least_squares_solves`]; once the SVD has found a null space, the next matrices
-//! go to it without the LU until one is regular again (redundant constraints: see [`linear`]).
+//! go to it without the LU until one is regular again (redundant constraints: see [`crate::linalg::linear`]).
 //! None allocates in the step loop except on that fallback (the sparse path allocates on its
 //! first solve, which records and analyses the pattern).
 //!
@@ -66,13 +66,9 @@ pub mod coordinate_partition;
 pub mod direct;
 pub mod hybrid;
 pub mod index3;
-pub mod linear;
 pub mod partitioning;
 pub mod projection;
-pub mod refactor;
 mod registry;
-pub mod small_dense;
-pub mod sparse;
 pub mod tangent_space;
 pub mod workspace;
 
@@ -85,6 +81,7 @@ pub use tangent_space::TangentSpace;
 
 use std::time::Instant;
 
+use crate::linalg::linear::LinearStats;
 use crate::linalg::Vector;
 use crate::scheme::{EquationForm, History, IntegrationPoint, LocalError, State};
 use crate::system::System;
@@ -230,7 +227,7 @@ pub struct NewtonStats {
 impl NewtonStats {
     /// Adds the factorizations and least-squares solves a linear solver counted between its
     /// counters `before` and `after` (one solve of an integration point).
-    pub fn add_linear(&mut self, before: linear::LinearStats, after: linear::LinearStats) {
+    pub fn add_linear(&mut self, before: LinearStats, after: LinearStats) {
         self.factorizations += after.factorizations - before.factorizations;
         self.refactorizations += after.refactorizations - before.refactorizations;
         self.least_squares_solves += after.least_squares_solves - before.least_squares_solves;

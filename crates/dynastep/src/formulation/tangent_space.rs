@@ -57,12 +57,12 @@ use crate::linalg::{norm_inf, Matrix, Vector};
 use crate::scheme::{EquationForm, History, IntegrationPoint, State};
 use crate::system::System;
 
-use super::linear::DenseSolver;
 use super::{
     Correction, Formulation, FormulationError, FormulationInfo, FormulationSettings,
     LinearizedSystem, NewtonSettings, NewtonStats, Positions, Refusal, Registered,
     SchemeRequirement, VelocityError,
 };
+use crate::linalg::linear::DenseSolver;
 
 /// Why MSSTH(3–5) and the Kennedy–Carpenter ESDIRKs are not served yet (docs/tangent_space.md).
 const NOT_YET: &str = "on the double four-bar at h = 1e-3 s the Newton iteration of a stage stops converging near the singular passages (docs/tangent_space.md); not yet understood";

@@ -4,10 +4,10 @@
 
 use crate::linalg::{zero, Matrix, Sink, Vector};
 
-use super::linear::{DenseSolver, LinearStats};
-use super::small_dense::{SmallDenseSolver, SMALL_DIM};
-use super::sparse::{CscAssembler, SparseSolver};
 use super::{LinearSolver, PhaseTimes, Stopwatch};
+use crate::linalg::linear::{DenseSolver, LinearStats};
+use crate::linalg::small_dense::{SmallDenseSolver, SMALL_DIM};
+use crate::linalg::sparse::{CscAssembler, SparseSolver};
 
 /// The terms of a matrix, sent to any [`Sink`]. With `every`, every term is sent even when its
 /// coefficient is zero, so that the sequence of entries never changes (the sparse assembler relies

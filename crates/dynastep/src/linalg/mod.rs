@@ -1,4 +1,7 @@
-//! Linear-algebra vocabulary shared by every layer.
+//! Linear-algebra vocabulary shared by every layer, and the linear solvers every Newton iteration
+//! uses: dense LU with the least-squares fallback ([`linear`]), nalgebra's small fixed-size LU
+//! ([`small_dense`]), the sparse LU with its pattern recorded once ([`sparse`]) and its
+//! refactorization at a fixed pivot order ([`refactor`]).
 //!
 //! Vectors and dense matrices are nalgebra's [`DVector`] and [`DMatrix`] of `f64`. Matrices that the
 //! system layer contributes (mass matrix, constraint Jacobian, force Jacobians) are written through the
@@ -10,6 +13,11 @@
 //! every call (add an explicit `0.0` rather than skipping an entry). A sparse sink may rely on it.
 
 use nalgebra::{DMatrix, DVector};
+
+pub mod linear;
+pub mod refactor;
+pub mod small_dense;
+pub mod sparse;
 
 /// Column vector of `f64` (length given by context: n coordinates, m constraints, …).
 pub type Vector = DVector<f64>;

@@ -10,7 +10,7 @@
 //! equilibrium nearest the start, stable or not: the stability verdict tells which.
 
 use super::{finish, residual, stiffness, Equilibrium, EquilibriumError, StaticSettings};
-use crate::formulation::linear::DenseSolver;
+use crate::linalg::linear::DenseSolver;
 use crate::linalg::{Block, Matrix, Vector};
 use crate::system::System;
 
