@@ -715,3 +715,34 @@ fn kinematics_with_absurd_spacing_writes_nothing() {
     );
     assert!(!out.join("history.csv").exists());
 }
+
+/// An equation model whose mass matrix turns negative along the motion (M = 1 − x, x = t) stops
+/// at t = 1 s naming the mass matrix; it completed with a kinetic energy of −0.5 J.
+#[test]
+fn a_mass_matrix_that_turns_negative_stops_the_run() {
+    let dir = scratch("negative-mass");
+    let path = dir.join("m.toml");
+    std::fs::write(
+        &path,
+        "name = \"m\"\n[equations]\ncoordinates = [\"x\"]\nmass = [[\"1 - x\"]]\nforces = [\"0\"]\n\
+         [equations.initial]\nx_dot = 1.0\n[solver]\nscheme = \"trapezoidal\"\ndt = 1e-3\nt_end = 2.0\n",
+    )
+    .unwrap();
+    let out = dir.join("run");
+    let (code, err) = run(&[
+        "run",
+        path.to_str().unwrap(),
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("mass matrix M(q) is no longer positive definite"),
+        "{err}"
+    );
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["failure"]["kind"], "invalid_state");
+    assert!(summary["failed_at"].as_f64().unwrap() <= 1.0 + 1e-9);
+}

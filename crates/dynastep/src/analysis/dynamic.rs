@@ -800,7 +800,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             return Ok(false);
         }
         self.sizer.advance(t_next);
-        self.check_finite()?;
+        self.check_state()?;
         Ok(true)
     }
 
@@ -838,14 +838,21 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
     }
 
     /// Refuses a committed state with a NaN or infinite entry, naming the element whose equations
-    /// are not finite when the system finds one.
-    fn check_finite(&self) -> Result<(), RunFailure> {
+    /// are not finite when the system finds one, and a state the system's equations do not hold
+    /// for ([`System::explain_invalid_state`]).
+    fn check_state(&self) -> Result<(), RunFailure> {
         let x = &self.state;
         let finite = [&x.q, &x.v, &x.a, &x.lambda]
             .iter()
             .all(|x| x.as_slice().iter().all(|v| v.is_finite()));
         if finite {
-            return Ok(());
+            return match self.sys.explain_invalid_state(&x.q) {
+                None => Ok(()),
+                Some(why) => Err(RunFailure::new(
+                    FailureKind::InvalidState,
+                    format!("invalid state at t = {:.9} s: {why}", x.t),
+                )),
+            };
         }
         let message = format!("non-finite state at t = {:.9} s", x.t);
         let cause = self

@@ -36,6 +36,9 @@ pub enum FailureKind {
     Correction,
     /// The constraint Jacobian lost rank during a kinematic analysis: a lock-up or dead point.
     Singular,
+    /// The state reached is one the model's equations do not hold for (an equation-based
+    /// model's mass matrix that is no longer positive definite).
+    InvalidState,
     /// An observer (a writer) failed; the message is its own.
     Observer,
 }

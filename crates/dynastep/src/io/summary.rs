@@ -208,7 +208,7 @@ pub struct Summary {
     pub reason: Option<String>,
     /// The failure as data, when failed: its kind (`settings`, `not_converged`, `stalled`,
     /// `non_finite`, `error_control`, `step_too_small`, `max_steps`, `correction`, `singular`,
-    /// `observer`), message, the element or row at fault and the advice; `reason` is its text.
+    /// `invalid_state`, `observer`), message, the element or row at fault and the advice; `reason` is its text.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<RunFailure>,
     /// Model title.

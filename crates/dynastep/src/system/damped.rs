@@ -144,6 +144,9 @@ impl<S: System> System for ArtificialDamping<'_, S> {
     fn constraint_label(&self, row: usize) -> String {
         self.inner.constraint_label(row)
     }
+    fn explain_invalid_state(&self, q: &Vector) -> Option<String> {
+        self.inner.explain_invalid_state(q)
+    }
     fn driving_constraint(&self, row: usize) -> bool {
         self.inner.driving_constraint(row)
     }

@@ -161,6 +161,15 @@ pub trait System {
         format!("q[{i}]")
     }
 
+    /// Why the configuration q (n entries) reached by a committed step is one the equations do not
+    /// hold for, or `None` (the default). An equation-based model says so when its mass matrix
+    /// M(q) is no longer positive definite (semi-definite with constraints): the kinetic energy
+    /// would turn negative and the run go on with a wrong result. The time loop asks at every
+    /// committed step.
+    fn explain_invalid_state(&self, _q: &Vector) -> Option<String> {
+        None
+    }
+
     /// Why the equations are not finite at (t, q, v), naming the source, or `None` when Q, Φ_t and γ
     /// are all finite and below [`ABSURD`] there (a diverging solution is then the likely cause). The default names the
     /// coordinate or constraint row; [`planar::PlanarSystem`] names the element or time function.

@@ -193,6 +193,9 @@ impl System for Multibody {
     fn explain_non_finite(&self, t: f64, q: &Vector, v: &Vector) -> Option<String> {
         forward!(self, s => s.explain_non_finite(t, q, v))
     }
+    fn explain_invalid_state(&self, q: &Vector) -> Option<String> {
+        forward!(self, s => s.explain_invalid_state(q))
+    }
     fn energy(&self, t: f64, q: &Vector, v: &Vector, scratch: &mut Vector) -> super::Energy {
         forward!(self, s => s.energy(t, q, v, scratch))
     }

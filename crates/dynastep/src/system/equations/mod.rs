@@ -114,6 +114,44 @@ impl Expr {
 #[error("[equations]: {0}")]
 pub struct EquationError(pub String);
 
+/// Factors the symmetric `m` (n × n, lower triangle read) in place by Cholesky and returns the
+/// first column whose pivot is not positive, with the pivot: `None` when m is positive definite,
+/// or, with `semi`, positive semi-definite (pivots down to −1e-12 of the largest diagonal entry
+/// count as zero and their column is skipped). No allocation.
+fn first_bad_pivot(m: &mut crate::linalg::Matrix, semi: bool) -> Option<(usize, f64)> {
+    let n = m.nrows();
+    let scale = (0..n)
+        .map(|i| m[(i, i)].abs())
+        .fold(0.0, f64::max)
+        .max(f64::MIN_POSITIVE);
+    let tol = 1e-12 * scale;
+    for j in 0..n {
+        let mut d = m[(j, j)];
+        for k in 0..j {
+            d -= m[(j, k)] * m[(j, k)];
+        }
+        if d.is_nan() || d <= tol {
+            if semi && d.abs() <= tol {
+                for i in j..n {
+                    m[(i, j)] = 0.0;
+                }
+                continue;
+            }
+            return Some((j, d));
+        }
+        let l = d.sqrt();
+        m[(j, j)] = l;
+        for i in j + 1..n {
+            let mut s = m[(i, j)];
+            for k in 0..j {
+                s -= m[(i, k)] * m[(j, k)];
+            }
+            m[(i, j)] = s / l;
+        }
+    }
+    None
+}
+
 /// Longest symbolic derivative accepted, in characters of its text: the derivatives are evaluated
 /// at every Newton iteration, and a formula nested 15 deep reached this size at its second
 /// derivative (its third took seconds to derive).
@@ -130,6 +168,8 @@ type Entry<const K: usize> = ([usize; K], Expr);
 /// The system of an `[equations]` table (see the module documentation).
 #[derive(Debug, Clone)]
 pub struct EquationSystem {
+    /// Work space of [`System::explain_invalid_state`]: M(q) (n × n), factored in place.
+    mass_check: std::cell::RefCell<crate::linalg::Matrix>,
     names: Vec<String>,
     constraint_text: Vec<String>,
     n: usize,
@@ -238,6 +278,7 @@ impl EquationSystem {
         let n = spec.coordinates.len();
         let m = spec.constraints.len();
         let mut s = EquationSystem {
+            mass_check: std::cell::RefCell::new(crate::linalg::Matrix::zeros(n, n)),
             names: spec.coordinates.clone(),
             constraint_text: spec.constraints.iter().map(Expression::text).collect(),
             n,
@@ -527,6 +568,18 @@ impl System for EquationSystem {
             p += e.eval(t, q, v);
         }
         p
+    }
+
+    fn explain_invalid_state(&self, q: &Vector) -> Option<String> {
+        let mut m = self.mass_check.borrow_mut();
+        m.fill(0.0);
+        self.mass(q, 1.0, &mut *m);
+        let (k, pivot) = first_bad_pivot(&mut m, self.m > 0)?;
+        Some(format!(
+            "the mass matrix M(q) is no longer positive {} at this configuration (pivot {pivot:.3e} at coordinate `{}` in its Cholesky factorization); the kinetic energy would turn negative. Check the `mass` expressions over the range of the coordinates the motion reaches",
+            if self.m > 0 { "semi-definite" } else { "definite" },
+            self.coordinate_label(k)
+        ))
     }
 
     fn coordinate_label(&self, i: usize) -> String {
