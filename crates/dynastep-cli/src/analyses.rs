@@ -173,7 +173,7 @@ pub fn kinematics(args: KinematicArgs, inverse: bool) -> Result<ExitCode> {
         HistoryWriter::kinematic(&system, file)?
     };
     crate::signals::install();
-    let mut watch = crate::signals::Watch;
+    let mut watch = crate::signals::watch();
     let report = {
         let mut observers: Vec<&mut dyn Observer<Multibody>> = vec![&mut writer, &mut watch];
         kinematics::run(&system, &x0, &settings, &mut observers).map_err(|e| anyhow!("{e}"))?
@@ -275,7 +275,7 @@ pub fn equilibrium(args: EquilibriumArgs) -> Result<ExitCode> {
         let (history_path, file) = history_file(&out)?;
         let mut writer = HistoryWriter::new(&sim.system, file)?;
         crate::signals::install();
-        let mut watch = crate::signals::Watch;
+        let mut watch = crate::signals::watch();
         let (report, result) = {
             let mut observers: Vec<&mut dyn Observer<Multibody>> = vec![&mut writer, &mut watch];
             equilibrium::settle::solve(

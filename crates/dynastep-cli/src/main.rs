@@ -410,7 +410,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         progress.bar = bar;
     }
     signals::install();
-    let mut watch = signals::Watch;
+    let mut watch = signals::watch();
     let report = {
         let mut observers: Vec<&mut dyn Observer<Multibody>> = vec![&mut writer, &mut watch];
         if show {

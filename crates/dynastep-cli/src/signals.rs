@@ -4,8 +4,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use dynastep::analysis::dynamic::{Flow, Observer, Sample};
-use dynastep::system::System;
+use dynastep::analysis::dynamic::StopWhen;
 
 /// Set by the first signal.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -25,19 +24,7 @@ pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
 
-/// An observer that ends the run when a signal arrived.
-pub struct Watch;
-
-impl<S: System> Observer<S> for Watch {
-    fn sample(
-        &mut self,
-        _sys: &S,
-        _s: &Sample<'_>,
-    ) -> Result<Flow, dynastep::analysis::dynamic::ObserverError> {
-        Ok(Flow::Continue)
-    }
-
-    fn interrupted(&self) -> bool {
-        interrupted()
-    }
+/// An observer that ends the run at the next step boundary once a signal arrived.
+pub fn watch() -> StopWhen<'static> {
+    StopWhen(&interrupted)
 }

@@ -249,7 +249,7 @@ fn try_case(
     write_model(dir, &sim.model)?;
     let (history, file) = history_file(dir)?;
     let mut writer = HistoryWriter::new(&sim.system, file)?;
-    let report = sim.run(&mut [&mut writer, &mut crate::signals::Watch]);
+    let report = sim.run(&mut [&mut writer, &mut crate::signals::watch()]);
     writer
         .flush()
         .with_context(|| format!("cannot write {}", history.display()))?;

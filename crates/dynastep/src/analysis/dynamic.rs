@@ -909,6 +909,20 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
     }
 }
 
+/// An observer that takes no samples and ends the run at the next step boundary once its
+/// function returns true ([`Observer::interrupted`]): a signal handler's flag, a deadline.
+pub struct StopWhen<'a>(pub &'a dyn Fn() -> bool);
+
+impl<S: System> Observer<S> for StopWhen<'_> {
+    fn sample(&mut self, _system: &S, _sample: &Sample<'_>) -> Result<Flow, ObserverError> {
+        Ok(Flow::Continue)
+    }
+
+    fn interrupted(&self) -> bool {
+        (self.0)()
+    }
+}
+
 /// An observer that keeps every sample's state and diagnostics in memory (tests, small studies).
 #[derive(Debug, Clone, Default)]
 pub struct Recorder {

@@ -27,7 +27,7 @@
 //! A run that fails is kept in the records with its status and reason and no error.
 
 use crate::analysis::diagnostics::worst;
-use crate::analysis::dynamic::RunStatus;
+use crate::analysis::dynamic::{RunStatus, StopWhen};
 use crate::analysis::simulation::{RunOptions, Simulation};
 use crate::analysis::step_control::{StepControl, StepSettings};
 use crate::io::history::{HistoryColumns, HistoryRecorder};
@@ -192,23 +192,6 @@ pub struct Record {
     pub status: String,
     /// Where and why a failed run stopped.
     pub note: String,
-}
-
-/// An observer that ends a run at a step boundary once `0()` is true (a signal arrived).
-struct StopWhen<'a>(&'a dyn Fn() -> bool);
-
-impl<S: crate::system::System> crate::analysis::dynamic::Observer<S> for StopWhen<'_> {
-    fn sample(
-        &mut self,
-        _system: &S,
-        _sample: &crate::analysis::dynamic::Sample<'_>,
-    ) -> Result<crate::analysis::dynamic::Flow, crate::analysis::dynamic::ObserverError> {
-        Ok(crate::analysis::dynamic::Flow::Continue)
-    }
-
-    fn interrupted(&self) -> bool {
-        (self.0)()
-    }
 }
 
 /// The history and report of one run kept in memory.

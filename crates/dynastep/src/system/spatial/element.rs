@@ -38,20 +38,34 @@ pub(crate) trait ForceElement {
     fn breakpoints(&self, _out: &mut Vec<f64>) {}
 }
 
+/// Adds `scale ·` the local matrix (14 × 14) that `fill` writes to `out` through `slots`.
+fn add_local_matrix<S: Sink>(
+    slots: &super::kinematics::Slots,
+    scale: f64,
+    out: &mut S,
+    fill: impl FnOnce(&mut super::kinematics::LMat),
+) {
+    let mut k = [[0.0; NS]; NS];
+    fill(&mut k);
+    add_local(out, slots, &k, scale);
+}
+
 impl ForceElement for Tsda {
     fn add_force(&self, _t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
         let f = self.force(&SpatialSystem::motion(&self.slots, q, v, None));
         add_vector(out, &self.slots, &f);
     }
     fn add_force_q<S: Sink>(&self, _t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
-        let mut kq = [[0.0; NS]; NS];
-        self.add_position_derivative(&SpatialSystem::motion(&self.slots, q, v, None), &mut kq);
-        add_local(out, &self.slots, &kq, scale);
+        let m = SpatialSystem::motion(&self.slots, q, v, None);
+        add_local_matrix(&self.slots, scale, out, |k| {
+            self.add_position_derivative(&m, k)
+        });
     }
     fn add_force_v<S: Sink>(&self, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
-        let mut kv = [[0.0; NS]; NS];
-        self.add_velocity_derivative(&SpatialSystem::motion(&self.slots, q, v, None), &mut kv);
-        add_local(out, &self.slots, &kv, scale);
+        let m = SpatialSystem::motion(&self.slots, q, v, None);
+        add_local_matrix(&self.slots, scale, out, |k| {
+            self.add_velocity_derivative(&m, k)
+        });
     }
     fn depends_on_velocity(&self) -> bool {
         self.c != 0.0
@@ -70,15 +84,16 @@ impl ForceElement for Rsda {
         add_vector(out, &self.slots, &f);
     }
     fn add_force_q<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
-        let mut kq = [[0.0; NS]; NS];
         let m = SpatialSystem::motion(&self.slots, q, v, None);
-        self.add_position_derivative(t, &m, &mut kq);
-        add_local(out, &self.slots, &kq, scale);
+        add_local_matrix(&self.slots, scale, out, |k| {
+            self.add_position_derivative(t, &m, k)
+        });
     }
     fn add_force_v<S: Sink>(&self, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
-        let mut kv = [[0.0; NS]; NS];
-        self.add_velocity_derivative(&SpatialSystem::motion(&self.slots, q, v, None), &mut kv);
-        add_local(out, &self.slots, &kv, scale);
+        let m = SpatialSystem::motion(&self.slots, q, v, None);
+        add_local_matrix(&self.slots, scale, out, |k| {
+            self.add_velocity_derivative(&m, k)
+        });
     }
     fn depends_on_velocity(&self) -> bool {
         self.c != 0.0
