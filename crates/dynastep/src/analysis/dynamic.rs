@@ -33,6 +33,7 @@ pub use super::failure::{FailureKind, ObserverError, RunFailure};
 use super::natural_frequency::OmegaMaxRecord;
 use super::output_times::OutputTimes;
 use super::sampler::{emit_to, Sampler};
+use super::start_derivatives::start_derivatives;
 use super::step::{filter_through_iteration_matrix, solve_step, StepFailure, StepWork};
 use super::step_control::{error_norm, StepSettings, Tolerances};
 use super::step_sizer::StepSizer;
@@ -465,14 +466,26 @@ struct TimeLoop<'a, S: System, F: Formulation<S> + ?Sized> {
 }
 
 /// (Re)starts `scheme` from the consistent state `x`, with its force terms Φ_qᵀλ − Q written into
-/// `force_terms` (n) for schemes with a force history (HHT).
-fn start_scheme<S: System>(sys: &S, scheme: &mut dyn Scheme, x: &State, force_terms: &mut Vector) {
+/// `force_terms` (n) for schemes with a force history (HHT), and the derivatives above the
+/// acceleration for schemes that take them (G4, G5 with a consistent start), by central
+/// differences of step `h` \[s\] ([`start_derivatives`]).
+fn start_scheme<S: System>(
+    sys: &S,
+    scheme: &mut dyn Scheme,
+    x: &State,
+    h: f64,
+    force_terms: &mut Vector,
+) {
     sys.forces(x.t, &x.q, &x.v, force_terms);
     force_terms.neg_mut();
     if sys.m() > 0 {
         sys.add_constraint_force(x.t, &x.q, &x.lambda, force_terms);
     }
     scheme.start(x, force_terms);
+    let count = scheme.start_derivatives();
+    if count > 0 && h > 0.0 && h.is_finite() {
+        scheme.set_start_derivatives(&start_derivatives(sys, x, h, count));
+    }
 }
 
 impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
@@ -491,7 +504,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         // Force terms Φ_qᵀλ − Q at the start, for schemes with a force history (HHT).
         let mut f0 = Vector::zeros(n);
         scheme.allow_extrapolated_start(form.settings().method == NewtonMethod::Full);
-        start_scheme(sys, &mut *scheme, x0, &mut f0);
+        start_scheme(sys, &mut *scheme, x0, settings.h, &mut f0);
         let caps = scheme.capabilities();
         let velocity_error = formulation::find(form.name())
             .map_or(VelocityError::ScaledByStep, |f| f.velocity_error);
@@ -830,6 +843,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                     self.sys,
                     &mut *self.scheme,
                     &self.state,
+                    self.settings.h,
                     &mut self.force_terms,
                 );
             }

@@ -22,6 +22,7 @@ mod row_echelon;
 mod sampler;
 pub mod simulation;
 pub mod stability;
+pub mod start_derivatives;
 pub mod step;
 pub mod step_control;
 mod step_sizer;

@@ -40,7 +40,13 @@
 //! # Start-up (section 5.2: "jerk … introduced as x⃛(0) = 0")
 //! The first step solves the equilibrium at t_0 for a_0 with v_0 known and takes every derivative
 //! above the acceleration as zero at t_0: x_1 = x_0 + h v_0 + (h²/2) a_0, as the central differences'
-//! eq. 7.
+//! eq. 7. This is the paper's start (`start = 0`, the default). From a state whose jerk is not zero
+//! it enters the velocities with an error O(h²) once, and G4 and G5 fall to second order.
+//!
+//! `start = 1` is the consistent start: the time loop computes the jerk (and for G5 the snap) at
+//! t_0 from the time derivatives of the equations of motion
+//! ([`crate::analysis::start_derivatives`]), the first step takes
+//! x_1 = x_0 + h v_0 + (h²/2) a_0 + (h³/6) j_0 (+ (h⁴/24) s_0), and the history starts with them.
 //!
 //! # Compensated sums
 //! x_{n+1} = x_n + Δx and v_n = v_{n−1} + Δv are accumulated with Kahan's compensation, as in the
@@ -98,6 +104,10 @@ pub struct HigherDegree {
     /// Kahan compensations of the running sums x and v (n each).
     comp_x: Vector,
     comp_v: Vector,
+    /// Whether the start takes the jerk and snap from the equations of motion (`start = 1`).
+    consistent_start: bool,
+    /// The jerk and the snap at t_0 (n each): zero for the paper's start.
+    start_aux: [Vector; 2],
 }
 
 const FOURTH_AUX: &[&str] = &["jerk at the newest complete level"];
@@ -119,6 +129,12 @@ impl HigherDegree {
     /// the jerk, and the equilibrium cannot determine it).
     pub fn fourth(alpha: f64, beta: f64, gamma: f64) -> Result<Self, SchemeError> {
         Self::new(&G4, 4, &[alpha, beta, gamma])
+    }
+
+    /// The same scheme with the consistent start (module documentation) when `consistent`.
+    pub fn with_consistent_start(mut self, consistent: bool) -> Self {
+        self.consistent_start = consistent;
+        self
     }
 
     /// G5(α, β, γ, ζ), eqs. 69–73.
@@ -165,7 +181,9 @@ impl HigherDegree {
             new_u: z.clone(),
             new_lambda: z.clone(),
             comp_x: z.clone(),
-            comp_v: z,
+            comp_v: z.clone(),
+            consistent_start: false,
+            start_aux: [z.clone(), z],
         })
     }
 
@@ -225,12 +243,13 @@ impl Scheme for HigherDegree {
     }
 
     fn parameters(&self) -> Vec<(&'static str, f64)> {
-        self.info
-            .params
-            .iter()
-            .zip(self.weights)
+        let weights = self.info.params.iter().zip(self.weights);
+        let mut list: Vec<(&'static str, f64)> = weights
+            .take(self.degree - 1)
             .map(|(p, w)| (p.name, w))
-            .collect()
+            .collect();
+        list.push(("start", f64::from(u8::from(self.consistent_start))));
+        list
     }
 
     fn points_per_step(&self) -> usize {
@@ -250,10 +269,30 @@ impl Scheme for HigherDegree {
             self.comp_x = Vector::zeros(n);
             self.comp_v = Vector::zeros(n);
         }
+        if self.start_aux[0].len() != n {
+            self.start_aux = [Vector::zeros(n), Vector::zeros(n)];
+        }
+        for d in &mut self.start_aux {
+            d.fill(0.0);
+        }
         self.comp_x.fill(0.0);
         self.comp_v.fill(0.0);
         self.new_u.fill(0.0);
         self.new_lambda.copy_from(&x0.lambda);
+    }
+
+    fn start_derivatives(&self) -> usize {
+        if self.consistent_start {
+            self.degree - 3
+        } else {
+            0
+        }
+    }
+
+    fn set_start_derivatives(&mut self, derivatives: &[Vector]) {
+        for (mine, given) in self.start_aux.iter_mut().zip(derivatives) {
+            mine.copy_from(given);
+        }
     }
 
     fn begin_step(&mut self, t_n: f64, h: f64) {
@@ -272,11 +311,12 @@ impl Scheme for HigherDegree {
         pt.has_history_residual = false;
         pt.lambda_guess.copy_from(&x.lambda);
         if self.first() {
-            // Start-up: u = a_0, v_0 known, higher derivatives zero at t_0.
+            // Start-up: u = a_0, v_0 known, higher derivatives those of the start (zero for the
+            // paper's).
             pt.v_hat.copy_from(&x.v);
             pt.a_hat.fill(0.0);
             for i in 0..x.q.len() {
-                pt.qc_hat[i] = x.q[i] + h * x.v[i];
+                pt.qc_hat[i] = x.q[i] + h * x.v[i] + self.start_terms(i);
             }
             (pt.c_v, pt.c_a, pt.c_c) = (0.0, 1.0, 0.5 * h * h);
             pt.u_guess.copy_from(&x.a);
@@ -324,23 +364,38 @@ impl Scheme for HigherDegree {
 }
 
 impl HigherDegree {
-    /// Commits the start-up step: a_0 = u, x_1 = x_0 + h v_0 + (h²/2) a_0, higher derivatives zero.
+    /// (h³/6) j_0 + (h⁴/24) s_0 of x_1, entry i: the start's derivatives above the acceleration
+    /// (zero for the paper's start; the snap only for G5).
+    fn start_terms(&self, i: usize) -> f64 {
+        let h = self.h;
+        let c3 = h * h * h / 6.0;
+        let c4 = if self.degree == 5 { h * c3 / 4.0 } else { 0.0 };
+        c3 * self.start_aux[0][i] + c4 * self.start_aux[1][i]
+    }
+
+    /// Commits the start-up step: a_0 = u, x_1 = x_0 + h v_0 + (h²/2) a_0 + the start's terms
+    /// ([`HigherDegree::start_terms`]); the auxiliaries take the start's derivatives.
     fn commit_first(&mut self) {
         let (h, t_n) = (self.h, self.t_n);
+        let c3 = h * h * h / 6.0;
+        let c4 = if self.degree == 5 { h * c3 / 4.0 } else { 0.0 };
         let hist = &mut self.history;
         hist.shift();
         let (newest, rest) = hist.levels.split_at_mut(1);
         let (next, x) = (&mut newest[0], &mut rest[0]);
         for i in 0..x.q.len() {
             let a = self.new_u[i];
-            let dx = h * x.v[i] + 0.5 * h * h * a;
+            let dx = h * x.v[i]
+                + 0.5 * h * h * a
+                + c3 * self.start_aux[0][i]
+                + c4 * self.start_aux[1][i];
             x.a[i] = a;
             next.q[i] = compensated_add(x.q[i], dx, &mut self.comp_x[i]);
             next.v[i] = x.v[i];
             next.a[i] = a;
         }
-        for aux in &mut hist.aux {
-            aux.fill(0.0);
+        for (aux, d) in hist.aux.iter_mut().zip(&self.start_aux) {
+            aux.copy_from(d);
         }
         x.t = t_n;
         x.lambda.copy_from(&self.new_lambda);
@@ -396,6 +451,20 @@ impl HigherDegree {
     }
 }
 
+/// The `start` parameter: 0, the paper's start, or 1, the consistent one.
+fn start_choice(info: &SchemeInfo, p: &SchemeParams) -> Result<bool, SchemeError> {
+    match param(p, "start") {
+        x if x == 0.0 => Ok(false),
+        x if x == 1.0 => Ok(true),
+        x => Err(SchemeError::out_of_range(
+            info.name,
+            "start",
+            x,
+            "must be 0 (the paper's start, jerk and snap zero at t0) or 1 (consistent start)",
+        )),
+    }
+}
+
 /// Fixed steps only (the start-up and the Taylor weights assume a constant h); no error estimate;
 /// index-3 formulation (constraints on the next positions).
 const CAPS: Capabilities = Capabilities {
@@ -431,14 +500,17 @@ pub const G4: SchemeInfo = SchemeInfo {
             name: "gamma",
             default: 0.5,
             description: "weight of the jerk at t in a(t), eq. 42; must not be 0",
+        },        ParamInfo {
+            name: "start",
+            default: 0.0,
+            description: "0: the paper's start, derivatives above the acceleration zero at t0 (section 5.2; second order from a state whose jerk is not zero); 1: consistent start, the jerk and snap at t0 from the time derivatives of the equations of motion",
         },
     ],
     build: |p: &SchemeParams| -> Result<Box<dyn Scheme>, SchemeError> {
-        Ok(Box::new(HigherDegree::fourth(
-            param(p, "alpha"),
-            param(p, "beta"),
-            param(p, "gamma"),
-        )?))
+        Ok(Box::new(
+            HigherDegree::fourth(param(p, "alpha"), param(p, "beta"), param(p, "gamma"))?
+                .with_consistent_start(start_choice(&G4, p)?),
+        ))
     },
     caps: CAPS,
 };
@@ -471,15 +543,22 @@ pub const G5: SchemeInfo = SchemeInfo {
             name: "zeta",
             default: 1.0,
             description: "weight of the snap at t in the jerk at t, eq. 72",
+        },        ParamInfo {
+            name: "start",
+            default: 0.0,
+            description: "0: the paper's start, derivatives above the acceleration zero at t0 (section 5.2; second order from a state whose jerk is not zero); 1: consistent start, the jerk and snap at t0 from the time derivatives of the equations of motion",
         },
     ],
     build: |p: &SchemeParams| -> Result<Box<dyn Scheme>, SchemeError> {
-        Ok(Box::new(HigherDegree::fifth(
-            param(p, "alpha"),
-            param(p, "beta"),
-            param(p, "gamma"),
-            param(p, "zeta"),
-        )?))
+        Ok(Box::new(
+            HigherDegree::fifth(
+                param(p, "alpha"),
+                param(p, "beta"),
+                param(p, "gamma"),
+                param(p, "zeta"),
+            )?
+            .with_consistent_start(start_choice(&G5, p)?),
+        ))
     },
     caps: CAPS,
 };

@@ -241,6 +241,20 @@ pub trait Scheme: Send {
     /// only when the shapes differ from the previous start, so a restart inside a run is free.
     fn start(&mut self, initial: &State, force_terms: &Vector);
 
+    /// How many derivatives of the coordinates above the acceleration the scheme takes from the
+    /// equations of motion at a start: 1 for the jerk, 2 for the jerk and the snap; 0, the default,
+    /// for none. The time loop computes them
+    /// ([`crate::analysis::start_derivatives::start_derivatives`]) and hands them over with
+    /// [`Scheme::set_start_derivatives`] right after [`Scheme::start`].
+    fn start_derivatives(&self) -> usize {
+        0
+    }
+
+    /// Takes the derivatives asked for by [`Scheme::start_derivatives`] at the state of the last
+    /// [`Scheme::start`]: `derivatives[0]` the jerk, `derivatives[1]` the snap (n entries each). The
+    /// default ignores them.
+    fn set_start_derivatives(&mut self, _derivatives: &[Vector]) {}
+
     /// Begins a step from t_n, the newest level of the history, to t_n + h \[s\].
     fn begin_step(&mut self, t_n: f64, h: f64);
 
