@@ -7,6 +7,7 @@
 //!   TOML model files.
 //! - [`system`]: the equations `M(q) a + Φ_qᵀ λ = Q`, `Φ(q, t) = 0` with their Jacobians.
 //! - [`scheme`]: time discretizations, each expressed as affine maps of one unknown per integration point.
+//! - [`catalog`]: the formulations' names and requirements, and the scheme × formulation rule.
 //! - [`formulation`]: how constraints enter and how each integration point is solved (index-3 Newton).
 //! - [`analysis`]: assembly, dynamic runs.
 //! - [`io`]: output files and summaries.
@@ -16,6 +17,7 @@
 #![warn(missing_docs)]
 
 pub mod analysis;
+pub mod catalog;
 pub mod examples;
 pub mod formulation;
 pub mod io;

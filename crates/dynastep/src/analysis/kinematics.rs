@@ -26,7 +26,7 @@ use crate::analysis::assembly::redundant_constraints;
 use crate::analysis::diagnostics::{ConstraintViolation, Diagnostics};
 use crate::analysis::dynamic::{Flow, Observer, RunStatus, Sample};
 use crate::analysis::output_times::OutputTimes;
-use crate::analysis::partition::{independent_coordinates, null_space};
+use crate::linalg::null_space::{independent_coordinates, null_space};
 use crate::linalg::{Matrix, Vector};
 use crate::scheme::State;
 use crate::system::{Energy, System};

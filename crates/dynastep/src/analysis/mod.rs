@@ -3,7 +3,7 @@
 //! [`step_control`] (error norm, PI controller, initial step), [`dense_output`] and [`output_times`];
 //! [`stability`] analyses a scheme on the test oscillator with the same step routine.
 //! [`kinematics`] (kinematic and inverse dynamic analysis) and [`equilibrium`] (settling, Newton,
-//! minimum potential energy) are the other analyses of a model; [`partition`] chooses independent
+//! minimum potential energy) are the other analyses of a model; [`crate::linalg::null_space`] chooses independent
 //! coordinates for them. Studies over many runs (sweeps, work–precision comparisons) sit above io/,
 //! in [`crate::study`].
 
@@ -17,7 +17,6 @@ pub mod failure;
 pub mod kinematics;
 pub mod natural_frequency;
 pub mod output_times;
-pub mod partition;
 mod row_echelon;
 mod sampler;
 pub mod simulation;

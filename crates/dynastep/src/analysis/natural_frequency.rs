@@ -37,8 +37,8 @@ use crate::linalg::Matrix;
 use crate::scheme::State;
 use crate::system::System;
 
-use super::partition::null_space;
 use super::stability::{analyse, log_grid, StabilityError};
+use crate::linalg::null_space::null_space;
 use crate::scheme::SchemeParams;
 
 /// Singular values of Φ_q at or below this fraction of the largest count as zero (redundant rows),

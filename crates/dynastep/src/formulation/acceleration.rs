@@ -365,7 +365,7 @@ impl AccelerationLevel {
         stats: &mut NewtonStats,
     ) -> Result<usize, FormulationError> {
         let (n, m) = (self.n, self.m);
-        let tol = self.newton.position_tol * (1.0 + norm_inf(q));
+        let tol = self.newton.test().position_tolerance(q);
         let mut correction = f64::INFINITY;
         for iter in 0..=self.newton.max_iterations {
             sys.constraints(t, q, &mut self.phi);

@@ -7,21 +7,10 @@
 //! can make the solve diverge).
 
 use super::acceleration::{AccelerationFormulation, AccelerationLevel};
-use super::{
-    FormulationInfo, FormulationSettings, LinearizedSystem, Registered, SchemeRequirement,
-    VelocityError,
-};
-/// Registry entry of Baumgarte stabilization.
-pub const INFO: FormulationInfo = FormulationInfo {
-    name: "baumgarte",
-    aliases: &["baumgarte-stabilization", "constraint-stabilization"],
-    summary: "acceleration-level equations with gamma replaced by gamma - 2 alpha Phi_dot - beta^2 Phi ([solver.constraints] alpha, beta): violations stay bounded, not zero",
-    source: "Baumgarte (1972) Comput Methods Appl Mech Eng 1:1; Haug (1989) Computer-Aided Kinematics and Dynamics of Mechanical Systems, §7.3.4, eqs. 7.3.7-7.3.8",
-    constraint_level: "accelerations, with the position and velocity violations fed back (bounded drift)",
-    schemes: SchemeRequirement::FIRST_ORDER,
-    linearized: LinearizedSystem::Constrained,
-    velocity_error: VelocityError::Differential,
-};
+use super::{FormulationInfo, FormulationSettings, Registered};
+/// Registry entry; its data is in [`crate::catalog::formulations::BAUMGARTE`], where the model layer
+/// reads it.
+pub const INFO: FormulationInfo = crate::catalog::formulations::BAUMGARTE;
 
 /// Baumgarte stabilization (see the module documentation).
 #[derive(Debug)]

@@ -234,7 +234,7 @@ impl CoordinatePartition {
         v: &mut Vector,
         newton: &NewtonSettings,
     ) -> Result<usize, FormulationError> {
-        let tol = newton.position_tol * (1.0 + norm_inf(q));
+        let tol = newton.test().position_tolerance(q);
         let mut iterations = 0;
         let mut correction = f64::INFINITY;
         loop {

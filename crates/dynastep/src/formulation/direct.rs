@@ -4,21 +4,10 @@
 //! violations accumulate and are reported, never corrected.
 
 use super::acceleration::{AccelerationFormulation, AccelerationLevel};
-use super::{
-    FormulationInfo, FormulationSettings, LinearizedSystem, Registered, SchemeRequirement,
-    VelocityError,
-};
-/// Registry entry of direct integration.
-pub const INFO: FormulationInfo = FormulationInfo {
-    name: "direct",
-    aliases: &["direct-integration"],
-    summary: "acceleration-level equations [M Phi_q^T; Phi_q 0][a; lambda] = [Q; gamma] solved at every stage, integrated as a first-order ODE; no correction, drift reported",
-    source: "Haug (1989) Computer-Aided Kinematics and Dynamics of Mechanical Systems, §7.3.3, eq. 7.2.1",
-    constraint_level: "accelerations (index 1); position and velocity violations drift",
-    schemes: SchemeRequirement::FIRST_ORDER,
-    linearized: LinearizedSystem::Constrained,
-    velocity_error: VelocityError::Differential,
-};
+use super::{FormulationInfo, FormulationSettings, Registered};
+/// Registry entry; its data is in [`crate::catalog::formulations::DIRECT`], where the model layer
+/// reads it.
+pub const INFO: FormulationInfo = crate::catalog::formulations::DIRECT;
 
 /// Direct integration (see the module documentation).
 #[derive(Debug)]

@@ -24,26 +24,15 @@ use crate::system::System;
 use super::acceleration::{AccelerationFormulation, AccelerationLevel};
 use super::coordinate_partition::CoordinatePartition;
 use super::partitioning::correct_dependent;
-use super::{
-    Correction, FormulationError, FormulationInfo, FormulationSettings, LinearizedSystem,
-    Registered, SchemeRequirement, VelocityError,
-};
+use super::{Correction, FormulationError, FormulationInfo, FormulationSettings, Registered};
 
 /// Φ_q counts as ill-conditioned, and stabilization is switched off, when its smallest pivot is
 /// below this fraction of its largest.
 pub const NEAR_SINGULAR: f64 = 1e-2;
 
-/// Registry entry of the hybrid algorithm.
-pub const INFO: FormulationInfo = FormulationInfo {
-    name: "hybrid",
-    aliases: &["dads-hybrid"],
-    summary: "DADS hybrid algorithm: Baumgarte-stabilized acceleration-level equations, partitioning correction only when |Phi| exceeds [solver.constraints] tolerance, pure partitioning near singular configurations, error control on the independent coordinates",
-    source: "Park & Haug (1986) J Mech Transm Autom Des 108:176; Haug (1989) Computer-Aided Kinematics and Dynamics of Mechanical Systems, §7.3.5",
-    constraint_level: "positions within [solver.constraints] tolerance (corrected when outside), velocities and accelerations stabilized",
-    schemes: SchemeRequirement::FIRST_ORDER,
-    linearized: LinearizedSystem::Constrained,
-    velocity_error: VelocityError::Differential,
-};
+/// Registry entry; its data is in [`crate::catalog::formulations::HYBRID`], where the model layer
+/// reads it.
+pub const INFO: FormulationInfo = crate::catalog::formulations::HYBRID;
 
 /// The hybrid algorithm (see the module documentation).
 #[derive(Debug)]

@@ -7,36 +7,16 @@ use crate::system::System;
 
 use super::workspace::{MatrixTerms, Workspace};
 use super::{
-    Formulation, FormulationError, FormulationInfo, FormulationSettings, LinearizedSystem,
-    NewtonMethod, NewtonSettings, NewtonStats, PhaseTimes, Registered, SchemeRequirement,
-    Stopwatch, VelocityError,
+    Formulation, FormulationError, FormulationInfo, FormulationSettings, NewtonMethod,
+    NewtonSettings, NewtonStats, PhaseTimes, Registered, Stopwatch,
 };
 
-/// Modified Newton stops when the error left, η·δ with η = θ/(1−θ) and δ the largest relative
-/// change of the last update (positions c_c Δu, velocities c_v Δu and multipliers Δλ, each relative
-/// to 1 + its size), is below this fraction of `position_tol`. The velocities and multipliers are in
-/// the test because a position error ε is an error ε/c_c in the unknown (an acceleration for
-/// Newmark's family, c_c = βh²): a test on positions alone loosened Andrews' squeezer at h = 2.5e-6
-/// to first order. The fraction is small because a full Newton step, whose error is quadratic in its
-/// correction, leaves far less than the tolerance it checks; 1e-3 keeps the accuracy results of
-/// the test suite (measured).
-pub const MODIFIED_KAPPA: f64 = 1e-3;
+pub use crate::linalg::convergence::MODIFIED_KAPPA;
+use crate::linalg::convergence::ROUNDING;
 
-/// A relative change at this multiple of the machine epsilon is rounding: nothing is left to
-/// converge.
-const ROUNDING: f64 = 8.0 * f64::EPSILON;
-
-/// Registry entry of the index-3 formulation.
-pub const INFO: FormulationInfo = FormulationInfo {
-    name: "index3",
-    aliases: &["index-3", "i3"],
-    summary: "index-3 DAE with Lagrange multipliers: Newton on (u, lambda) per integration point, constraint rows scaled by 1/c_c, dense or sparse LU, least-squares fallback when singular",
-    source: "Bottasso, Bauchau & Cardona (2007) SIAM J. Sci. Comput. 29:397 (scaling); Arnold & Brüls (2007) Multibody Syst Dyn 18:185 (generalized-alpha in index-3 form)",
-    constraint_level: "positions (index 3); velocity and acceleration constraints hold only approximately",
-    schemes: SchemeRequirement::SECOND_ORDER,
-    linearized: LinearizedSystem::Constrained,
-    velocity_error: VelocityError::ScaledByStep,
-};
+/// Registry entry; its data is in [`crate::catalog::formulations::INDEX3`], where the model layer
+/// reads it.
+pub const INFO: FormulationInfo = crate::catalog::formulations::INDEX3;
 
 /// The states at which the iteration matrix is evaluated.
 struct EvalStates<'a> {
@@ -302,7 +282,7 @@ impl<S: System> Formulation<S> for Index3 {
                 result = Err(FormulationError::NonFinite);
                 break;
             }
-            let balanced = r1 <= self.settings.residual_tol * scale;
+            let balanced = self.settings.test().balanced(r1, scale);
             if iter > 0 && (linear || self.converged(&it, balanced)) {
                 result = Ok(());
                 break;
@@ -411,13 +391,10 @@ impl Index3 {
     /// The stopping test after an update: the correction within the position tolerance, the
     /// error left after it settled, and the residual `balanced` (within its tolerance).
     fn converged(&self, it: &Iteration, balanced: bool) -> bool {
-        let pos_tol = self.settings.position_tol * (1.0 + norm_inf(&self.q_c));
-        // After a full Newton step the error left is quadratic in the correction; after a step
-        // with an older matrix it is about η times the change (Hairer & Wanner 1996, §IV.8).
-        let settled = it.fresh_step
-            || it.eta * it.change <= MODIFIED_KAPPA * self.settings.position_tol
-            || it.change <= ROUNDING;
-        it.correction <= pos_tol && settled && balanced
+        let test = self.settings.test();
+        it.correction <= test.position_tolerance(&self.q_c)
+            && test.settled(it.fresh_step, it.eta, it.change)
+            && balanced
     }
 
     /// The error after `iterations` without convergence, the last correction `correction`, the
@@ -526,10 +503,11 @@ impl Index3 {
         let (correction, simplified) = self.relative_change(pt, size);
         let theta = simplified / change;
         let eta = theta / (1.0 - theta).max(f64::EPSILON);
-        let pos_tol = self.settings.position_tol * (1.0 + norm_inf(&self.q_c));
-        let settled = simplified <= ROUNDING
-            || (theta < 1.0 && eta * simplified <= MODIFIED_KAPPA * self.settings.position_tol);
-        if !(correction <= pos_tol && settled) {
+        let test = self.settings.test();
+        // Contracting (θ < 1) or not converged, unless the change is rounding.
+        let eta = if theta < 1.0 { eta } else { f64::INFINITY };
+        let settled = test.settled(false, eta, simplified);
+        if !(correction <= test.position_tolerance(&self.q_c) && settled) {
             return false;
         }
         add_correction(self.simplified.as_slice(), u, lambda);

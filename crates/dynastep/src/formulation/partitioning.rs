@@ -12,22 +12,11 @@ use crate::system::System;
 
 use super::acceleration::{AccelerationFormulation, AccelerationLevel};
 use super::coordinate_partition::CoordinatePartition;
-use super::{
-    Correction, FormulationError, FormulationInfo, FormulationSettings, LinearizedSystem,
-    Registered, SchemeRequirement, VelocityError,
-};
+use super::{Correction, FormulationError, FormulationInfo, FormulationSettings, Registered};
 
-/// Registry entry of coordinate partitioning.
-pub const INFO: FormulationInfo = FormulationInfo {
-    name: "partitioning",
-    aliases: &["coordinate-partitioning", "gcp"],
-    summary: "generalized coordinate partitioning: acceleration-level equations, error control on the independent coordinates, dependent ones solved from the constraints after every step, repartitioning (and a restart) when Phi_u becomes ill-conditioned",
-    source: "Wehage & Haug (1982) J Mech Des 104:247; Haug (1989) Computer-Aided Kinematics and Dynamics of Mechanical Systems, §7.3.2",
-    constraint_level: "positions and velocities at every committed step (to the Newton position tolerance)",
-    schemes: SchemeRequirement::FIRST_ORDER,
-    linearized: LinearizedSystem::Constrained,
-    velocity_error: VelocityError::Differential,
-};
+/// Registry entry; its data is in [`crate::catalog::formulations::PARTITIONING`], where the model layer
+/// reads it.
+pub const INFO: FormulationInfo = crate::catalog::formulations::PARTITIONING;
 
 /// Coordinate partitioning (see the module documentation).
 #[derive(Debug)]

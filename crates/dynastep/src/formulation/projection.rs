@@ -15,20 +15,11 @@ use crate::system::System;
 
 use super::acceleration::{AccelerationFormulation, AccelerationLevel};
 use super::{
-    Correction, FormulationError, FormulationInfo, FormulationSettings, LinearizedSystem,
-    NewtonStats, Registered, SchemeRequirement, VelocityError,
+    Correction, FormulationError, FormulationInfo, FormulationSettings, NewtonStats, Registered,
 };
-/// Registry entry of coordinate projection.
-pub const INFO: FormulationInfo = FormulationInfo {
-    name: "projection",
-    aliases: &["coordinate-projection"],
-    summary: "acceleration-level equations, then after every step q projected onto Phi = 0 and v onto Phi_q v + Phi_t = 0 (least squares in the mass or identity metric) and a, lambda recomputed",
-    source: "Eich (1993) SIAM J Numer Anal 30:1467; Hairer & Wanner (1996) Solving ODEs II, §VII.2; Fernández de Bustos et al. (2024) Mathematics 12:2862, Table 10",
-    constraint_level: "positions, velocities and accelerations at every committed step (to the Newton position tolerance)",
-    schemes: SchemeRequirement::FIRST_ORDER,
-    linearized: LinearizedSystem::Constrained,
-    velocity_error: VelocityError::Differential,
-};
+/// Registry entry; its data is in [`crate::catalog::formulations::PROJECTION`], where the model layer
+/// reads it.
+pub const INFO: FormulationInfo = crate::catalog::formulations::PROJECTION;
 
 /// Coordinate projection (see the module documentation).
 #[derive(Debug)]

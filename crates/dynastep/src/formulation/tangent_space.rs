@@ -50,45 +50,20 @@
 //! Cost per iterate: one SVD of Hᵀ (n × m, dense), dense M, K, C (n × n) and an f × f LU; it suits the
 //! small and medium systems of the paper, not chains of hundreds of bodies.
 
-use faer::dyn_stack::{MemBuffer, MemStack};
-use faer::linalg::svd::{svd, svd_scratch, ComputeSvdVectors};
-
+use crate::linalg::pseudo_inverse::PseudoInverse;
 use crate::linalg::{norm_inf, Matrix, Vector};
-use crate::scheme::{EquationForm, History, IntegrationPoint, State};
+use crate::scheme::{History, IntegrationPoint, State};
 use crate::system::System;
 
 use super::{
     Correction, Formulation, FormulationError, FormulationInfo, FormulationSettings,
-    LinearizedSystem, NewtonSettings, NewtonStats, Positions, Refusal, Registered,
-    SchemeRequirement, VelocityError,
+    NewtonSettings, NewtonStats, Registered,
 };
 use crate::linalg::linear::DenseSolver;
 
-/// Why MSSTH(3–5) and the Kennedy–Carpenter ESDIRKs are not served yet (docs/tangent_space.md).
-const NOT_YET: &str = "on the double four-bar at h = 1e-3 s the Newton iteration of a stage stops converging near the singular passages (docs/tangent_space.md); not yet understood";
-
-/// Registry entry of the tangent-space formulation.
-pub const INFO: FormulationInfo = FormulationInfo {
-    name: "tangent-space",
-    aliases: &["tangent", "null-space"],
-    summary: "integration of minimal coordinates alpha in the tangent space of the constraint manifold, re-linearized at every Newton iterate (null space from an SVD of Phi_q); positions, velocities and accelerations all satisfy the constraints",
-    source: "Fernández de Bustos, Uriarte, Urkullu & García-Marina (2022) Meccanica 57:371, §5 eqs. 32-58",
-    constraint_level: "positions, velocities and accelerations (all three, to the Newton tolerance)",
-    schemes: SchemeRequirement {
-        form: EquationForm::SecondOrder,
-        positions: Positions::Implicit,
-        refused: &[
-            Refusal { scheme: "mssth3", reason: NOT_YET },
-            Refusal { scheme: "mssth4", reason: NOT_YET },
-            Refusal { scheme: "mssth5", reason: NOT_YET },
-            Refusal { scheme: "esdirk3-4", reason: NOT_YET },
-            Refusal { scheme: "esdirk3-5", reason: NOT_YET },
-            Refusal { scheme: "esdirk4-6", reason: NOT_YET },
-        ],
-    },
-    linearized: LinearizedSystem::TangentSpace,
-    velocity_error: VelocityError::ScaledByStep,
-};
+/// Registry entry; its data is in [`crate::catalog::formulations::TANGENT_SPACE`], where the model layer
+/// reads it.
+pub const INFO: FormulationInfo = crate::catalog::formulations::TANGENT_SPACE;
 
 /// Singular values of Φ_q at or below this fraction of the largest count as zero (redundant rows).
 const RANK_TOL: f64 = 1e-10;
@@ -166,6 +141,19 @@ impl Registered for TangentSpace {
 }
 
 impl TangentSpace {
+    /// Hands the scheme the true acceleration of the converged point as its unknown `u` (n), or,
+    /// for a point without one, the velocity.
+    fn hand_back(&mut self, pt: &IntegrationPoint, u: &mut Vector) {
+        for i in 0..self.n {
+            u[i] = if pt.c_a != 0.0 {
+                (self.x[2][i] - pt.a_hat[i]) / pt.c_a
+            } else {
+                (self.x[1][i] - pt.v_hat[i]) / pt.c_v
+            };
+        }
+        self.last = Some(pt.t_e);
+    }
+
     /// Work space for n coordinates and m constraints.
     pub fn new(n: usize, m: usize, settings: NewtonSettings) -> Self {
         let f = n.saturating_sub(m);
@@ -387,13 +375,14 @@ impl<S: System> Formulation<S> for TangentSpace {
             if !r.is_finite() || !self.x.iter().all(|v| v.iter().all(|x| x.is_finite())) {
                 break;
             }
-            let tol = self.settings.position_tol * (1.0 + norm_inf(&self.x[0]));
+            let test = self.settings.test();
+            let tol = test.position_tolerance(&self.x[0]);
             // Near a singular configuration ẍ depends on x through 1/σ_min² (Ẍ_p1), and the residual
             // stops falling at the level a position change at the tolerance produces: accept that
             // floor once the residual no longer decreases.
             let floor = self.jac_norm * tol / pt.c_q;
             let stalled = r >= 0.5 * r_prev && r <= floor;
-            if iter > 0 && change <= tol && (r <= self.settings.residual_tol * scale || stalled) {
+            if iter > 0 && change <= tol && (test.balanced(r, scale) || stalled) {
                 result = Ok(());
                 break;
             }
@@ -424,15 +413,7 @@ impl<S: System> Formulation<S> for TangentSpace {
         }
         stats.add_linear(before, self.solver.stats);
         if result.is_ok() {
-            // Hand the scheme the true acceleration (or, for a point without one, the velocity).
-            for i in 0..self.n {
-                u[i] = if pt.c_a != 0.0 {
-                    (self.x[2][i] - pt.a_hat[i]) / pt.c_a
-                } else {
-                    (self.x[1][i] - pt.v_hat[i]) / pt.c_v
-                };
-            }
-            self.last = Some(pt.t_e);
+            self.hand_back(pt, u);
         }
         result
     }
@@ -478,118 +459,6 @@ impl<S: System> Formulation<S> for TangentSpace {
     }
 }
 
-/// The singular value decomposition Hᵀ = U Σ Vᵀ (U: n × n, V: m × m) and the pseudo-inverse built
-/// from it.
-struct Pinv {
-    u_full: Matrix,
-    v_full: Matrix,
-    sigma: Vec<f64>,
-    /// Columns of U (and V) with a non-zero singular value: the range of Hᵀ.
-    range: Vec<usize>,
-    /// Columns of U spanning the null space of H.
-    null: Vec<usize>,
-    scratch: MemBuffer,
-    tmp_r: Vec<f64>,
-}
-
-impl Pinv {
-    fn new(n: usize, m: usize) -> Self {
-        let req = svd_scratch::<f64>(
-            n,
-            m,
-            ComputeSvdVectors::Full,
-            ComputeSvdVectors::Full,
-            faer::Par::Seq,
-            Default::default(),
-        );
-        Pinv {
-            u_full: Matrix::zeros(n, n),
-            v_full: Matrix::zeros(m, m),
-            sigma: vec![0.0; n.min(m)],
-            range: Vec::with_capacity(n),
-            null: Vec::with_capacity(n),
-            scratch: MemBuffer::new(req),
-            tmp_r: vec![0.0; n.min(m)],
-        }
-    }
-
-    /// Decomposes `ht` = Hᵀ (n × m) and sorts the columns of U into range and null space; false when
-    /// the SVD fails.
-    fn decompose(&mut self, ht: &Matrix) -> bool {
-        let (n, m) = ht.shape();
-        // faer's SVD reads the singular-vector buffers (it does not give a correct U over stale
-        // contents), so they start from zero every time.
-        self.u_full.fill(0.0);
-        self.v_full.fill(0.0);
-        let a = faer::MatRef::from_column_major_slice(ht.as_slice(), n, m);
-        let u = faer::MatMut::from_column_major_slice_mut(self.u_full.as_mut_slice(), n, n);
-        let v = faer::MatMut::from_column_major_slice_mut(self.v_full.as_mut_slice(), m, m);
-        let s = faer::diag::DiagMut::from_slice_mut(&mut self.sigma);
-        let stack = MemStack::new(&mut self.scratch);
-        if svd(
-            a,
-            s,
-            Some(u),
-            Some(v),
-            faer::Par::Seq,
-            stack,
-            Default::default(),
-        )
-        .is_err()
-        {
-            return false;
-        }
-        let smax = self.sigma.iter().fold(0.0_f64, |a, s| a.max(s.abs()));
-        self.range.clear();
-        self.null.clear();
-        for k in 0..n {
-            if k < self.sigma.len() && self.sigma[k].abs() > RANK_TOL * smax {
-                self.range.push(k);
-            } else {
-                self.null.push(k);
-            }
-        }
-        true
-    }
-
-    /// `out = H⁺ c`: the minimum-norm least-squares solution of H out = c (c: m, out: n).
-    fn apply(&mut self, c: &[f64], out: &mut [f64]) {
-        let m = self.v_full.nrows();
-        let n = self.u_full.nrows();
-        for (j, &k) in self.range.iter().enumerate() {
-            let vk = &self.v_full.as_slice()[k * m..(k + 1) * m];
-            self.tmp_r[j] = vk.iter().zip(c).map(|(a, b)| a * b).sum::<f64>() / self.sigma[k];
-        }
-        out.fill(0.0);
-        for (j, &k) in self.range.iter().enumerate() {
-            let uk = &self.u_full.as_slice()[k * n..(k + 1) * n];
-            for (o, x) in out.iter_mut().zip(uk.iter()) {
-                *o += self.tmp_r[j] * x;
-            }
-        }
-    }
-
-    /// `out = (H⁺)ᵀ g` (g: n, out: m): the least-squares solution of Hᵀ out = g.
-    fn apply_transpose(&mut self, g: &Vector, out: &mut Vector) {
-        for (j, &k) in self.range.iter().enumerate() {
-            self.tmp_r[j] = self.u_full.column(k).dot(g) / self.sigma[k];
-        }
-        out.fill(0.0);
-        for (j, &k) in self.range.iter().enumerate() {
-            out.axpy(self.tmp_r[j], &self.v_full.column(k), 1.0);
-        }
-    }
-
-    /// `out = H⁺ b`, column by column (b: m × f, out: n × f).
-    fn apply_columns(&mut self, b: &Matrix, out: &mut Matrix) {
-        let (m, n) = (b.nrows(), out.nrows());
-        for c in 0..b.ncols() {
-            let col = &b.as_slice()[c * m..(c + 1) * m];
-            self.apply(col, &mut out.as_mut_slice()[c * n..(c + 1) * n]);
-        }
-    }
-}
-
 /// The linearization of the constraints at one estimate: H, Ḣ, Ḧ, the SVD of Hᵀ, the null-space
 /// basis and the particular solutions (see the module documentation).
 struct Linearization {
@@ -597,7 +466,7 @@ struct Linearization {
     hd: Matrix,
     hdd: Matrix,
     ht: Matrix,
-    svd: Pinv,
+    svd: PseudoInverse,
     /// Null-space basis N (n × f).
     basis: Matrix,
     /// Ẋ_p (n × f).
@@ -622,7 +491,7 @@ impl Linearization {
             hd: Matrix::zeros(m, n),
             hdd: Matrix::zeros(m, n),
             ht: Matrix::zeros(n, m),
-            svd: Pinv::new(n, m),
+            svd: PseudoInverse::new(n, m),
             basis: Matrix::zeros(n, f),
             xd_mat: Matrix::zeros(n, f),
             xdd_mat: Matrix::zeros(n, f),
@@ -676,14 +545,12 @@ impl Linearization {
         self.h.transpose_to(&mut self.ht);
         let finite = |m: &Matrix| m.iter().all(|v| v.is_finite());
         let finite_all = finite(&self.ht) && finite(&self.hd) && finite(&self.hdd);
-        if !(finite_all && self.svd.decompose(&self.ht)) {
+        if !(finite_all && self.svd.decompose(&self.ht, RANK_TOL)) {
             return false;
         }
-        self.set_rank(self.svd.null.len());
-        for (c, &k) in self.svd.null.iter().enumerate() {
-            self.basis
-                .column_mut(c)
-                .copy_from(&self.svd.u_full.column(k));
+        self.set_rank(self.svd.null_dimension());
+        for c in 0..self.svd.null_dimension() {
+            self.basis.column_mut(c).copy_from(&self.svd.null_column(c));
         }
         self.particular_solutions(x0);
         true
@@ -736,10 +603,7 @@ mod tests {
         ];
         let mut lin = Linearization::new(2, 1);
         assert!(lin.update(&sys, 0.0, &x0));
-        println!(
-            "u {} v {} s {:?} N {}",
-            lin.svd.u_full, lin.svd.v_full, lin.svd.sigma, lin.basis
-        );
+        println!("N {}", lin.basis);
         let hn = &lin.h * &lin.basis;
         assert!(hn.amax() < 1e-14, "H N = {hn}");
         // A second linearization reuses the buffers.

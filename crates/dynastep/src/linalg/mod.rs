@@ -1,7 +1,10 @@
 //! Linear-algebra vocabulary shared by every layer, and the linear solvers every Newton iteration
 //! uses: dense LU with the least-squares fallback ([`linear`]), nalgebra's small fixed-size LU
 //! ([`small_dense`]), the sparse LU with its pattern recorded once ([`sparse`]) and its
-//! refactorization at a fixed pivot order ([`refactor`]).
+//! refactorization at a fixed pivot order ([`refactor`]); the null space of a Jacobian and a choice
+//! of independent coordinates ([`null_space`]), the SVD pseudo-inverse the tangent space projects
+//! with ([`pseudo_inverse`]), and the Newton convergence test every formulation shares
+//! ([`convergence`]).
 //!
 //! Vectors and dense matrices are nalgebra's [`DVector`] and [`DMatrix`] of `f64`. Matrices that the
 //! system layer contributes (mass matrix, constraint Jacobian, force Jacobians) are written through the
@@ -14,7 +17,10 @@
 
 use nalgebra::{DMatrix, DVector};
 
+pub mod convergence;
 pub mod linear;
+pub mod null_space;
+pub mod pseudo_inverse;
 pub mod refactor;
 pub mod small_dense;
 pub mod sparse;

@@ -72,6 +72,16 @@ pub struct NewtonSettings {
     pub time_phases: bool,
 }
 
+impl NewtonSettings {
+    /// The stopping test made of these tolerances ([`crate::linalg::convergence`]).
+    pub fn test(&self) -> crate::linalg::convergence::NewtonTest {
+        crate::linalg::convergence::NewtonTest {
+            position_tol: self.position_tol,
+            residual_tol: self.residual_tol,
+        }
+    }
+}
+
 impl Default for NewtonSettings {
     fn default() -> Self {
         NewtonSettings {
@@ -108,7 +118,7 @@ pub enum NewtonMethod {
     /// Reuse the last factorization across iterations and steps; refresh it when the contraction rate
     /// exceeds `max_contraction`, when the step size changes by more than `max_step_change`, after a
     /// failed point, and when the point is linear in u. Stops with the Hairer–Wanner test
-    /// (see `formulation::index3::MODIFIED_KAPPA`). Index-3 formulation only; the others always
+    /// (see `linalg::convergence::MODIFIED_KAPPA`). Index-3 formulation only; the others always
     /// refresh.
     Modified,
 }

@@ -453,15 +453,16 @@ impl HigherDegree {
 
 /// The `start` parameter: 0, the paper's start, or 1, the consistent one.
 fn start_choice(info: &SchemeInfo, p: &SchemeParams) -> Result<bool, SchemeError> {
-    match param(p, "start") {
-        x if x == 0.0 => Ok(false),
-        x if x == 1.0 => Ok(true),
-        x => Err(SchemeError::out_of_range(
+    let x = param(p, "start");
+    if x == 0.0 || x == 1.0 {
+        Ok(x == 1.0)
+    } else {
+        Err(SchemeError::out_of_range(
             info.name,
             "start",
             x,
             "must be 0 (the paper's start, jerk and snap zero at t0) or 1 (consistent start)",
-        )),
+        ))
     }
 }
 

@@ -25,7 +25,7 @@ pub mod newton;
 pub mod potential;
 pub mod settle;
 
-use crate::analysis::partition::null_space;
+use crate::linalg::null_space::null_space;
 use crate::linalg::{Matrix, Vector};
 use crate::scheme::State;
 use crate::system::System;

@@ -2,7 +2,7 @@
 //! conservative models.
 //!
 //! 1. **Partition** q = (u, z) at the start configuration: z, the f independent coordinates, chosen by
-//!    [`crate::analysis::partition::independent_coordinates`].
+//!    [`crate::linalg::null_space::independent_coordinates`].
 //! 2. **Reduced potential** V̂(z) = V(q(z)), where the dependent u solve Φ(u, z, t₀) = 0 by Newton
 //!    (least-squares steps on the columns of u, started from the last solution).
 //! 3. **Gradient** by the influence-coefficient matrix H = ∂u/∂z = −Φ_u⁻¹ Φ_z:
@@ -20,7 +20,7 @@ use argmin::solver::linesearch::HagerZhangLineSearch;
 use argmin::solver::quasinewton::LBFGS;
 
 use super::{finish, Equilibrium, EquilibriumError, StaticSettings};
-use crate::analysis::partition::{independent_coordinates, null_space};
+use crate::linalg::null_space::{independent_coordinates, null_space};
 use crate::linalg::{Matrix, Vector};
 use crate::system::System;
 

@@ -1,7 +1,8 @@
 //! The `[equations]` table of an equation-based model, located below `equations`, and the
 //! planar elements it may not be mixed with. The expressions are also compiled and differentiated
-//! once (`system::equations::EquationSystem::new`), so that a model the file reader accepts builds.
+//! once ([`crate::model::expressions::CompiledEquations`]), so that a model the file reader accepts builds.
 
+use super::super::expressions::{CompiledEquations, EquationError};
 use super::super::types::*;
 use super::checker::{p, Checker};
 use super::PathSeg;
@@ -28,14 +29,14 @@ pub(super) fn check(
     // derivative where one is needed) shows when the system is compiled: the one rule of a model
     // that is checked by building it.
     if clean {
-        match crate::system::equations::EquationSystem::new(spec) {
-            Err(crate::system::equations::EquationError(reason)) => c.push(
+        match CompiledEquations::new(spec) {
+            Err(EquationError(reason)) => c.push(
                 p(&[&"equations"]),
                 "[equations]",
                 reason,
                 "see the expression syntax in docs/model-format.md".into(),
             ),
-            Ok(system) => mass_at_start(c, &system),
+            Ok(compiled) => mass_at_start(c, &compiled),
         }
     }
     let planar = [
@@ -68,12 +69,11 @@ pub(super) fn check(
 
 /// M(q₀) at the initial coordinates must be symmetric and positive definite: a negative or
 /// indefinite mass gives negative kinetic energy and an ill-posed run that still completes.
-fn mass_at_start(c: &mut Checker<'_>, system: &crate::system::equations::EquationSystem) {
-    use crate::system::System;
-    let x0 = system.initial_state(0.0);
+fn mass_at_start(c: &mut Checker<'_>, compiled: &CompiledEquations) {
+    let x0 = compiled.initial_state(0.0);
     let n = x0.q.len();
     let mut m = crate::linalg::Matrix::zeros(n, n);
-    system.mass(&x0.q, 1.0, &mut m);
+    compiled.mass_matrix(&x0.q, &mut m);
     let size = m.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
     let at = p(&[&"equations", &"mass"]);
     let asymmetry = (0..n)
@@ -92,7 +92,7 @@ fn mass_at_start(c: &mut Checker<'_>, system: &crate::system::equations::Equatio
     // With constraints M may be singular (a point mass with a zero rotary inertia, as long as the
     // constraints fix that direction); it must never have a negative eigenvalue.
     let lowest = m.symmetric_eigenvalues().min();
-    let constrained = system.m() > 0;
+    let constrained = compiled.constraint_count() > 0;
     let floor = if constrained {
         -1e-12 * size
     } else {

@@ -200,8 +200,8 @@ fn formulation(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str) {
         return;
     };
     let at = p(&[&"solver", &"formulation"]);
-    let Some(info) = crate::formulation::find(name) else {
-        let known: Vec<&str> = crate::formulation::REGISTRY
+    let Some(info) = crate::catalog::find(name) else {
+        let known: Vec<&str> = crate::catalog::FORMULATIONS
             .iter()
             .map(|f| f.name)
             .collect();
@@ -214,7 +214,7 @@ fn formulation(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str) {
         return;
     };
     if let Some(scheme) = registry::find(scheme_name) {
-        if let Err(why) = crate::formulation::compatible(scheme, info) {
+        if let Err(why) = crate::catalog::compatible(scheme, info) {
             c.push(
                 at,
                 "solver",

@@ -7,7 +7,7 @@
 //! exactly when the rows N_z are, and the pivoting keeps N_z as well conditioned as a greedy choice
 //! can.
 
-use crate::linalg::Matrix;
+use super::Matrix;
 
 /// Rank of `jac` (m × n) and an orthonormal basis of its null space (n × (n − rank)), from the
 /// singular value decomposition; singular values at or below `rank_tol · σ_max` count as zero.
