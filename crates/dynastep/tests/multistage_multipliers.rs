@@ -66,3 +66,40 @@ fn bathe_energy_balance_matches_lms2() {
         );
     }
 }
+
+/// |a − a_exact| at t = 1 s of the IFToMM pendulum (a point mass on a 1 m rod, released at rest
+/// from the horizontal) run by `scheme` with step `h`; the exact acceleration from the angle
+/// θ̈ = −g sin θ integrated by RK4 at 5e-5 s: with x = sin θ, y = −cos θ,
+/// ẍ = θ̈ cos θ − θ̇² sin θ, ÿ = θ̈ sin θ + θ̇² cos θ.
+fn acceleration_error(scheme: &str, h: f64) -> f64 {
+    #[path = "common/pendulum.rs"]
+    mod pendulum;
+    let r = run(&model("pendulum"), scheme, &[], h, Some(1.0), Some(h));
+    r.assert_completed();
+    let x = r.rec.states.last().expect("samples");
+    assert!((x.t - 1.0).abs() < 1e-9, "last sample at {}", x.t);
+    let (th, w) = pendulum::rk4_pendulum(-std::f64::consts::FRAC_PI_2, 1.0, 5e-5);
+    let acc = -9.81 * th.sin();
+    let exact = [
+        acc * th.cos() - w * w * th.sin(),
+        acc * th.sin() + w * w * th.cos(),
+    ];
+    (x.a[0] - exact[0]).abs().max((x.a[1] - exact[1]).abs())
+}
+
+/// Every ESDIRK of the registry reports accelerations that converge at second order on index-3
+/// constraints (measured between h = 5e-3 and 2.5e-3 s): the last stage's A_s alone converges at
+/// first order (0.38 → 0.18 m/s² for ρ∞-Bathe), so the reported a is formed from the step means
+/// Σ b_j A_j as the multipliers are.
+#[test]
+fn every_esdirk_reports_second_order_accelerations() {
+    for s in REGISTRY.iter().filter(|s| s.family == "ESDIRK") {
+        let (e1, e2) = (
+            acceleration_error(s.name, 5e-3),
+            acceleration_error(s.name, 2.5e-3),
+        );
+        let order = (e1 / e2).log2();
+        eprintln!("{}: {e1:.2e} {e2:.2e} order {order:.2}", s.name);
+        assert!(order > 1.8, "{}: acceleration order {order:.2}", s.name);
+    }
+}

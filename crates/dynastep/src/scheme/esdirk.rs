@@ -35,6 +35,11 @@
 //! λ_{n+1} = m + (m − m₋) h_n/(h_n + h_{n−1}), or 2m − λ_n after a start. The history keeps Λ_s.
 //! The work of the drivers over a step uses the same weights ([`Scheme::step_work`]).
 //!
+//! The stage accelerations A_i behave alike: A_s, the last stage's, leaves the acceleration
+//! constraint Φ_q a = γ at first order in h, and Σ_j b_j A_j = (v_{n+1} − v_n)/h is the step's mean
+//! acceleration. The reported a_{n+1} is formed from these means as λ_{n+1} is (second order,
+//! `tests/multistage_multipliers.rs`); the history keeps A_s, the next step's explicit stage.
+//!
 //! # Local error
 //! A tableau with embedded weights b̂ (order p − 1) estimates the error of the step by the difference
 //! of the two solutions: e_q = h Σ_j (b_j − b̂_j) V_j, e_v = h Σ_j (b_j − b̂_j) A_j (Hairer & Wanner
@@ -214,14 +219,31 @@ pub struct Esdirk {
     vs: Vec<Vector>,
     accs: Vec<Vector>,
     lambdas: Vec<Vector>,
-    // The reported multipliers (see `end_step`): the mean Σ_j b_j Λ_j of the last committed step,
-    // its step size (0 after a start: none yet) and a scratch for the current step's mean.
+    // The reported multipliers and accelerations (see `end_step`): the means Σ_j b_j Λ_j and
+    // Σ_j b_j A_j of the last committed step, its step size (0 after a start: none yet) and
+    // scratches for the current step's means.
     lambda_mean: Vector,
     lambda_mean_new: Vector,
+    acc_mean: Vector,
+    acc_mean_new: Vector,
     h_previous: f64,
     // Known parts of the current point.
     q_hat: Vector,
     v_hat: Vector,
+}
+
+/// The value at t_{n+1} of a quantity whose step means are `m1` (this step, size `h`) and `m0`
+/// (the previous one, size `h0`; 0 after a start, when `at_n` is the value at t_n): the derivative
+/// of the quadratic through its integrals, m1 + (m1 − m0) h/(h + h0), or 2 m1 − x_n after a start
+/// (module documentation, "Multipliers"). Every vector has the same length.
+fn end_value(out: &mut Vector, m1: &Vector, m0: &Vector, at_n: &Vector, h: f64, h0: f64) {
+    for (r, x) in out.iter_mut().enumerate() {
+        *x = if h0 > 0.0 {
+            m1[r] + (m1[r] - m0[r]) * h / (h + h0)
+        } else {
+            2.0 * m1[r] - at_n[r]
+        };
+    }
 }
 
 impl Esdirk {
@@ -244,6 +266,8 @@ impl Esdirk {
             lambdas: Vec::new(),
             lambda_mean: Vector::zeros(0),
             lambda_mean_new: Vector::zeros(0),
+            acc_mean: Vector::zeros(0),
+            acc_mean_new: Vector::zeros(0),
             h_previous: 0.0,
             q_hat: Vector::zeros(0),
             v_hat: Vector::zeros(0),
@@ -299,6 +323,8 @@ impl Scheme for Esdirk {
             self.lambdas = vec![x0.lambda.clone(); s];
             self.lambda_mean = Vector::zeros(m);
             self.lambda_mean_new = Vector::zeros(m);
+            self.acc_mean = Vector::zeros(n);
+            self.acc_mean_new = Vector::zeros(n);
             self.q_hat = Vector::zeros(n);
             self.v_hat = Vector::zeros(n);
         }
@@ -436,14 +462,18 @@ impl Scheme for Esdirk {
     }
 
     /// Stiffly accurate: the last stage is the new state (and the next step's explicit stage). The
-    /// reported multipliers are not Λ_s, which converges at first order only on index-3 constraints
-    /// (stage order 2), but the scheme's own integral of them (see the module documentation,
-    /// "Multipliers").
+    /// reported multipliers and accelerations are not Λ_s and A_s, which converge at first order
+    /// only on index-3 constraints (stage order 2), but the scheme's own integrals of them (see the
+    /// module documentation, "Multipliers").
     fn end_step(&mut self, state: &mut State) {
         let s = self.tableau.stages();
         self.lambda_mean_new.fill(0.0);
         for (b, lambda) in self.tableau.b.iter().zip(&self.lambdas) {
             self.lambda_mean_new.axpy(*b, lambda, 1.0);
+        }
+        self.acc_mean_new.fill(0.0);
+        for (b, acc) in self.tableau.b.iter().zip(&self.accs) {
+            self.acc_mean_new.axpy(*b, acc, 1.0);
         }
         let x = &mut self.history.levels[0];
         std::mem::swap(&mut x.q, &mut self.qs[s - 1]);
@@ -454,15 +484,18 @@ impl Scheme for Esdirk {
         self.history.h = self.h;
         state.copy_from(&self.history.levels[0]);
         let (h, h0) = (self.h, self.h_previous);
-        let (m1, m0, lambda_n) = (&self.lambda_mean_new, &self.lambda_mean, &self.lambdas[0]);
-        for (r, l) in state.lambda.iter_mut().enumerate() {
-            *l = if h0 > 0.0 {
-                m1[r] + (m1[r] - m0[r]) * h / (h + h0)
-            } else {
-                2.0 * m1[r] - lambda_n[r]
-            };
-        }
+        let (m1, m0) = (&self.lambda_mean_new, &self.lambda_mean);
+        end_value(&mut state.lambda, m1, m0, &self.lambdas[0], h, h0);
+        end_value(
+            &mut state.a,
+            &self.acc_mean_new,
+            &self.acc_mean,
+            &self.accs[0],
+            h,
+            h0,
+        );
         std::mem::swap(&mut self.lambda_mean, &mut self.lambda_mean_new);
+        std::mem::swap(&mut self.acc_mean, &mut self.acc_mean_new);
         self.h_previous = h;
     }
 
