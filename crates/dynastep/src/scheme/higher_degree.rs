@@ -69,7 +69,7 @@
 //!   stays within 1.008 up to Ω ≈ 0.65 and then rises steeply, which is the curve of its Fig. 9.
 
 use super::central_difference::compensated_add;
-use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
+use super::registry::{param, start_choice, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{Capabilities, EquationForm, History, IntegrationPoint, PointSolution, Scheme, State};
 use crate::linalg::Vector;
 
@@ -451,21 +451,6 @@ impl HigherDegree {
     }
 }
 
-/// The `start` parameter: 0, the paper's start, or 1, the consistent one.
-fn start_choice(info: &SchemeInfo, p: &SchemeParams) -> Result<bool, SchemeError> {
-    let x = param(p, "start");
-    if x == 0.0 || x == 1.0 {
-        Ok(x == 1.0)
-    } else {
-        Err(SchemeError::out_of_range(
-            info.name,
-            "start",
-            x,
-            "must be 0 (the paper's start, jerk and snap zero at t0) or 1 (consistent start)",
-        ))
-    }
-}
-
 /// Fixed steps only (the start-up and the Taylor weights assume a constant h); no error estimate;
 /// index-3 formulation (constraints on the next positions).
 const CAPS: Capabilities = Capabilities {
@@ -510,7 +495,7 @@ pub const G4: SchemeInfo = SchemeInfo {
     build: |p: &SchemeParams| -> Result<Box<dyn Scheme>, SchemeError> {
         Ok(Box::new(
             HigherDegree::fourth(param(p, "alpha"), param(p, "beta"), param(p, "gamma"))?
-                .with_consistent_start(start_choice(&G4, p)?),
+                .with_consistent_start(start_choice(G4.name, p)?),
         ))
     },
     caps: CAPS,
@@ -558,7 +543,7 @@ pub const G5: SchemeInfo = SchemeInfo {
                 param(p, "gamma"),
                 param(p, "zeta"),
             )?
-            .with_consistent_start(start_choice(&G5, p)?),
+            .with_consistent_start(start_choice(G5.name, p)?),
         ))
     },
     caps: CAPS,

@@ -202,6 +202,25 @@ pub(crate) fn param(p: &SchemeParams, name: &str) -> f64 {
     p.get(name).copied().unwrap_or(f64::NAN)
 }
 
+/// The `start` parameter of the schemes that offer two starts (G4, G5, SS-k): `Ok(true)` for 1, the
+/// consistent start, `Ok(false)` for 0, the paper's.
+///
+/// # Errors
+/// [`SchemeError::OutOfRange`] for any other value.
+pub(crate) fn start_choice(scheme: &'static str, p: &SchemeParams) -> Result<bool, SchemeError> {
+    let x = param(p, "start");
+    if x == 0.0 || x == 1.0 {
+        Ok(x == 1.0)
+    } else {
+        Err(SchemeError::out_of_range(
+            scheme,
+            "start",
+            x,
+            "must be 0 (the paper's start) or 1 (consistent start, from the equations of motion)",
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

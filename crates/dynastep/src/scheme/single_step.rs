@@ -23,10 +23,20 @@
 //!
 //! The chain is applied to q (derivative v, auxiliaries u_j) and to v (derivative a, auxiliaries
 //! w_j). Every auxiliary at t_{n+1} is affine in the unknown u = a_{n+1}: w_j = ŵ_j + β_j a_{n+1} with
-//! β_0 = 1, β_j = γ_even β_{j−1}/γ_odd; hence c_v = h γ0 β_{k−1} = h b0 of LMS-k and c_q = c_v². At the
-//! start every auxiliary equals the derivative (w_j = a_0, u_j = v_0), as in the paper and MBDyn; SS-k
-//! needs no start-up steps. Newton starts from the predictor of LMS2 (eqs. 12–14, α = 1) after the
-//! first step, from a_n (eq. 15) on it.
+//! β_0 = 1, β_j = γ_even β_{j−1}/γ_odd; hence c_v = h γ0 β_{k−1} = h b0 of LMS-k and c_q = c_v².
+//! Newton starts from the predictor of LMS2 (eqs. 12–14, α = 1) after the first step, from a_n
+//! (eq. 15) on it. SS-k need no start-up steps.
+//!
+//! # Start
+//! On a smooth solution the auxiliaries lag their derivative: w_j(t) = ẏ(t + δ_j h) + O(h²), with
+//! δ_0 = 0 and δ_j = δ_{j−1} + γ_even − γ_odd (the γ_odd of level j; complex for SS3 and SS4), which
+//! follows from (4b)–(4e) and ends at δ_{k−1} = ½ − γ0, the condition for second order in (4a).
+//! The consistent start (`start = 1`, the default) sets w_j = a_0 + δ_j h ȧ_0 and u_j = v_0 + δ_j h a_0,
+//! with the jerk ȧ_0 from the equations of motion ([`Scheme::start_derivatives`]). The start of the
+//! paper and MBDyn (`start = 0`) sets every auxiliary equal to its derivative (w_j = a_0, u_j = v_0):
+//! u off by O(h) puts q_1 off by O(h²) across the constraints, which an index-3 formulation absorbs
+//! as an O(1) error in λ that decays as ρ∞ⁿ, and the work of the drivers then converges at first
+//! order (docs/schemes.md, SS-k).
 //!
 //! # Constant step
 //! Relations (4b)–(4e) do not contain h, so the auxiliaries are averages over step *indices*. With a
@@ -37,7 +47,7 @@
 use nalgebra::Complex;
 
 use super::predictor::{first_order_point, predict, Known};
-use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
+use super::registry::{param, start_choice, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{Capabilities, EquationForm, History, IntegrationPoint, PointSolution, Scheme, State};
 use crate::linalg::Vector;
 
@@ -121,6 +131,12 @@ pub struct SingleStep {
     c_v: f64,
     new_a: Vector,
     new_lambda: Vector,
+    /// Whether the start sets the auxiliaries consistently (`start = 1`, module documentation).
+    consistent_start: bool,
+    /// True from a start until the first step sets the consistent auxiliaries (h is known then).
+    fresh: bool,
+    /// The jerk at the start (n), from [`Scheme::set_start_derivatives`].
+    start_jerk: Vector,
 }
 
 impl SingleStep {
@@ -166,7 +182,47 @@ impl SingleStep {
             c_v: 0.0,
             new_a: Vector::zeros(0),
             new_lambda: Vector::zeros(0),
+            consistent_start: true,
+            fresh: false,
+            start_jerk: Vector::zeros(0),
         })
+    }
+
+    /// The same scheme with the consistent start when `consistent`, else the paper's (module
+    /// documentation, "Start").
+    pub fn with_consistent_start(mut self, consistent: bool) -> Self {
+        self.consistent_start = consistent;
+        self
+    }
+
+    /// The lags δ_1 … δ_{k−1} of the auxiliaries behind their derivative, in steps (module
+    /// documentation, "Start"); index 0 holds δ_0 = 0.
+    pub fn lags(&self) -> [C64; K_MAX] {
+        let mut delta = [C64::new(0.0, 0.0); K_MAX];
+        for j in 1..self.k {
+            delta[j] = delta[j - 1] + self.gamma_even - self.gamma_odd[self.k - j - 1];
+        }
+        delta
+    }
+
+    /// Sets the auxiliaries of the consistent start at the level t_n for the step h: w_j = a + δ_j h ȧ,
+    /// u_j = v + δ_j h a.
+    fn set_consistent_auxiliaries(&mut self) {
+        let delta = self.lags();
+        let x = &self.history.levels[0];
+        for j in 1..self.k {
+            let d = delta[j] * self.h;
+            for (chain, value, rate) in [
+                (VELOCITY_CHAIN, &x.a, &self.start_jerk),
+                (POSITION_CHAIN, &x.v, &x.a),
+            ] {
+                let s = slot(j, chain);
+                for i in 0..value.len() {
+                    let w = d * rate[i] + value[i];
+                    (self.history.aux[s][i], self.history.aux[s + 1][i]) = (w.re, w.im);
+                }
+            }
+        }
     }
 
     /// The auxiliary j (1 … k − 1) of `chain` at t_n, component i.
@@ -218,7 +274,11 @@ impl Scheme for SingleStep {
     fn parameters(&self) -> Vec<(&'static str, f64)> {
         const RE: [&str; K_MAX - 1] = ["gamma1_re", "gamma3_re", "gamma5_re"];
         const IM: [&str; K_MAX - 1] = ["gamma1_im", "gamma3_im", "gamma5_im"];
-        let mut p = vec![("rho_inf", self.rho_inf), ("gamma_even", self.gamma_even)];
+        let mut p = vec![
+            ("rho_inf", self.rho_inf),
+            ("start", f64::from(u8::from(self.consistent_start))),
+            ("gamma_even", self.gamma_even),
+        ];
         for j in 0..self.k - 1 {
             p.push((RE[j], self.gamma_odd[j].re));
             p.push((IM[j], self.gamma_odd[j].im));
@@ -241,18 +301,38 @@ impl Scheme for SingleStep {
             self.new_a = Vector::zeros(n);
             self.new_lambda = Vector::zeros(m);
         }
-        // Every auxiliary starts equal to its derivative, with zero imaginary part.
+        // Every auxiliary starts equal to its derivative, with zero imaginary part (the paper's
+        // start); the consistent one adds the lags at the first step, when h is known.
         for j in 1..self.k {
             self.history.aux[slot(j, VELOCITY_CHAIN)].copy_from(&x0.a);
             self.history.aux[slot(j, POSITION_CHAIN)].copy_from(&x0.v);
         }
+        if self.start_jerk.len() != n {
+            self.start_jerk = Vector::zeros(n);
+        }
+        self.start_jerk.fill(0.0);
+        self.fresh = self.consistent_start;
         self.new_a.copy_from(&x0.a);
         self.new_lambda.copy_from(&x0.lambda);
+    }
+
+    fn start_derivatives(&self) -> usize {
+        usize::from(self.consistent_start)
+    }
+
+    fn set_start_derivatives(&mut self, derivatives: &[Vector]) {
+        if let Some(jerk) = derivatives.first() {
+            self.start_jerk.copy_from(jerk);
+        }
     }
 
     fn begin_step(&mut self, t_n: f64, h: f64) {
         self.t_n = t_n;
         self.h = h;
+        if self.fresh {
+            self.set_consistent_auxiliaries();
+            self.fresh = false;
+        }
     }
 
     fn point(&mut self, _k: usize, pt: &mut IntegrationPoint) {
@@ -315,11 +395,30 @@ const CAPS: Capabilities = Capabilities {
     form: EquationForm::SecondOrder,
 };
 
-const RHO_INF: [ParamInfo; 1] = [ParamInfo {
-    name: "rho_inf",
-    default: 0.6,
-    description: "spectral radius at infinity, 0 ≤ ρ∞ ≤ 1 (0: strongest dissipation; 1: none)",
-}];
+const PARAMS: [ParamInfo; 2] = [
+    ParamInfo {
+        name: "rho_inf",
+        default: 0.6,
+        description: "spectral radius at infinity, 0 ≤ ρ∞ ≤ 1 (0: strongest dissipation; 1: none)",
+    },
+    ParamInfo {
+        name: "start",
+        default: 1.0,
+        description: "1: consistent start, each auxiliary lagging its derivative by delta_j h (second-order multipliers in index 3); 0: the paper's and MBDyn's, every auxiliary equal to its derivative (first-order driver work on constrained models)",
+    },
+];
+
+/// SS-k with the registry's parameters.
+fn build_ss(
+    k: usize,
+    name: &'static str,
+    p: &SchemeParams,
+) -> Result<Box<dyn Scheme>, SchemeError> {
+    let scheme = SingleStep::new(k, param(p, "rho_inf"))?;
+    Ok(Box::new(
+        scheme.with_consistent_start(start_choice(name, p)?),
+    ))
+}
 
 /// Registry entry of SS2.
 pub const SS2: SchemeInfo = SchemeInfo {
@@ -328,8 +427,8 @@ pub const SS2: SchemeInfo = SchemeInfo {
     family: "single step with auxiliary variables",
     summary: "single-step equivalent of LMS2 with one auxiliary variable per chain; second order, A-stable, roots -> -rho_inf at infinity; self-starting; constant step",
     source: SOURCE,
-    params: &RHO_INF,
-    build: |p: &SchemeParams| Ok(Box::new(SingleStep::new(2, param(p, "rho_inf"))?) as Box<dyn Scheme>),
+    params: &PARAMS,
+    build: |p: &SchemeParams| build_ss(2, "ss2", p),
     caps: CAPS,
 };
 
@@ -340,8 +439,8 @@ pub const SS3: SchemeInfo = SchemeInfo {
     family: "single step with auxiliary variables",
     summary: "single-step equivalent of LMS3 with two (complex) auxiliary variables per chain; second order, A-stable, roots -> -rho_inf at infinity; self-starting; constant step",
     source: SOURCE,
-    params: &RHO_INF,
-    build: |p: &SchemeParams| Ok(Box::new(SingleStep::new(3, param(p, "rho_inf"))?) as Box<dyn Scheme>),
+    params: &PARAMS,
+    build: |p: &SchemeParams| build_ss(3, "ss3", p),
     caps: CAPS,
 };
 
@@ -352,14 +451,31 @@ pub const SS4: SchemeInfo = SchemeInfo {
     family: "single step with auxiliary variables",
     summary: "single-step equivalent of LMS4 with three (partly complex) auxiliary variables per chain; second order, A-stable, roots -> -rho_inf at infinity; self-starting; constant step",
     source: SOURCE,
-    params: &RHO_INF,
-    build: |p: &SchemeParams| Ok(Box::new(SingleStep::new(4, param(p, "rho_inf"))?) as Box<dyn Scheme>),
+    params: &PARAMS,
+    build: |p: &SchemeParams| build_ss(4, "ss4", p),
     caps: CAPS,
 };
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The lags end at δ_{k−1} = ½ − γ0, real: the condition (4a) must meet for second order, so
+    /// the consistent start's auxiliaries agree with the scheme's own second-order accuracy.
+    #[test]
+    fn the_last_lag_is_half_minus_gamma0() {
+        for k in 2..=4 {
+            for rho in [0.0, 0.5, 0.6, 1.0] {
+                let s = SingleStep::new(k, rho).unwrap();
+                let last = s.lags()[k - 1];
+                let want = 0.5 - s.gamma_even;
+                assert!(
+                    (last.re - want).abs() < 1e-14 && last.im.abs() < 1e-14,
+                    "SS{k} rho {rho}: {last} against {want}"
+                );
+            }
+        }
+    }
 
     /// The roots solve their polynomials, and b0 = γ0 β_{k−1} equals LMS-k's b0 (the product of the even
     /// γ over the odd ones, Zhang et al. 2021).
