@@ -6,15 +6,16 @@
     python3 scripts/docs_tables.py --rerun-fast BIN     # rerun the fast tables with BIN as `dynastep`
     python3 scripts/docs_tables.py --rerun-fast BIN --only ID[,ID...] --keep DIR
 
-Both modes exit 1 with one line per problem (page:line: ...). Standard library only.
+--check and --rerun-fast exit 1 with one line per problem (page:line: ...). Standard library only.
+CI (.ci/run) runs --check, and --rerun-fast on a release build.
 
 The marker
 ----------
 An HTML comment directly above the table (blank lines between them are allowed; inside a list item
 the comment is indented like the table). A table that holds measured numbers gets
 
-    <!-- table: double-fourbar-fixed-steps
-    command: dynastep sweep --example double-fourbar ... --formulation F   (one run per column)
+    <!-- table: acceleration-level/double-fourbar-fixed-steps
+    command: dynastep sweep --example double-fourbar ... --formulation F   (F = each column)
     output: prints
     check: fast
     tolerance: 5%
@@ -23,8 +24,10 @@ the comment is indented like the table). A table that holds measured numbers get
     -->
 
   table      an id, unique over the docs; the key of the rerun mapping below (RERUN).
-  command    how the numbers are made (repeat the line for several commands). `none` when no command
-             makes them (measured by hand, or with tools outside the repository); say how in `note`.
+  command    how the numbers are made (repeat the line for several commands), run from the
+             repository root; capitals (F, H, R, S, T) stand for a row's or a column's value. `none`
+             when no command makes them (measured by hand, by an old build, or with tools outside the
+             repository); say how in `note`.
   output     `rewrites`: the command writes the table itself (bench/run.py writes
              docs/performance.md); `prints`: it prints the numbers or writes them to files
              (summary.json, sweep.csv, compare.csv, a CSV under docs/figures), and the table was
