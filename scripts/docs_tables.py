@@ -92,16 +92,21 @@ class Table:
         self.page, self.line, self.rows = page, line, rows  # line: 1-based, of the header row
         self.marker, self.marker_line = marker, marker_line
         self.header = rows[0]
+        self.row_lines = [line] + [line + 1 + k for k in range(1, len(rows))]
 
     def where(self):
         return f"{self.page}:{self.line}"
 
     def row(self, key):
         """The row whose first cells are `key` (a string or a tuple of strings)."""
+        k = self.row_index(key)
+        return None if k is None else self.rows[k]
+
+    def row_index(self, key):
         key = (key,) if isinstance(key, str) else tuple(key)
-        for r in self.rows[1:]:
-            if tuple(label(c) for c in r[:len(key)]) == tuple(label(k) for k in key):
-                return r
+        for k, r in enumerate(self.rows[1:], 1):
+            if tuple(label(c) for c in r[:len(key)]) == tuple(label(x) for x in key):
+                return k
         return None
 
 
@@ -284,8 +289,11 @@ class Cell:
 def compare(table, cells, tol):
     problems = []
     for c in cells:
-        row = table.row(c.row)
-        name = f"{table.where()}: {table.marker['table']}: row {label(str(c.row))!r}, " \
+        k = table.row_index(c.row)
+        row = None if k is None else table.rows[k]
+        where = f"{table.page}:{table.row_lines[k]}" if k is not None else table.where()
+        key = c.row if isinstance(c.row, str) else ", ".join(c.row)
+        name = f"{where}: {table.marker['table']}: row {label(key)!r}, " \
                f"column {label(table.header[c.col]) or c.col!r}"
         if row is None or c.col >= len(row):
             problems.append(f"{name}: no such cell")
