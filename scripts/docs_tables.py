@@ -7,7 +7,7 @@
     python3 scripts/docs_tables.py --rerun-fast BIN --only ID[,ID...] --keep DIR
 
 --check and --rerun-fast exit 1 with one line per problem (page:line: ...). Standard library only.
-Meant for CI (.ci/run): --check, and --rerun-fast on a release build.
+CI (.ci/run) runs --check, and --rerun-fast on a release build.
 
 The marker
 ----------
