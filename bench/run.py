@@ -306,7 +306,20 @@ def ratio_summary(results):
     return text + ". Ratios depend on the machine: compare them only within one run."
 
 
-def parts_section(results):
+def table_marker(ident, date, first=False):
+    """The marker above each table of the page (scripts/docs_tables.py reads it; see its docstring):
+    this script rewrites the table, CI does not rerun it (Exudyn, minutes, times of one machine)."""
+    lines = [f"<!-- table: performance/{ident}", "command: python3 bench/run.py", "output: rewrites",
+             "check: slow"]
+    lines.append("time: minutes: a release build, then five repeats of 11 cases in both programs "
+                 "(needs Exudyn, numpy, scipy)" if first else "time: with the first table")
+    lines.append(f"made: {date}")
+    if first:
+        lines.append("note: times depend on the machine: the page names it")
+    return lines + ["-->"]
+
+
+def parts_section(results, date):
     """Time per step of the N-four-bar cases against its parts: the mean time of one residual, one
     assembly, one factorization and one solve (summary.json's `newton_iterations.time_s` divided by
     their counts), times the Newton iterations per step, and the same with the counts actually
@@ -319,7 +332,7 @@ def parts_section(results):
              "one residual, one assembly, one factorization and one solve [µs]. \"One of each\" = "
              "(residual + assembly + factorization + solve) × iterations per step, the issue's "
              "yardstick; \"as counted\" = the four times summed (each part as often as it ran). "
-             "Ratio = time per step / yardstick.", "",
+             "Ratio = time per step / yardstick.", ""] + table_marker("parts", date) + [
              "| case | Newton | step [µs] | residual | assembly | factorization | solve | "
              "one of each [µs] | ratio | as counted [µs] | ratio |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -368,7 +381,7 @@ def write_markdown(results, meta, path):
              "`loop_time_s` of summary.json; Exudyn's `SolveDynamic` call. Minimum over the repeats, "
              "runs interleaved. Error: the end point against an independent reference (bench/run.py "
              "says which), largest component, in the unit given. Ratio = Exudyn time / dynastep time.",
-             "", "## Time and accuracy", "",
+             "", "## Time and accuracy", ""] + table_marker("time-and-accuracy", meta["date"], True) + [
              "| case | h [s] | steps | Exudyn [s] | Exudyn error | full Newton [s] | ratio | error | "
              "modified Newton [s] | ratio | error |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
@@ -388,7 +401,8 @@ def write_markdown(results, meta, path):
               "refactorizations with the pivots of an earlier factorization; `auto` takes the "
               "closed-form 3 × 3 inverse for the pendulum, n + m = 3, and the sparse solver for the "
               "others). "
-              "Exudyn: Newton iterations / Jacobians (what its solver reports).", "",
+              "Exudyn: Newton iterations / Jacobians (what its solver reports).", ""]
+    lines += table_marker("counts", meta["date"]) + [
               "| case | Exudyn | dynastep, full Newton | dynastep, modified Newton |",
               "|---|---|---|---|"]
     for r in results:
@@ -401,14 +415,15 @@ def write_markdown(results, meta, path):
               "Process time of `dynastep run` (parse, start-up, loop, writing the run folder), its "
               "start-up (`startup_time_s` of summary.json: building the system and the scheme, "
               "assembling the consistent initial state; sparse from n + m = 100 on) and its loop, "
-              "full Newton, in the run with the shortest loop.", "",
+              "full Newton, in the run with the shortest loop.", ""]
+    lines += table_marker("start-up", meta["date"]) + [
               "| case | n + m | process [s] | start-up [s] | loop [s] | process / (n + m) [µs] |",
               "|---|---|---|---|---|---|"]
     for r in results:
         d = r["full"]
         lines.append(f"| {r['case']} | {d['unknowns']} | {d['process']:.4g} | {d['startup']:.3g} | "
                      f"{d['time']:.4g} | {1e6 * d['process'] / d['unknowns']:.0f} |")
-    lines += parts_section(results)
+    lines += parts_section(results, meta["date"])
     lines += ["", "## Refactorization: KLU, faer, and ours", "",
               "One iteration matrix of the N = 40 chain (n + m = 485, 4581 stored entries before "
               "the joints stopped writing structural zeros on 2026-11-26), measured once on 2026-11-25 "
