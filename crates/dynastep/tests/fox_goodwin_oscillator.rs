@@ -3,14 +3,16 @@
 //! Ω_crit = 1/√(γ/2 − β) = √6), and its period error is fourth order.
 
 use dynastep::analysis::assembly::consistent_accelerations;
-use dynastep::analysis::dynamic::{run, DynamicSettings, Recorder};
+use dynastep::analysis::dynamic::{run, DynamicSettings, Recorder, RunStatus};
+use dynastep::analysis::failure::FailureKind;
 use dynastep::formulation::NewtonSettings;
 use dynastep::scheme::{build, SchemeParams, State};
 use dynastep::system::test_problems::LinearOscillator;
 use dynastep::Vector;
 
-/// Largest |x| over `steps` steps of size Ω/ω from x = 1, v = 0.
-fn max_amplitude(scheme: &str, omega_h: f64, steps: usize) -> f64 {
+/// Largest |x| over `steps` steps of size Ω/ω from x = 1, v = 0, and whether the run stopped because
+/// its energy balance diverged.
+fn max_amplitude(scheme: &str, omega_h: f64, steps: usize) -> (f64, bool) {
     let sys = LinearOscillator {
         omega: 1.0,
         xi: 0.0,
@@ -27,19 +29,33 @@ fn max_amplitude(scheme: &str, omega_h: f64, steps: usize) -> f64 {
         ..DynamicSettings::default()
     };
     let mut rec = Recorder::default();
-    run(&sys, s.as_mut(), &x0, &settings, &mut [&mut rec]);
-    rec.states.iter().map(|x| x.q[0].abs()).fold(0.0, f64::max)
+    let r = run(&sys, s.as_mut(), &x0, &settings, &mut [&mut rec]);
+    eprintln!("Ω = {omega_h}: {:?}", r.status);
+    let diverged = matches!(
+        r.status,
+        RunStatus::Failed { ref reason, .. } if reason.kind == FailureKind::Diverged
+    );
+    let amplitude = rec.states.iter().map(|x| x.q[0].abs()).fold(0.0, f64::max);
+    (amplitude, diverged)
 }
 
 #[test]
 fn fox_goodwin_is_stable_below_sqrt6_and_unstable_above() {
     let crit = 6f64.sqrt();
-    let below = max_amplitude("fox-goodwin", crit * 0.99, 2000);
-    let above = max_amplitude("fox-goodwin", crit * 1.01, 2000);
+    let (below, stopped) = max_amplitude("fox-goodwin", crit * 0.99, 2000);
+    let (above, diverged) = max_amplitude("fox-goodwin", crit * 1.01, 2000);
     // Below the limit the discrete energy is conserved: the amplitude stays bounded (the discrete
     // orbit is an ellipse slightly different from the circle, so allow a modest factor).
-    assert!(below < 10.0, "amplitude {below} below the limit");
-    assert!(above > 1e6, "amplitude {above} above the limit should grow");
+    assert!(
+        below < 10.0 && !stopped,
+        "amplitude {below} below the limit"
+    );
+    // Above it the amplitude grows; the time loop's divergence watch stops the run once the energy
+    // error exceeds every energy the run has shown (analysis/divergence.rs).
+    assert!(
+        above > 1e6 || diverged,
+        "amplitude {above} above the limit should grow"
+    );
 }
 
 #[test]

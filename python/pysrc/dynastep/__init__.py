@@ -63,7 +63,7 @@ class RunFailedError(SimulationError):
     that cannot be made small enough, a non-finite state, ``max_steps`` reached.
 
     ``kind`` names the failure (``"not_converged"``, ``"stalled"``, ``"non_finite"``,
-    ``"error_control"``, ``"step_too_small"``, ``"max_steps"``, ``"correction"``, ``"invalid_state"``,
+    ``"diverged"``, ``"error_control"``, ``"step_too_small"``, ``"max_steps"``, ``"correction"``, ``"invalid_state"``,
     ``"observer"``,
     as ``summary.json``'s ``failure.kind``), ``failed_at`` the time of the last complete state [s],
     ``cause`` the element or constraint row at fault when known, ``advice`` what to change, and

@@ -367,7 +367,16 @@ pub fn run_with<S: System, F: Formulation<S> + ?Sized>(
             return report;
         }
     };
-    let mut tl = TimeLoop::new(sys, scheme, formulation, x0, settings, tol, outputs, diag);
+    let mut tl = TimeLoop::new(
+        sys,
+        scheme,
+        formulation,
+        x0,
+        settings,
+        tol,
+        outputs,
+        (diag, e0),
+    );
     let sample0 = Sample {
         state: x0,
         energy: e0,
@@ -498,7 +507,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         settings: &'a DynamicSettings,
         tol: Option<Tolerances>,
         outputs: OutputTimes,
-        diag: Diagnostics,
+        (diag, e0): (Diagnostics, Energy),
     ) -> Self {
         let (n, m) = (sys.n(), sys.m());
         // Force terms Φ_qᵀλ − Q at the start, for schemes with a force history (HHT).
@@ -519,7 +528,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             form,
             settings,
             sizer: StepSizer::new(sys, x0, settings.t_end, settings.h, tol, &caps),
-            sampler: Sampler::new(x0, outputs, diag, at, linearized),
+            sampler: Sampler::new(x0, outputs, (diag, e0), at, linearized),
             work: StepWork::new(n, m),
             err: LocalError::zeros(n),
             retaking: false,

@@ -24,8 +24,12 @@ pub enum FailureKind {
     NotConverged,
     /// Newton's iteration stalled at the rounding level of the residual.
     Stalled,
-    /// A value became NaN or infinite (in the iteration or in the committed state).
+    /// A value became NaN or infinite (in the iteration, in the committed state or in its energy
+    /// balance).
     NonFinite,
+    /// The energy balance shows that the solution diverged while the state is still finite
+    /// ([`super::divergence`]).
+    Diverged,
     /// The local error could not be brought within the tolerances above h_min.
     ErrorControl,
     /// The step no longer advances the time (below the floating-point spacing).

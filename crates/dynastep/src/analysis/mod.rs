@@ -11,6 +11,7 @@ pub mod assembly;
 pub mod assembly_sparse;
 pub mod dense_output;
 pub mod diagnostics;
+pub(crate) mod divergence;
 pub mod dynamic;
 pub mod equilibrium;
 pub mod failure;

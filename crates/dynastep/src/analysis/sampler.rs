@@ -9,6 +9,7 @@
 
 use super::dense_output::interpolate;
 use super::diagnostics::{worst, ConstraintViolation, Diagnostics};
+use super::divergence::DivergenceWatch;
 use super::dynamic::{DiagnosticsAt, Flow, Observer, RunReport, RunStatus, Sample};
 use super::natural_frequency::{self, OmegaMaxRecord};
 use super::output_times::OutputTimes;
@@ -35,6 +36,8 @@ pub(crate) struct Sampler {
     linearized: Option<LinearizedSystem>,
     /// True when the diagnostics are computed at every committed step.
     every_step: bool,
+    /// Stops the run when the energy balance shows a diverged solution.
+    watch: DivergenceWatch,
 }
 
 /// What [`Sampler::after_step`] knows of the step just committed, for the samples it emits.
@@ -74,15 +77,17 @@ impl CommittedStep {
 
 impl Sampler {
     /// The sampler of a run from `x0` with output times `outputs`, diagnostics `diag` (started at
-    /// x0), diagnostics computed `at` every step or at the samples, and ω_max of `linearized`.
+    /// x0, whose energy is `e0`), diagnostics computed `at` every step or at the samples, and ω_max
+    /// of `linearized`.
     pub fn new(
         x0: &State,
         outputs: OutputTimes,
-        diag: Diagnostics,
+        (diag, e0): (Diagnostics, Energy),
         at: DiagnosticsAt,
         linearized: Option<LinearizedSystem>,
     ) -> Self {
         Sampler {
+            watch: DivergenceWatch::new(e0),
             every_step: at == DiagnosticsAt::EveryStep || outputs.every_step(),
             outputs,
             diag,
@@ -121,11 +126,18 @@ impl Sampler {
         self.diag.advance(sys, state, step_work);
         // The energy balance and the violations of the committed state: every step when asked
         // for, else only when an output time falls on it.
+        // The divergence watch judges committed states only (an interpolated row's error is the
+        // interpolation's): every step when they are all diagnosed, else the step of each sample.
         let mut at_state = None;
-        if self.every_step {
+        if self.every_step || self.due(previous, state) {
             let d = self.diagnose(sys, state);
-            report.max_energy_error = worst(report.max_energy_error, d.1.abs());
-            report.max_violation.max_with(&d.2);
+            if self.every_step {
+                report.max_energy_error = worst(report.max_energy_error, d.1.abs());
+                report.max_violation.max_with(&d.2);
+            }
+            if !self.watched(state.t, &d, self.diag.work, report) {
+                return false;
+            }
             at_state = Some(d);
         }
         let omega_state = self.omega_at(sys, state);
@@ -138,6 +150,7 @@ impl Sampler {
             omega_state,
         };
         if self.outputs.every_step() {
+            // Diagnosed and watched above (outputs at every step imply diagnostics at every step).
             let d = at_state.unwrap_or_else(|| self.diagnose(sys, state));
             let sample = step.sample(state, d, self.diag.work, omega_state, report);
             return emit_to(sys, observers, &sample, report);
@@ -204,6 +217,22 @@ impl Sampler {
         let (e, b) = self.diag.balance(sys, &self.interpolated, work);
         let violation = self.diag.violation(sys, &self.interpolated);
         ((e, b, violation), work)
+    }
+
+    /// Passes the diagnostics `d` of the committed state at `t` \[s\] with the work `work` to the
+    /// divergence watch; false, with the report's status set to the failure,
+    /// when the run must stop there.
+    fn watched(&mut self, t: f64, d: &Diagnosed, work: f64, report: &mut RunReport) -> bool {
+        match self.watch.check(t, d.0, work, d.1) {
+            Ok(()) => true,
+            Err(reason) => {
+                report.status = RunStatus::Failed {
+                    failed_at: t,
+                    reason,
+                };
+                false
+            }
+        }
     }
 
     /// Energy, energy balance and constraint violations of the committed `state`.

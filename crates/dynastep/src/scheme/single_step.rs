@@ -210,8 +210,8 @@ impl SingleStep {
     fn set_consistent_auxiliaries(&mut self) {
         let delta = self.lags();
         let x = &self.history.levels[0];
-        for j in 1..self.k {
-            let d = delta[j] * self.h;
+        for (j, delta_j) in delta.iter().enumerate().take(self.k).skip(1) {
+            let d = delta_j * self.h;
             for (chain, value, rate) in [
                 (VELOCITY_CHAIN, &x.a, &self.start_jerk),
                 (POSITION_CHAIN, &x.v, &x.a),
