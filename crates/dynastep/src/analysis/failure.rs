@@ -28,7 +28,7 @@ pub enum FailureKind {
     /// balance).
     NonFinite,
     /// The energy balance shows that the solution diverged while the state is still finite
-    /// ([`super::divergence`]).
+    /// (`analysis/divergence.rs`).
     Diverged,
     /// The local error could not be brought within the tolerances above h_min.
     ErrorControl,
