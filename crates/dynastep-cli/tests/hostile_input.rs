@@ -760,3 +760,30 @@ fn a_mass_matrix_that_turns_negative_stops_the_run() {
     assert_eq!(summary["failure"]["kind"], "invalid_state");
     assert!(summary["failed_at"].as_f64().unwrap() <= 1.0 + 1e-9);
 }
+
+/// Issue #43, "messages that name the wrong cause": an expression evaluated outside its domain
+/// (`sqrt` of a coordinate that changes sign) stops the run naming the expression and the
+/// coordinates, not advising a smaller step.
+#[test]
+fn an_expression_outside_its_domain_is_named() {
+    let dir = scratch("expression-domain");
+    let path = dir.join("sqrt.toml");
+    std::fs::write(
+        &path,
+        "name = \"sqrt\"\n[equations]\ncoordinates = [\"x\"]\nmass = [[\"1\"]]\nforces = [\"-sqrt(x)\"]\n\
+         [equations.initial]\nx = 1.0\n[solver]\ndt = 1e-2\nt_end = 5.0\n",
+    )
+    .unwrap();
+    let out = dir.join("run");
+    let (code, err) = run(&[
+        "run",
+        path.to_str().unwrap(),
+        "-q",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("`forces[0]` = `-sqrt(x)`"), "{err}");
+    assert!(err.contains("x = -"), "{err}");
+    assert!(!err.contains("reduce the step size"), "{err}");
+}

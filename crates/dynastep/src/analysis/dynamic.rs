@@ -878,9 +878,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             };
         }
         let message = format!("non-finite state at t = {:.9} s", x.t);
-        let cause = self
-            .sys
-            .explain_non_finite(x.t, &self.previous.q, &self.previous.v);
+        let cause = self.explain_non_finite(x.t, &self.previous);
         let advice = cause
             .is_none()
             .then_some("the solution diverged; reduce the step size");
@@ -894,13 +892,21 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
     /// otherwise.
     fn explain(&self, at: String, f: &StepFailure) -> RunFailure {
         let cause = match f.error {
-            FormulationError::NonFinite => {
-                self.sys
-                    .explain_non_finite(f.t_e, &self.state.q, &self.state.v)
-            }
+            FormulationError::NonFinite => self.explain_non_finite(f.t_e, &self.state),
             _ => None,
         };
         RunFailure::newton(at, &f.error, cause)
+    }
+
+    /// Why the equations are not finite at t \[s\], from the last committed state `x`: at x itself,
+    /// or where its velocity leads, q + (t − t_x) v (the Newton iterate that failed lies there to
+    /// first order, e.g. past the end of an expression's domain). `None` when both are finite: the
+    /// solution itself diverged.
+    fn explain_non_finite(&self, t: f64, x: &State) -> Option<String> {
+        self.sys.explain_non_finite(t, &x.q, &x.v).or_else(|| {
+            let ahead = &x.q + (t - x.t) * &x.v;
+            self.sys.explain_non_finite(t, &ahead, &x.v)
+        })
     }
 
     /// Diagnostics and output after a committed step of size `h`; false when the run must end.

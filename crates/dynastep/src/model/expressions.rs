@@ -59,6 +59,11 @@ impl Expr {
             .unwrap_or(f64::NAN)
     }
 
+    /// The expression as exmex reads it back (after the unary-minus rewrite).
+    pub(crate) fn text(&self) -> String {
+        self.flat.unparse().to_string()
+    }
+
     /// ∂/∂(source), or `None` when the variable does not occur (identically zero).
     fn partial(&self, wanted: Source) -> Result<Option<Expr>, EquationError> {
         let Some(k) = self.sources.iter().position(|s| *s == wanted) else {

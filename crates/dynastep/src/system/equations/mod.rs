@@ -266,6 +266,53 @@ impl System for EquationSystem {
         p
     }
 
+    /// Names the first expression (a mass entry, a force, a constraint, the potential) that is not
+    /// finite or absurdly large at (t, q, v), with the coordinates' values: an expression evaluated
+    /// outside its domain (`sqrt` or `log` of a coordinate that changed sign) is a model's problem,
+    /// not the step size's.
+    fn explain_non_finite(&self, t: f64, q: &Vector, v: &Vector) -> Option<String> {
+        let z = Vector::zeros(0);
+        let mass = self
+            .eq
+            .mass
+            .iter()
+            .map(|([i, j], e)| (format!("mass[{i}][{j}]"), e.eval(0.0, q, &z), e));
+        let forces = self
+            .eq
+            .forces
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (format!("forces[{i}]"), e.eval(t, q, v), e));
+        let phi = self
+            .eq
+            .phi
+            .iter()
+            .enumerate()
+            .map(|(r, e)| (format!("constraints[{r}]"), e.eval(t, q, &z), e));
+        let potential = self
+            .eq
+            .potential
+            .iter()
+            .map(|e| ("potential".to_string(), e.eval(t, q, &z), e));
+        let (what, value, e) = mass
+            .chain(forces)
+            .chain(phi)
+            .chain(potential)
+            .find(|(_, x, _)| !super::sane(*x))?;
+        let at: Vec<String> = self
+            .eq
+            .names
+            .iter()
+            .zip(q.iter())
+            .map(|(name, x)| format!("{name} = {x:.6e}"))
+            .collect();
+        Some(format!(
+            "`{what}` = `{}` is {value} at t = {t} s, {}: the motion leaves the domain of the expression (e.g. sqrt or log of a coordinate that changes sign, a division by zero); write it for the whole range of the coordinates the motion reaches, or stop the run before",
+            e.text(),
+            at.join(", ")
+        ))
+    }
+
     fn explain_invalid_state(&self, q: &Vector) -> Option<String> {
         let mut m = self.mass_check.borrow_mut();
         m.fill(0.0);
