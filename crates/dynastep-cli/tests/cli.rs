@@ -215,7 +215,7 @@ fn formulations_are_listed_and_chosen() {
         "--quiet",
     ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("known formulations: index3"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("known formulations: `index3`"));
 }
 
 /// `--omega-max` on the pendulum released horizontally at rest: along the swing
@@ -392,4 +392,34 @@ fn equilibrium_reports_the_configuration_and_its_stability() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("settle, newton, potential"));
+}
+
+/// Issue #37: a run setting given on the command line is checked by the same rule as in a model
+/// file, and the error names the flag (a file's value gets file:line:column from `check`).
+#[test]
+fn run_options_are_checked_by_the_model_rules_and_named() {
+    for (flag, said) in [
+        ("--dt=-1", "run option dt (--dt): dt must be positive"),
+        (
+            "--rtol=-1",
+            "run option rtol (--rtol): rtol must be positive",
+        ),
+        (
+            "--t-end=-1",
+            "run option t_end (--t-end): t_end = -1 is not after t_start",
+        ),
+        (
+            "--output-interval=-1",
+            "run option output_interval (--output-interval)",
+        ),
+        (
+            "--scheme=rk4",
+            "run option scheme (--scheme): formulation `index3` does not serve",
+        ),
+    ] {
+        let o = dynastep(&["run", "--example", "pendulum", flag, "--quiet"]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{flag}: {err}");
+        assert!(err.contains(said), "{flag}: {err}");
+    }
 }

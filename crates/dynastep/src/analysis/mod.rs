@@ -19,6 +19,7 @@ pub mod kinematics;
 pub mod natural_frequency;
 pub mod output_times;
 mod row_echelon;
+pub mod run_options;
 mod sampler;
 pub mod simulation;
 pub mod stability;

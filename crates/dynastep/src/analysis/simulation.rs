@@ -4,9 +4,9 @@
 use crate::analysis::assembly::{assemble, AssemblyError, AssemblyReport, AssemblySettings};
 use crate::analysis::dynamic::{run, DynamicSettings, Observer, RunFailure, RunReport};
 use crate::analysis::output_times::OutputTimes;
-use crate::analysis::step_control::StepSettings;
 use crate::formulation;
-use crate::model::Model;
+use crate::model::validate::DEFAULT_FORMULATION;
+use crate::model::{Model, SolverSpec};
 use crate::scheme::{build, Scheme, SchemeError, SchemeParams, State};
 use crate::system::mechanism::Mechanism;
 use crate::system::multibody::{BuildError, Multibody};
@@ -33,31 +33,7 @@ pub fn assembled<M: Mechanism>(
     Ok((initial, report))
 }
 
-/// Run settings that override the model's `\[solver\]` table. `None` keeps the model's value.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RunOptions {
-    /// Scheme name (see [`crate::scheme::REGISTRY`]).
-    pub scheme: Option<String>,
-    /// Scheme parameters; merged over the model's `[solver.params]` (given ones win) when the scheme
-    /// is the model's, used alone when `scheme` names another.
-    pub params: SchemeParams,
-    /// Step size \[s\]. Given without `step.rtol`, the run takes fixed steps of this size even when
-    /// the model's `[solver.step]` sets a tolerance; with `step.rtol` it is the first step.
-    pub dt: Option<f64>,
-    /// End time \[s\].
-    pub t_end: Option<f64>,
-    /// Output interval \[s\]; 0 writes every step.
-    pub output_interval: Option<f64>,
-    /// Formulation name (see [`crate::formulation::REGISTRY`]).
-    pub formulation: Option<String>,
-    /// Error-control settings; each given field overrides the model's `[solver.step]`.
-    pub step: StepSettings,
-    /// Most steps the run may take (see [`crate::analysis::dynamic::DEFAULT_MAX_STEPS`]).
-    pub max_steps: Option<u64>,
-    /// Compute the largest natural frequency ω_max of the integrated system along the run
-    /// ([`DynamicSettings::omega_max`]).
-    pub omega_max: bool,
-}
+pub use super::run_options::RunOptions;
 
 /// Why a simulation could not start.
 #[derive(Debug, thiserror::Error)]
@@ -125,32 +101,59 @@ impl Simulation {
     /// invalid, the step size or end time is missing or not positive, or assembly fails.
     pub fn new(model: &Model, opts: &RunOptions) -> Result<Self, SimulationError> {
         let clock = std::time::Instant::now();
-        let solver = &model.solver;
+        let solver = opts.overlay(&model.solver);
         let system = Multibody::new(model)?;
-        let (scheme_name, params) = Self::scheme_choice(model, opts);
-        let scheme = build(&scheme_name, &params)?;
-        let formulation = Self::formulation(solver.formulation.as_deref(), opts, &scheme_name)?;
+        opts.check(&solver).map_err(SimulationError::Settings)?;
+        let scheme_name = solver.scheme.as_deref().unwrap_or(DEFAULT_SCHEME);
+        let scheme = build(scheme_name, &solver.params)?;
+        let name = solver.formulation.as_deref().unwrap_or(DEFAULT_FORMULATION);
+        let formulation = formulation::find(name)
+            .ok_or_else(|| SimulationError::settings(format!("unknown formulation `{name}`")))?
+            .name;
+        let settings = Self::loop_settings(&solver, formulation, opts.omega_max)?;
         let t0 = solver.t_start.unwrap_or(0.0);
-        let t_end = opts.t_end.or(solver.t_end).ok_or_else(|| {
+        crate::analysis::dynamic::check_settings(&settings, t0, scheme.as_ref())
+            .map_err(SimulationError::Settings)?;
+        let (initial, assembly) = assembled(model, &system)?;
+        let model = Model {
+            solver: solver.clone(),
+            ..model.clone()
+        };
+        Ok(Simulation {
+            model,
+            system,
+            initial,
+            assembly,
+            settings,
+            scheme,
+            scheme_params: solver.params,
+            startup_time_s: clock.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// The time loop's settings from the merged `solver` table (checked by its rules already): the
+    /// end time and, for fixed steps, the step size must be given; the output interval defaults to
+    /// every fixed step unless that gives more than about 1000 rows.
+    ///
+    /// # Errors
+    /// [`SimulationError::Settings`] when the end time or the step size is missing, or the output
+    /// times cannot be laid out.
+    fn loop_settings(
+        solver: &SolverSpec,
+        formulation: &'static str,
+        omega_max: bool,
+    ) -> Result<DynamicSettings, SimulationError> {
+        let t0 = solver.t_start.unwrap_or(0.0);
+        let t_end = solver.t_end.ok_or_else(|| {
             SimulationError::settings("no end time: give --t-end or set t_end in [solver]")
         })?;
-        if !(t_end > t0 && t_end.is_finite() && t0.is_finite()) {
-            return Err(SimulationError::settings(format!(
-                "t_end = {t_end} must exceed t_start = {t0}"
-            )));
-        }
         let span = t_end - t0;
-        let step = Self::step_settings(model, opts);
-        let adaptive = step
+        let adaptive = solver
+            .step
             .resolve(span)
             .map_err(SimulationError::Settings)?
             .is_some();
-        let h = match opts.dt.or(solver.dt) {
-            Some(h) if !(h > 0.0 && h.is_finite()) => {
-                return Err(SimulationError::settings(format!(
-                    "step size dt = {h} must be positive"
-                )))
-            }
+        let h = match solver.dt {
             Some(h) => h,
             // Adaptive: the first step is chosen automatically.
             None if adaptive => 0.0,
@@ -158,108 +161,28 @@ impl Simulation {
                 "no step size: give --dt or set dt in [solver] (or give rtol for adaptive steps)",
             )),
         };
-        let output_interval = opts
-            .output_interval
-            .or(solver.output_interval)
-            .unwrap_or_else(|| {
-                // Every fixed step, unless that gives more than about 1000 rows.
-                if adaptive || span / h > 1000.0 {
-                    span / 1000.0
-                } else {
-                    0.0
-                }
-            });
+        let output_interval = solver.output_interval.unwrap_or_else(|| {
+            if adaptive || span / h > 1000.0 {
+                span / 1000.0
+            } else {
+                0.0
+            }
+        });
         OutputTimes::new(t0, output_interval, t_end).map_err(SimulationError::Settings)?;
-        let (initial, assembly) = assembled(model, &system)?;
-        let settings = DynamicSettings {
+        Ok(DynamicSettings {
             h,
             t_end,
             output_interval,
             newton: solver.newton,
             formulation,
             constraints: solver.constraints,
-            step,
-            max_steps: opts
+            step: solver.step,
+            max_steps: solver
                 .max_steps
-                .or(solver.max_steps)
                 .unwrap_or(crate::analysis::dynamic::DEFAULT_MAX_STEPS),
-            omega_max: opts.omega_max,
+            omega_max,
             diagnostics: solver.diagnostics,
-        };
-        crate::analysis::dynamic::check_settings(&settings, t0, scheme.as_ref())
-            .map_err(SimulationError::Settings)?;
-        Ok(Simulation {
-            model: model.clone(),
-            system,
-            initial,
-            assembly,
-            settings,
-            scheme,
-            scheme_params: params,
-            startup_time_s: clock.elapsed().as_secs_f64(),
         })
-    }
-
-    /// The scheme asked for (command line over model, else [`DEFAULT_SCHEME`]) and its parameters:
-    /// the model's `[solver.params]` belong to the model's scheme, so they apply only when the
-    /// command line keeps that scheme, and command-line parameters win over them.
-    fn scheme_choice(model: &Model, opts: &RunOptions) -> (String, SchemeParams) {
-        let solver = &model.solver;
-        let name = opts
-            .scheme
-            .clone()
-            .or_else(|| solver.scheme.clone())
-            .unwrap_or_else(|| DEFAULT_SCHEME.into());
-        let keeps_model_scheme = opts.scheme.is_none() || opts.scheme == solver.scheme;
-        let mut params = if keeps_model_scheme {
-            solver.params.clone()
-        } else {
-            SchemeParams::new()
-        };
-        params.extend(opts.params.iter().map(|(k, v)| (k.clone(), *v)));
-        (name, params)
-    }
-
-    /// The error-control settings: the command line's over the model's `[solver.step]`. A step
-    /// size given on the command line without a tolerance asks for fixed steps, whatever the
-    /// model's `[solver.step]` says (the model's own `dt` beside its `rtol` is only the first
-    /// step).
-    fn step_settings(model: &Model, opts: &RunOptions) -> StepSettings {
-        let fixed = opts.dt.is_some() && opts.step.rtol.is_none();
-        let model_step = if fixed {
-            StepSettings::default()
-        } else {
-            model.solver.step
-        };
-        StepSettings {
-            rtol: opts.step.rtol.or(model_step.rtol),
-            atol: opts.step.atol.or(model_step.atol),
-            h_min: opts.step.h_min.or(model_step.h_min),
-            h_max: opts.step.h_max.or(model_step.h_max),
-            control: opts.step.control.or(model_step.control),
-        }
-    }
-
-    /// The registry name of the formulation asked for (command line over model, default `index3`),
-    /// checked against the scheme's declared formulations.
-    fn formulation(
-        model: Option<&str>,
-        opts: &RunOptions,
-        scheme: &str,
-    ) -> Result<&'static str, SimulationError> {
-        let name = opts.formulation.as_deref().or(model).unwrap_or("index3");
-        let info = formulation::find(name).ok_or_else(|| {
-            let known: Vec<&str> = formulation::REGISTRY.iter().map(|f| f.name).collect();
-            SimulationError::settings(format!(
-                "unknown formulation `{name}`; known formulations: {} (see `dynastep formulations`)",
-                known.join(", ")
-            ))
-        })?;
-        if let Some(s) = crate::scheme::find(scheme) {
-            formulation::compatible(s, info)
-                .map_err(|e| SimulationError::settings(e.to_string()))?;
-        }
-        Ok(info.name)
     }
 
     /// The step policy in force, in one line: `fixed steps of 0.001 s` or `adaptive steps, rtol =

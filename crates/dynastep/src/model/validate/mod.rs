@@ -18,6 +18,7 @@ mod forces;
 mod joints;
 mod markers;
 mod solver;
+pub use solver::DEFAULT_FORMULATION;
 mod spatial;
 
 use std::collections::BTreeMap;
@@ -148,7 +149,17 @@ pub fn check(model: &Model) -> Vec<Issue> {
     if let Some(spec) = &model.equations {
         equations::check(&mut c, model, spec);
     }
-    solver::check(&mut c, &model.solver);
+    solver::check(&mut c, &model.solver, false);
+    c.issues
+}
+
+/// The rules of `[solver]` alone, the same [`check`] applies to a file, on settings merged from a
+/// model and run options (`analysis::simulation::RunOptions::overlay`): what a run checks before
+/// it starts, so that every run setting has one rule wherever it comes from.
+pub fn check_solver(solver: &SolverSpec) -> Vec<Issue> {
+    let model = Model::default();
+    let mut c = checker(&model);
+    solver::check(&mut c, solver, true);
     c.issues
 }
 

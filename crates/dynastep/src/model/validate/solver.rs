@@ -9,11 +9,15 @@ use crate::scheme as registry;
 
 /// Checks the solver settings, one function per table: the scheme and its parameters, the times,
 /// `formulation`, `[solver.step]`, `[solver.newton]` and `[solver.constraints]`, in that order.
-pub(super) fn check(c: &mut Checker<'_>, s: &SolverSpec) {
+///
+/// With `run`, the settings are those of a run about to start (the model's with the run options
+/// over them): a missing formulation is then the default one, which must serve the scheme. A file
+/// alone may leave it to the run options.
+pub(super) fn check(c: &mut Checker<'_>, s: &SolverSpec, run: bool) {
     let scheme_name = s.scheme.as_deref().unwrap_or("generalized-alpha");
     scheme(c, s, scheme_name);
     times(c, s);
-    formulation(c, s, scheme_name);
+    formulation(c, s, scheme_name, run);
     step(c, s);
     newton(c, &s.newton);
     constraints(c, &s.constraints);
@@ -194,12 +198,18 @@ fn constraints(c: &mut Checker<'_>, k: &ConstraintSettings) {
     }
 }
 
-/// `[solver] formulation`: a registered name that the scheme works with.
-fn formulation(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str) {
-    let Some(name) = s.formulation.as_deref() else {
-        return;
+/// The formulation a run uses when `[solver] formulation` is not given.
+pub const DEFAULT_FORMULATION: &str = "index3";
+
+/// `[solver] formulation`: a registered name that the scheme works with. Without one, for a run
+/// (`run`), the default ([`DEFAULT_FORMULATION`]) must serve the scheme; the issue then points at
+/// the scheme.
+fn formulation(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str, run: bool) {
+    let (name, at) = match s.formulation.as_deref() {
+        Some(name) => (name, p(&[&"solver", &"formulation"])),
+        None if run => (DEFAULT_FORMULATION, p(&[&"solver", &"scheme"])),
+        None => return,
     };
-    let at = p(&[&"solver", &"formulation"]);
     let Some(info) = crate::catalog::find(name) else {
         let known: Vec<&str> = crate::catalog::FORMULATIONS
             .iter()
@@ -215,13 +225,12 @@ fn formulation(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str) {
     };
     if let Some(scheme) = registry::find(scheme_name) {
         if let Err(why) = crate::catalog::compatible(scheme, info) {
-            c.push(
-                at,
-                "solver",
-                why.to_string(),
+            let hint = if s.formulation.is_some() {
                 "pick a formulation the scheme lists (`dynastep schemes`), or another scheme"
-                    .into(),
-            );
+            } else {
+                "the default formulation is index3: set `formulation` to one the scheme lists (`dynastep schemes`), e.g. \"projection\""
+            };
+            c.push(at, "solver", why.to_string(), hint.into());
         }
     }
 }
