@@ -88,7 +88,7 @@ def test_settings_errors_raise_and_failed_runs_keep_their_rows():
         dynastep.load_example("stiff-pendulum").run(scheme="fox-goodwin", dt=0.1, t_end=120.0)
     e = failed.value
     assert isinstance(e, dynastep.SimulationError)
-    assert e.kind in ("not_converged", "stalled", "non_finite") and e.advice, (e.kind, e.advice)
+    assert e.kind in ("not_converged", "stalled", "non_finite", "diverged") and e.advice, (e.kind, e.advice)
     r = e.result
     assert r.summary["status"] == "failed" and r.summary["reason"]
     assert r.summary["failure"]["kind"] == e.kind and e.failed_at == r.summary["failed_at"]

@@ -2,7 +2,7 @@
 //! names the cause (or, for the long expressions that are legitimate, runs); signals leave complete
 //! output; t_end is honoured when dt does not divide the span.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -734,22 +734,11 @@ fn kinematics_with_absurd_spacing_writes_nothing() {
 /// at t = 1 s naming the mass matrix; it completed with a kinetic energy of −0.5 J.
 #[test]
 fn a_mass_matrix_that_turns_negative_stops_the_run() {
-    let dir = scratch("negative-mass");
-    let path = dir.join("m.toml");
-    std::fs::write(
-        &path,
-        "name = \"m\"\n[equations]\ncoordinates = [\"x\"]\nmass = [[\"1 - x\"]]\nforces = [\"0\"]\n\
-         [equations.initial]\nx_dot = 1.0\n[solver]\nscheme = \"trapezoidal\"\ndt = 1e-3\nt_end = 2.0\n",
-    )
-    .unwrap();
-    let out = dir.join("run");
-    let (code, err) = run(&[
-        "run",
-        path.to_str().unwrap(),
-        "-q",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let (code, err, out) = run_equation_model(
+        "negative-mass",
+        "mass = [[\"1 - x\"]]\nforces = [\"0\"]\n[equations.initial]\nx_dot = 1.0\n\
+         [solver]\nscheme = \"trapezoidal\"\ndt = 1e-3\nt_end = 2.0\n",
+    );
     assert_eq!(code, 1, "{err}");
     assert!(
         err.contains("mass matrix M(q) is no longer positive definite"),
@@ -761,19 +750,13 @@ fn a_mass_matrix_that_turns_negative_stops_the_run() {
     assert!(summary["failed_at"].as_f64().unwrap() <= 1.0 + 1e-9);
 }
 
-/// Issue #43, "messages that name the wrong cause": an expression evaluated outside its domain
-/// (`sqrt` of a coordinate that changes sign) stops the run naming the expression and the
-/// coordinates, not advising a smaller step.
-#[test]
-fn an_expression_outside_its_domain_is_named() {
-    let dir = scratch("expression-domain");
-    let path = dir.join("sqrt.toml");
-    std::fs::write(
-        &path,
-        "name = \"sqrt\"\n[equations]\ncoordinates = [\"x\"]\nmass = [[\"1\"]]\nforces = [\"-sqrt(x)\"]\n\
-         [equations.initial]\nx = 1.0\n[solver]\ndt = 1e-2\nt_end = 5.0\n",
-    )
-    .unwrap();
+/// Runs an equation-based model of one coordinate `x` whose `[equations]` table continues with
+/// `rest` (mass, forces, initial values, solver); returns the exit code, stderr and the output folder.
+fn run_equation_model(name: &str, rest: &str) -> (i32, String, PathBuf) {
+    let dir = scratch(name);
+    let path = dir.join("model.toml");
+    let text = format!("name = \"{name}\"\n[equations]\ncoordinates = [\"x\"]\n{rest}");
+    std::fs::write(&path, text).unwrap();
     let out = dir.join("run");
     let (code, err) = run(&[
         "run",
@@ -782,6 +765,19 @@ fn an_expression_outside_its_domain_is_named() {
         "--out",
         out.to_str().unwrap(),
     ]);
+    (code, err, out)
+}
+
+/// Issue #43, "messages that name the wrong cause": an expression evaluated outside its domain
+/// (`sqrt` of a coordinate that changes sign) stops the run naming the expression and the
+/// coordinates, not advising a smaller step.
+#[test]
+fn an_expression_outside_its_domain_is_named() {
+    let (code, err, _) = run_equation_model(
+        "expression-domain",
+        "mass = [[\"1\"]]\nforces = [\"-sqrt(x)\"]\n[equations.initial]\nx = 1.0\n\
+         [solver]\ndt = 1e-2\nt_end = 5.0\n",
+    );
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("`forces[0]` = `-sqrt(x)`"), "{err}");
     assert!(err.contains("x = -"), "{err}");

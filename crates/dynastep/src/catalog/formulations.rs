@@ -132,11 +132,10 @@ fn known_names() -> String {
         .join(", ")
 }
 
-/// Finds a formulation by name or alias (case-insensitive; `_` and `-` are equivalent).
+/// Finds a formulation by name or alias (case-insensitive; `_` and `-` are equivalent, as for
+/// schemes: [`crate::scheme::names_match`]).
 pub fn find(name: &str) -> Option<&'static FormulationInfo> {
-    let norm = |s: &str| s.to_ascii_lowercase().replace('_', "-");
-    let wanted = norm(name);
     FORMULATIONS
         .iter()
-        .find(|f| norm(f.name) == wanted || f.aliases.iter().any(|a| norm(a) == wanted))
+        .find(|f| crate::scheme::names_match(name, f.name, f.aliases))
 }

@@ -52,7 +52,9 @@ pub mod runge_kutta;
 pub mod single_step;
 
 pub use history::{History, TimeLevel};
-pub use registry::{build, find, ParamInfo, SchemeError, SchemeInfo, SchemeParams, REGISTRY};
+pub use registry::{
+    build, find, names_match, ParamInfo, SchemeError, SchemeInfo, SchemeParams, REGISTRY,
+};
 
 use crate::linalg::Vector;
 

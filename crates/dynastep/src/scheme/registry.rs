@@ -140,13 +140,19 @@ pub const REGISTRY: &[SchemeInfo] = &[
     super::adams::INFO,
 ];
 
-/// Finds a scheme by name or alias (case-insensitive; `_` and `-` are equivalent).
+/// Finds a scheme by name or alias ([`names_match`]).
 pub fn find(name: &str) -> Option<&'static SchemeInfo> {
-    let norm = |s: &str| s.to_ascii_lowercase().replace('_', "-");
-    let wanted = norm(name);
     REGISTRY
         .iter()
-        .find(|s| norm(s.name) == wanted || s.aliases.iter().any(|a| norm(a) == wanted))
+        .find(|s| names_match(name, s.name, s.aliases))
+}
+
+/// Whether `wanted` names the registry entry `name` with `aliases`: case-insensitive, `_` and `-`
+/// equivalent (the rule of every registry: schemes, formulations).
+pub fn names_match(wanted: &str, name: &str, aliases: &[&str]) -> bool {
+    let norm = |s: &str| s.to_ascii_lowercase().replace('_', "-");
+    let wanted = norm(wanted);
+    norm(name) == wanted || aliases.iter().any(|a| norm(a) == wanted)
 }
 
 /// Builds the scheme `name` with the given parameters; missing parameters take their defaults.
