@@ -99,7 +99,8 @@ enum Command {
     /// Draw time histories of a run folder (PNG and SVG): energy balance, constraint violations,
     /// marker trajectories, or chosen columns.
     Plot(plots::PlotArgs),
-    /// Write a self-contained HTML page that plays a run folder's mechanism.
+    /// Write a self-contained HTML page that plays a run folder's mechanism (planar in 2-D,
+    /// spatial in 3-D).
     Animate(plots::AnimateArgs),
 }
 

@@ -123,7 +123,7 @@ impl Resolver<'_> {
 }
 
 /// The rows kept as frames: all, or [`MAX_FRAMES`] evenly spaced including the last.
-fn frame_rows(rows: usize) -> Vec<usize> {
+pub(crate) fn frame_rows(rows: usize) -> Vec<usize> {
     if rows <= MAX_FRAMES {
         return (0..rows).collect();
     }
@@ -149,7 +149,7 @@ pub fn player_data(run: &RunFolder) -> Result<serde_json::Value, PlotError> {
     use dynastep::model::inventory::ModelKind;
     let kind = match model.kind() {
         ModelKind::Planar => None,
-        ModelKind::Spatial => Some("a spatial model"),
+        ModelKind::Spatial => Some("a spatial model (drawn by the 3-D player, `write_player`)"),
         ModelKind::Equations => Some("an equation-based model (no bodies to draw)"),
     };
     if let Some(kind) = kind {
@@ -275,11 +275,20 @@ pub fn page(data: &serde_json::Value) -> String {
     TEMPLATE.replacen(PLACEHOLDER, &json, 1)
 }
 
-/// Writes the player of `run` to `path`.
+/// Writes the player of `run` to `path`: the planar player for a planar run, the 3-D player
+/// ([`crate::player3d`]) for a spatial one.
 ///
 /// # Errors
-/// See [`player_data`]; [`PlotError::Io`] when the file cannot be written.
+/// See [`player_data`] and [`crate::player3d::player3d_data`]; [`PlotError::Io`] when the file
+/// cannot be written.
 pub fn write_player(run: &RunFolder, path: &Path) -> Result<(), PlotError> {
+    if run
+        .model
+        .as_ref()
+        .is_some_and(|m| m.kind() == dynastep::model::inventory::ModelKind::Spatial)
+    {
+        return crate::player3d::write_player3d(run, path);
+    }
     let html = page(&player_data(run)?);
     std::fs::write(path, html).map_err(|source| PlotError::Io {
         path: path.display().to_string(),
