@@ -47,7 +47,9 @@ fn run_plot_draws_the_default_panels_of_every_example() {
         // its coordinates).
         let run = RunFolder::open(&out).unwrap();
         let titles: Vec<String> = default_panels(&run).into_iter().map(|p| p.title).collect();
-        assert_eq!(titles.len(), 3, "{}: {titles:?}", ex.name);
+        // A spatial run's trajectories are three projections side by side.
+        let panels = if model.spatial.is_some() { 5 } else { 3 };
+        assert_eq!(titles.len(), panels, "{}: {titles:?}", ex.name);
         // An equation-based model has coordinates instead of bodies.
         let pattern = match &model.equations {
             Some(e) => e.coordinates[0].clone(),
@@ -56,6 +58,82 @@ fn run_plot_draws_the_default_panels_of_every_example() {
         let o = dynastep(&["plot", dir, "--columns", &pattern, "--name", "x"]);
         assert!(o.status.success(), "{}: {}", ex.name, stderr(&o));
         nonempty(&out.join("x.png"), 5_000);
+    }
+}
+
+/// A spherical pendulum with no marker, swinging out of every coordinate plane.
+const SPATIAL_NO_MARKERS: &str = r#"
+name = "spherical pendulum without markers"
+
+[spatial]
+gravity = [0.0, 0.0, -9.81]
+
+[[spatial.bodies]]
+name = "bob"
+mass = 1.0
+inertia = [0.01, 0.01, 0.01]
+position = [0.6, 0.0, -0.8]
+velocity = [0.0, 1.5, 0.0]
+
+[[spatial.joints]]
+name = "pivot"
+type = "spherical"
+body_i = "ground"
+body_j = "bob"
+at = [0.0, 0.0, 0.0]
+
+[solver]
+scheme = "generalized-alpha"
+dt = 1e-3
+t_end = 1.0
+output_interval = 0.01
+"#;
+
+/// `plot` draws a spatial run without markers: its bodies' centroids in three projections side
+/// by side (the issue that found none), each point the history's centroid columns.
+#[test]
+fn plot_draws_a_spatial_run_without_markers_in_three_projections() {
+    let out = scratch("spatial-no-markers");
+    let model = out.join("model.toml");
+    std::fs::write(&model, SPATIAL_NO_MARKERS).unwrap();
+    let dir = out.join("run");
+    let o = dynastep(&[
+        "run",
+        model.to_str().unwrap(),
+        "--quiet",
+        "--plot",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    nonempty(&dir.join("plot.png"), 10_000);
+    let run = RunFolder::open(&dir).unwrap();
+    let panels = default_panels(&run);
+    let projections: Vec<_> = panels.iter().filter(|p| p.equal_aspect).collect();
+    assert_eq!(
+        projections.len(),
+        3,
+        "{:?}",
+        panels.iter().map(|p| &p.title).collect::<Vec<_>>()
+    );
+    let col = |c: &str| run.table.column(&format!("bob.{c}")).unwrap();
+    for (p, (a, b), beside) in [
+        (projections[0], ("x", "y"), false),
+        (projections[1], ("x", "z"), true),
+        (projections[2], ("y", "z"), true),
+    ] {
+        assert_eq!(p.beside, beside, "{}", p.title);
+        assert_eq!(p.series.len(), 1, "{}", p.title);
+        assert_eq!(p.series[0].label, "bob");
+        let expected: Vec<(f64, f64)> =
+            col(a).iter().copied().zip(col(b).iter().copied()).collect();
+        assert_eq!(p.series[0].points, expected, "{}", p.title);
+        // The bob leaves every coordinate plane: each projection spans a range in both axes.
+        let span = |f: fn(&(f64, f64)) -> f64| {
+            let v: Vec<f64> = expected.iter().map(f).collect();
+            v.iter().copied().fold(f64::MIN, f64::max) - v.iter().copied().fold(f64::MAX, f64::min)
+        };
+        assert!(span(|q| q.0) > 0.05 && span(|q| q.1) > 0.05, "{}", p.title);
     }
 }
 
