@@ -1,8 +1,8 @@
 //! `dynastep plot`, `run --plot`, `compare` and `animate` as a user meets them: every embedded
-//! example gets its default panels, a failed run is still drawn up to where it stopped, the
-//! work–precision sweep of Andrews' squeezer converges at each scheme's order, the HTML player
-//! renders the double four-bar in headless Chromium, and the 3-D player renders Bricard's
-//! mechanism and the spatial slider-crank and moves them.
+//! example gets its default panels and its animation, a failed run is still drawn up to where it
+//! stopped, the work–precision sweep of Andrews' squeezer converges at each scheme's order, the
+//! HTML player renders the double four-bar and an equation-based run in headless Chromium, and
+//! the 3-D player renders Bricard's mechanism and the spatial slider-crank and moves them.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -58,6 +58,11 @@ fn run_plot_draws_the_default_panels_of_every_example() {
         let o = dynastep(&["plot", dir, "--columns", &pattern, "--name", "x"]);
         assert!(o.status.success(), "{}: {}", ex.name, stderr(&o));
         nonempty(&out.join("x.png"), 5_000);
+        // Every example can be animated: planar and equation-based runs by the planar player
+        // (an equation-based run's coordinates against time), spatial runs in 3-D.
+        let o = dynastep(&["animate", dir]);
+        assert!(o.status.success(), "{}: {}", ex.name, stderr(&o));
+        nonempty(&out.join("animation.html"), 10_000);
     }
 }
 
@@ -345,6 +350,22 @@ fn the_player_renders_the_double_fourbar_in_headless_chromium() {
     assert!(o.status.success(), "{}", stderr(&o));
     let url = format!("file://{}/animation.html#pause", dir);
     body_after_load(&url);
+    // An equation-based run: its coordinates against time, playing without a JavaScript error.
+    let top = scratch("animate-equations");
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "spinning-top",
+        "--t-end",
+        "1",
+        "--quiet",
+        "--out",
+        top.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = dynastep(&["animate", top.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    body_after_load(&format!("file://{}/animation.html", top.display()));
     let shot = screenshot(&url, &out.join("shot.png"), (900, 800));
     // The three cranks are drawn in the player's first three colours (#1f77b4, #d62728, #2ca02c).
     for (r, g, b) in [(31, 119, 180), (214, 39, 40), (44, 160, 44)] {

@@ -1,6 +1,8 @@
 //! The HTML player of a run (`dynastep animate`): one self-contained file, its JavaScript inlined
 //! (`assets/player.html`), that plays the mechanism with play/pause, a time slider and a speed
-//! control, and shows the time and the energy error.
+//! control, and shows the time and the energy error. A spatial run goes to the 3-D player
+//! ([`crate::player3d`]); an equation-based run, which has no bodies, gets its coordinates drawn
+//! against time with a cursor at the frame.
 //!
 //! The drawing is computed here from the model (`model.json`) and the history: each body is the
 //! polyline of its named points in world coordinates at every frame (two points: a bar; three or
@@ -134,11 +136,12 @@ pub(crate) fn frame_rows(rows: usize) -> Vec<usize> {
     v
 }
 
-/// The player's data for `run` (see `assets/player.html` for the fields).
+/// The player's data for `run` (see `assets/player.html` for the fields): a planar run's
+/// mechanism, or an equation-based run's coordinates against time (it has no bodies to draw).
 ///
 /// # Errors
-/// [`PlotError::Data`] when the folder has no `model.json`, the model is spatial or equation-based
-/// (the player draws planar bodies), or the history lacks a body's columns.
+/// [`PlotError::Data`] when the folder has no `model.json`, the model is spatial (see
+/// [`write_player`]), or the history lacks a body's columns.
 pub fn player_data(run: &RunFolder) -> Result<serde_json::Value, PlotError> {
     let model = run.model.as_ref().ok_or_else(|| {
         PlotError::Data(format!(
@@ -147,16 +150,15 @@ pub fn player_data(run: &RunFolder) -> Result<serde_json::Value, PlotError> {
         ))
     })?;
     use dynastep::model::inventory::ModelKind;
-    let kind = match model.kind() {
-        ModelKind::Planar => None,
-        ModelKind::Spatial => Some("a spatial model (drawn by the 3-D player, `write_player`)"),
-        ModelKind::Equations => Some("an equation-based model (no bodies to draw)"),
-    };
-    if let Some(kind) = kind {
-        return Err(PlotError::Data(format!(
-            "{} holds {kind}, and the player draws planar mechanisms only; plot its columns with `dynastep plot --columns`",
-            run.dir.display()
-        )));
+    match model.kind() {
+        ModelKind::Planar => {}
+        ModelKind::Equations => return Ok(coordinates_data(run, model)),
+        ModelKind::Spatial => {
+            return Err(PlotError::Data(format!(
+                "{} holds a spatial model, which the planar player does not draw; `write_player` sends it to the 3-D player",
+                run.dir.display()
+            )))
+        }
     }
     let r = Resolver { model, run };
     let rows = frame_rows(run.table.rows());
@@ -229,6 +231,39 @@ pub fn player_data(run: &RunFolder) -> Result<serde_json::Value, PlotError> {
         "markers": markers,
         "stopped": run.stop_note(),
     }))
+}
+
+/// The player's data for an equation-based run: each generalized coordinate's values at the
+/// frames, which the page draws against time with a cursor at the frame (no bodies).
+fn coordinates_data(run: &RunFolder, model: &Model) -> serde_json::Value {
+    let rows = frame_rows(run.table.rows());
+    let t = run.table.t();
+    let names = model
+        .equations
+        .as_ref()
+        .map(|e| e.coordinates.clone())
+        .unwrap_or_default();
+    let coordinates: Vec<serde_json::Value> = names
+        .iter()
+        .filter_map(|name| {
+            let c = run.table.column(name)?;
+            let values: Vec<f64> = rows.iter().map(|&k| c[k]).collect();
+            Some(json!({"name": name, "values": values}))
+        })
+        .collect();
+    let energy = run
+        .table
+        .column("energy.balance")
+        .map(|e| rows.iter().map(|&k| e[k]).collect::<Vec<f64>>());
+    json!({
+        "title": run.title,
+        "t": rows.iter().map(|&k| t[k]).collect::<Vec<f64>>(),
+        "energy_error": energy,
+        "bounds": [0.0, 0.0, 1.0, 1.0],
+        "bodies": [],
+        "coordinates": coordinates,
+        "stopped": run.stop_note(),
+    })
 }
 
 /// The box covering every body point of every frame and the ground points, padded by 5 % (and at
