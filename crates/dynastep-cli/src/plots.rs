@@ -42,6 +42,7 @@ pub enum ExportFormat {
     Gltf,
 }
 
+/// `dynastep export`: where and how to write a spatial run's motion.
 #[derive(Args)]
 pub struct ExportArgs {
     /// The run folder of a spatial run (with history.csv and model.json).
@@ -100,6 +101,7 @@ pub fn animate(args: AnimateArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Writes the motion of the run in `args.dir` in the chosen format, and says what it wrote.
 pub fn export(args: ExportArgs) -> Result<ExitCode> {
     let run = RunFolder::open(&args.dir).map_err(|e| anyhow!("{e}"))?;
     let ExportFormat::Gltf = args.format;

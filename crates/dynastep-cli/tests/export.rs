@@ -137,3 +137,48 @@ fn export_refuses_what_it_cannot_write_with_a_message() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("gltf"), "{}", stderr(&o));
 }
+
+/// A body's `shape` in the model file is what is drawn: the spatial top is a disc of radius
+/// 0.1414 m and thickness 0.01 m about its body z axis, not the box of its inertia; a shape with
+/// a negative size is refused at its line and column.
+#[test]
+fn the_shape_a_model_gives_a_body_is_exported() {
+    let out = scratch("export-shape");
+    let dir = out.to_str().unwrap();
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "spatial-top",
+        "--t-end",
+        "0.05",
+        "--quiet",
+        "--out",
+        dir,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = dynastep(&["export", dir]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = std::fs::read(out.join("motion.glb")).unwrap();
+    let g = gltf::Gltf::from_slice(&bytes).unwrap();
+    let mesh = g.meshes().next().unwrap();
+    let bounds = mesh.primitives().next().unwrap().bounding_box();
+    for (k, extent) in [0.1414f32, 0.1414, 0.005].into_iter().enumerate() {
+        assert!((bounds.max[k] - extent).abs() < 1e-6, "{bounds:?}");
+        assert!((bounds.min[k] + extent).abs() < 1e-6, "{bounds:?}");
+    }
+    let text = dynastep::examples::EXAMPLES
+        .iter()
+        .find(|e| e.name == "spatial-top")
+        .unwrap()
+        .text
+        .replace("radius = 0.1414", "radius = -0.1");
+    let model = out.join("bad.toml");
+    std::fs::write(&model, text).unwrap();
+    let o = dynastep(&["check", model.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("radius must be positive and finite, got -0.1"),
+        "{}",
+        stderr(&o)
+    );
+}

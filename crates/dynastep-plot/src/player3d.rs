@@ -81,6 +81,7 @@ pub fn player3d_data(run: &RunFolder) -> Result<Value, PlotError> {
             let kind = match b.shape {
                 BodyShape::Box { .. } => "box",
                 BodyShape::Sphere { .. } => "sphere",
+                BodyShape::Cylinder { .. } => "cylinder",
             };
             let vertices: Vec<f64> = mesh.vertices.iter().flatten().map(|&x| short(x)).collect();
             let pose: Vec<f64> = b.poses.iter().flatten().map(|&x| short(x)).collect();
@@ -89,8 +90,8 @@ pub fn player3d_data(run: &RunFolder) -> Result<Value, PlotError> {
                 .flatten()
                 .map(|&x| short(x))
                 .collect();
-            json!({"name": b.name, "shape": kind, "vertices": vertices, "faces": mesh.faces,
-                   "sticks": sticks, "pose": pose})
+            json!({"name": b.name, "shape": kind, "point": !b.rigid, "vertices": vertices,
+                   "faces": mesh.faces, "sticks": sticks, "pose": pose})
         })
         .collect();
     let joints: Vec<Value> = scene

@@ -1,5 +1,6 @@
-//! The shapes drawn for spatial bodies (the 3-D player and the glTF export): the uniform box with
-//! a body's mass and inertia, and a small sphere for a point mass.
+//! The shapes drawn for spatial bodies (the 3-D player and the glTF export): the body's `shape`
+//! from the model file when it gives one (box, cylinder, sphere), else the uniform box with its
+//! mass and inertia, and a small sphere for a point mass.
 //!
 //! A uniform box of mass m and edges l_x, l_y, l_z has the principal moments
 //! I_x = m (l_y² + l_z²) / 12 (and cyclically), so the box with a body's principal moments has
@@ -14,6 +15,7 @@
 //! that joints at its ends sit on its end faces. A lamina or a rod has an edge of zero; each edge
 //! is drawn at least [`MIN_EDGE_RATIO`] times the longest one, so that nothing is infinitely thin.
 
+use dynastep::model::spatial::{BodyAxis, ShapeSpec};
 use nalgebra::{Matrix3, Vector3};
 
 /// The colours of bodies, cycled by body index: the players' palette (`#1f77b4`, `#d62728`,
@@ -51,6 +53,44 @@ pub enum BodyShape {
         /// The radius \[m\].
         radius: f64,
     },
+    /// A cylinder about the third column of `axes` (a rotation matrix in body axes).
+    Cylinder {
+        /// The radius \[m\].
+        radius: f64,
+        /// Half the length \[m\].
+        half_length: f64,
+        /// Its axis is the third column.
+        axes: Matrix3<f64>,
+    },
+}
+
+/// The shape a model file gives a body (`shape = { type = "box", … }`).
+pub fn from_spec(spec: &ShapeSpec) -> BodyShape {
+    match *spec {
+        ShapeSpec::Box { size } => BodyShape::Box {
+            half: size.map(|l| 0.5 * l),
+            axes: Matrix3::identity(),
+        },
+        ShapeSpec::Sphere { radius } => BodyShape::Sphere { radius },
+        ShapeSpec::Cylinder {
+            radius,
+            length,
+            axis,
+        } => {
+            // Columns (u, v, w) with w along the axis, right-handed.
+            let (x, y, z) = (Vector3::x(), Vector3::y(), Vector3::z());
+            let columns = match axis {
+                BodyAxis::X => [y, z, x],
+                BodyAxis::Y => [z, x, y],
+                BodyAxis::Z => [x, y, z],
+            };
+            BodyShape::Cylinder {
+                radius,
+                half_length: 0.5 * length,
+                axes: Matrix3::from_columns(&columns),
+            }
+        }
+    }
 }
 
 /// The uniform box with mass `mass` \[kg\] and inertia tensor `inertia` \[kg m²\] about the
@@ -104,6 +144,11 @@ impl BodyShape {
         match self {
             BodyShape::Box { half, axes } => box_mesh(*half, axes),
             BodyShape::Sphere { radius } => sphere_mesh(*radius, 8, 12),
+            BodyShape::Cylinder {
+                radius,
+                half_length,
+                axes,
+            } => cylinder_mesh(*radius, *half_length, axes, 24),
         }
     }
 
@@ -116,6 +161,14 @@ impl BodyShape {
                 (0..3).all(|k| q[k].abs() <= half[k] * (1.0 + 1e-9))
             }
             BodyShape::Sphere { radius } => p.norm() <= radius * (1.0 + 1e-9),
+            BodyShape::Cylinder {
+                radius,
+                half_length,
+                axes,
+            } => {
+                let q = axes.transpose() * p;
+                q.z.abs() <= half_length * (1.0 + 1e-9) && q.xy().norm() <= radius * (1.0 + 1e-9)
+            }
         }
     }
 
@@ -124,6 +177,11 @@ impl BodyShape {
         match self {
             BodyShape::Box { half, .. } => half.iter().map(|h| h * h).sum::<f64>().sqrt(),
             BodyShape::Sphere { radius } => *radius,
+            BodyShape::Cylinder {
+                radius,
+                half_length,
+                ..
+            } => radius.hypot(*half_length),
         }
     }
 }
@@ -149,6 +207,24 @@ fn box_mesh(half: [f64; 3], axes: &Matrix3<f64>) -> Mesh {
         vertices,
         faces: faces.iter().map(|f| f.to_vec()).collect(),
     }
+}
+
+/// A cylinder of `radius` and half length `half` about the third column of `axes`, its round
+/// side in `sides` faces, closed by two caps.
+fn cylinder_mesh(radius: f64, half: f64, axes: &Matrix3<f64>, sides: u32) -> Mesh {
+    let mut vertices = Vec::new();
+    for z in [-half, half] {
+        for j in 0..sides {
+            let a = 2.0 * std::f64::consts::PI * f64::from(j) / f64::from(sides);
+            vertices.push((axes * Vector3::new(radius * a.cos(), radius * a.sin(), z)).into());
+        }
+    }
+    let mut faces: Vec<Vec<u32>> = (0..sides)
+        .map(|j| vec![j, (j + 1) % sides, sides + (j + 1) % sides, sides + j])
+        .collect();
+    faces.push((0..sides).rev().collect());
+    faces.push((sides..2 * sides).collect());
+    Mesh { vertices, faces }
 }
 
 /// A UV sphere of `radius` with `rings` bands of latitude and `sectors` of longitude.
@@ -221,7 +297,7 @@ mod tests {
     fn half(shape: &BodyShape) -> [f64; 3] {
         match shape {
             BodyShape::Box { half, .. } => *half,
-            BodyShape::Sphere { .. } => panic!("a box"),
+            _ => panic!("a box"),
         }
     }
 
@@ -263,7 +339,23 @@ mod tests {
             (h[2] - MIN_EDGE_RATIO * 2.0 * h[0] * 0.5).abs() < 1e-12,
             "{h:?}"
         );
-        for shape in [inertia_box(0.02, &plate), BodyShape::Sphere { radius: 0.1 }] {
+        let cylinder = |axis| {
+            from_spec(&ShapeSpec::Cylinder {
+                radius: 0.1,
+                length: 0.4,
+                axis,
+            })
+        };
+        for shape in [
+            inertia_box(0.02, &plate),
+            BodyShape::Sphere { radius: 0.1 },
+            cylinder(BodyAxis::X),
+            cylinder(BodyAxis::Y),
+            cylinder(BodyAxis::Z),
+            from_spec(&ShapeSpec::Box {
+                size: [0.3, 0.2, 0.1],
+            }),
+        ] {
             let mesh = shape.mesh();
             for (f, face) in mesh.faces.iter().enumerate() {
                 let c: Vector3<f64> = face
@@ -277,5 +369,9 @@ mod tests {
             assert_eq!((p.len() % 3, p.len()), (0, n.len()));
         }
         assert_eq!(BodyShape::Sphere { radius: 0.1 }.mesh().faces.len(), 96);
+        // A cylinder along x holds (±0.2, 0, 0.1 − ε) and not (0.21, 0, 0).
+        let c = cylinder(BodyAxis::X);
+        assert!(c.contains([0.2, 0.0, 0.099]) && c.contains([-0.2, 0.07, 0.07]));
+        assert!(!c.contains([0.21, 0.0, 0.0]) && !c.contains([0.0, 0.0, 0.11]));
     }
 }

@@ -16,7 +16,7 @@ use dynastep::model::GROUND;
 use nalgebra::{Matrix3, UnitQuaternion, Vector3};
 
 use crate::run_folder::RunFolder;
-use crate::shape::{inertia_box, BodyShape};
+use crate::shape::{self, inertia_box, BodyShape};
 use crate::PlotError;
 
 /// A point or direction fixed in a body (`None`: the ground, global axes).
@@ -238,10 +238,12 @@ impl SpatialScene {
         let mut bodies = Vec::with_capacity(spec.bodies.len());
         for b in &spec.bodies {
             let rigid = b.kind == SpatialBodyKind::Rigid;
-            let shape = match (rigid, b.inertia_matrix()) {
-                (true, Ok(j)) => inertia_box(b.mass, &j),
-                (true, Err(_)) => inertia_box(0.0, &Matrix3::zeros()),
-                (false, _) => BodyShape::Sphere { radius: 0.0 },
+            let shape = match (b.shape.as_ref(), rigid, b.inertia_matrix()) {
+                (Some(spec), _, _) => shape::from_spec(spec),
+                (None, true, Ok(j)) => inertia_box(b.mass, &j),
+                (None, true, Err(_)) => inertia_box(0.0, &Matrix3::zeros()),
+                // Sized with the scene (`size_point_masses`).
+                (None, false, _) => BodyShape::Sphere { radius: 0.0 },
             };
             bodies.push(SceneBody {
                 name: b.name.clone(),
@@ -294,7 +296,8 @@ impl SpatialScene {
         Ok(scene)
     }
 
-    /// Gives every point mass a sphere of [`POINT_MASS_RATIO`] times the scene's extent.
+    /// Gives every point mass without a shape of its own a sphere of [`POINT_MASS_RATIO`] times
+    /// the scene's extent.
     fn size_point_masses(&mut self) {
         let (lo, hi) = self.centroid_box();
         let extent = (hi - lo).norm();
@@ -310,7 +313,11 @@ impl SpatialScene {
         } else {
             1.0
         };
-        for b in self.bodies.iter_mut().filter(|b| !b.rigid) {
+        for b in self
+            .bodies
+            .iter_mut()
+            .filter(|b| b.shape == BodyShape::Sphere { radius: 0.0 })
+        {
             b.shape = BodyShape::Sphere {
                 radius: POINT_MASS_RATIO * extent,
             };
