@@ -175,9 +175,9 @@ fn trajectory_panels(run: &RunFolder) -> Vec<Panel> {
 }
 
 /// The default panels: energy balance (dynamic runs), constraint violations (log scale), the
-/// trajectories of the markers (or body origins) with equal axes ([`trajectory_panels`]: y(x),
-/// or three projections side by side for a spatial run), or the coordinates against t for an
-/// equation-based model. Panels without data are left out.
+/// trajectories of the markers (or body origins) with equal axes (y(x), or three projections
+/// side by side for a spatial run), or the coordinates against t for an equation-based model.
+/// Panels without data are left out.
 pub fn default_panels(run: &RunFolder) -> Vec<Panel> {
     let table = &run.table;
     let mut panels = Vec::new();
