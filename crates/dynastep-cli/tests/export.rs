@@ -182,3 +182,50 @@ fn the_shape_a_model_gives_a_body_is_exported() {
         stderr(&o)
     );
 }
+
+/// A spatial run folder whose history lacks a body's pose column (a history from another model,
+/// or cut by hand) is refused by the 3-D player and the export with the column named, not a
+/// panic.
+#[test]
+fn a_history_without_a_body_s_columns_is_refused_by_name() {
+    let out = scratch("export-columns");
+    let dir = out.to_str().unwrap();
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "spatial-top",
+        "--t-end",
+        "0.05",
+        "--quiet",
+        "--out",
+        dir,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let path = out.join("history.csv");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let drop = text
+        .lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .position(|c| c == "top.e3")
+        .unwrap();
+    let cut: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let mut cells: Vec<&str> = l.split(',').collect();
+            cells.remove(drop);
+            cells.join(",")
+        })
+        .collect();
+    std::fs::write(&path, cut.join("\n") + "\n").unwrap();
+    for command in ["animate", "export"] {
+        let o = dynastep(&[command, dir]);
+        assert_eq!(o.status.code(), Some(2), "{command}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("has no column top.e3 for body `top`"),
+            "{command}: {}",
+            stderr(&o)
+        );
+    }
+}
