@@ -20,6 +20,7 @@
 //!              [--columns PATTERN ... | --energy] [--out DIR]
 //! dynastep plot RUN_DIR [--columns PATTERN ...] [--name STEM]
 //! dynastep animate RUN_DIR [--out FILE.html]
+//! dynastep export RUN_DIR [--format gltf] [--out FILE.glb]
 //! ```
 //!
 //! Exit status: 0 on success, 1 when a run stopped early (the output written so far is kept), 2 for bad
@@ -99,8 +100,12 @@ enum Command {
     /// Draw time histories of a run folder (PNG and SVG): energy balance, constraint violations,
     /// marker trajectories, or chosen columns.
     Plot(plots::PlotArgs),
-    /// Write a self-contained HTML page that plays a run folder's mechanism.
+    /// Write a self-contained HTML page that plays a run folder's mechanism (planar in 2-D,
+    /// spatial in 3-D).
     Animate(plots::AnimateArgs),
+    /// Write a spatial run's motion for other viewers: glTF 2.0 (.glb) for Blender and any glTF
+    /// viewer.
+    Export(plots::ExportArgs),
 }
 
 #[derive(Args)]
@@ -202,6 +207,7 @@ fn main() -> ExitCode {
         Command::Sweep(args) => sweep::sweep(args),
         Command::Plot(args) => plots::plot(args),
         Command::Animate(args) => plots::animate(args),
+        Command::Export(args) => plots::export(args),
         Command::Schema => {
             println!(
                 "{}",

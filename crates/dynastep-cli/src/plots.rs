@@ -1,11 +1,13 @@
-//! `dynastep plot` and `dynastep animate`: drawings of a run folder (see the crate dynastep-plot).
+//! `dynastep plot`, `dynastep animate` and `dynastep export`: drawings of a run folder and its
+//! motion for other viewers (see the crate dynastep-plot).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, Result};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use dynastep_plot::animation::write_player;
+use dynastep_plot::gltf_export::write_gltf;
 use dynastep_plot::run_folder::RunFolder;
 use dynastep_plot::time_history::{default_panels, pattern_panels, stack};
 
@@ -28,6 +30,27 @@ pub struct AnimateArgs {
     /// The run folder (with history.csv and model.json).
     pub dir: PathBuf,
     /// The HTML file to write (default: DIR/animation.html).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// The formats `dynastep export` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// glTF 2.0, binary (.glb): one node per body with its shape, one animation of every row.
+    #[value(alias = "glb")]
+    Gltf,
+}
+
+/// `dynastep export`: where and how to write a spatial run's motion.
+#[derive(Args)]
+pub struct ExportArgs {
+    /// The run folder of a spatial run (with history.csv and model.json).
+    pub dir: PathBuf,
+    /// The format.
+    #[arg(long, value_enum, default_value = "gltf")]
+    pub format: ExportFormat,
+    /// The file to write (default: DIR/motion.glb).
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
@@ -75,5 +98,29 @@ pub fn animate(args: AnimateArgs) -> Result<ExitCode> {
         eprintln!("note: {note}; the animation plays the history up to there");
     }
     eprintln!("wrote {} (open it in a web browser)", out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the motion of the run in `args.dir` in the chosen format, and says what it wrote.
+pub fn export(args: ExportArgs) -> Result<ExitCode> {
+    let run = RunFolder::open(&args.dir).map_err(|e| anyhow!("{e}"))?;
+    let ExportFormat::Gltf = args.format;
+    let out = args.out.unwrap_or_else(|| args.dir.join("motion.glb"));
+    let done = write_gltf(&run, &out).map_err(|e| anyhow!("{e}"))?;
+    if let Some(note) = run.stop_note() {
+        eprintln!("note: {note}; the export holds the history up to there");
+    }
+    if done.dropped > 0 {
+        eprintln!(
+            "note: the last {} rows of history.csv are left out (not finite, or not later than the row before)",
+            done.dropped
+        );
+    }
+    eprintln!(
+        "wrote {} ({} bodies, {} frames; open it in Blender or any glTF viewer)",
+        out.display(),
+        done.bodies,
+        done.frames
+    );
     Ok(ExitCode::SUCCESS)
 }

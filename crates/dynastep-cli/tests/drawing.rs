@@ -1,7 +1,8 @@
 //! `dynastep plot`, `run --plot`, `compare` and `animate` as a user meets them: every embedded
-//! example gets its default panels, a failed run is still drawn up to where it stopped, the
-//! work–precision sweep of Andrews' squeezer converges at each scheme's order, and the HTML player
-//! renders the double four-bar in headless Chromium.
+//! example gets its default panels and its animation, a failed run is still drawn up to where it
+//! stopped, the work–precision sweep of Andrews' squeezer converges at each scheme's order, the
+//! HTML player renders the double four-bar and an equation-based run in headless Chromium, and
+//! the 3-D player renders Bricard's mechanism and the spatial slider-crank and moves them.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -46,7 +47,9 @@ fn run_plot_draws_the_default_panels_of_every_example() {
         // its coordinates).
         let run = RunFolder::open(&out).unwrap();
         let titles: Vec<String> = default_panels(&run).into_iter().map(|p| p.title).collect();
-        assert_eq!(titles.len(), 3, "{}: {titles:?}", ex.name);
+        // A spatial run's trajectories are three projections side by side.
+        let panels = if model.spatial.is_some() { 5 } else { 3 };
+        assert_eq!(titles.len(), panels, "{}: {titles:?}", ex.name);
         // An equation-based model has coordinates instead of bodies.
         let pattern = match &model.equations {
             Some(e) => e.coordinates[0].clone(),
@@ -55,34 +58,88 @@ fn run_plot_draws_the_default_panels_of_every_example() {
         let o = dynastep(&["plot", dir, "--columns", &pattern, "--name", "x"]);
         assert!(o.status.success(), "{}: {}", ex.name, stderr(&o));
         nonempty(&out.join("x.png"), 5_000);
+        // Every example can be animated: planar and equation-based runs by the planar player
+        // (an equation-based run's coordinates against time), spatial runs in 3-D.
+        let o = dynastep(&["animate", dir]);
+        assert!(o.status.success(), "{}: {}", ex.name, stderr(&o));
+        nonempty(&out.join("animation.html"), 10_000);
     }
 }
 
-/// The player draws in the plane: a spatial run is refused with a message that says what to do,
-/// not drawn as an empty page.
+/// A spherical pendulum with no marker, swinging out of every coordinate plane.
+const SPATIAL_NO_MARKERS: &str = r#"
+name = "spherical pendulum without markers"
+
+[spatial]
+gravity = [0.0, 0.0, -9.81]
+
+[[spatial.bodies]]
+name = "bob"
+mass = 1.0
+inertia = [0.01, 0.01, 0.01]
+position = [0.6, 0.0, -0.8]
+velocity = [0.0, 1.5, 0.0]
+
+[[spatial.joints]]
+name = "pivot"
+type = "spherical"
+body_i = "ground"
+body_j = "bob"
+at = [0.0, 0.0, 0.0]
+
+[solver]
+scheme = "generalized-alpha"
+dt = 1e-3
+t_end = 1.0
+output_interval = 0.01
+"#;
+
+/// `plot` draws a spatial run without markers: its bodies' centroids in three projections side
+/// by side (the issue that found none), each point the history's centroid columns.
 #[test]
-fn animate_refuses_a_spatial_run() {
-    let out = scratch("animate-spatial");
-    let dir = out.to_str().unwrap();
+fn plot_draws_a_spatial_run_without_markers_in_three_projections() {
+    let out = scratch("spatial-no-markers");
+    let model = out.join("model.toml");
+    std::fs::write(&model, SPATIAL_NO_MARKERS).unwrap();
+    let dir = out.join("run");
     let o = dynastep(&[
         "run",
-        "--example",
-        "spatial-top",
-        "--t-end",
-        "0.05",
+        model.to_str().unwrap(),
         "--quiet",
+        "--plot",
         "--out",
-        dir,
+        dir.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = dynastep(&["animate", dir]);
-    assert!(!o.status.success());
-    assert!(
-        stderr(&o).contains("planar mechanisms only"),
-        "{}",
-        stderr(&o)
+    nonempty(&dir.join("plot.png"), 10_000);
+    let run = RunFolder::open(&dir).unwrap();
+    let panels = default_panels(&run);
+    let projections: Vec<_> = panels.iter().filter(|p| p.equal_aspect).collect();
+    assert_eq!(
+        projections.len(),
+        3,
+        "{:?}",
+        panels.iter().map(|p| &p.title).collect::<Vec<_>>()
     );
-    assert!(!out.join("animation.html").exists());
+    let col = |c: &str| run.table.column(&format!("bob.{c}")).unwrap();
+    for (p, (a, b), beside) in [
+        (projections[0], ("x", "y"), false),
+        (projections[1], ("x", "z"), true),
+        (projections[2], ("y", "z"), true),
+    ] {
+        assert_eq!(p.beside, beside, "{}", p.title);
+        assert_eq!(p.series.len(), 1, "{}", p.title);
+        assert_eq!(p.series[0].label, "bob");
+        let expected: Vec<(f64, f64)> =
+            col(a).iter().copied().zip(col(b).iter().copied()).collect();
+        assert_eq!(p.series[0].points, expected, "{}", p.title);
+        // The bob leaves every coordinate plane: each projection spans a range in both axes.
+        let span = |f: fn(&(f64, f64)) -> f64| {
+            let v: Vec<f64> = expected.iter().map(f).collect();
+            v.iter().copied().fold(f64::MIN, f64::max) - v.iter().copied().fold(f64::MAX, f64::min)
+        };
+        assert!(span(|q| q.0) > 0.05 && span(|q| q.1) > 0.05, "{}", p.title);
+    }
 }
 
 #[test]
@@ -185,8 +242,12 @@ fn chromium() -> Option<&'static str> {
         .find(|p| Path::new(p).exists())
 }
 
+/// Runs headless Chromium with `args`, each call with a profile folder of its own (two
+/// Chromiums on one profile refuse to start, and the tests run in parallel).
 fn headless(args: &[&str]) -> Output {
-    let profile = scratch("chromium-profile");
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let profile = scratch(&format!("chromium-profile-{n}"));
     let mut cmd = Command::new(chromium().unwrap());
     cmd.args([
         "--headless",
@@ -203,14 +264,73 @@ fn headless(args: &[&str]) -> Output {
     cmd.args(args).output().expect("chromium runs")
 }
 
-#[test]
-fn the_player_renders_the_double_fourbar_in_headless_chromium() {
+/// Whether Chromium is there to run a page test; CI must have it.
+fn have_chromium() -> bool {
     if chromium().is_none() {
         assert!(
             std::env::var_os("CI").is_none(),
             "CI must install Debian's chromium for this test (.ci/run does)"
         );
         eprintln!("skipped: no /usr/bin/chromium (apt-get install chromium)");
+        return false;
+    }
+    true
+}
+
+/// A screenshot's pixels (RGB), row by row.
+struct Shot {
+    width: usize,
+    pixels: Vec<[u8; 3]>,
+}
+
+/// Takes a screenshot of `url` in a window of `size` into `path` and reads it back.
+fn screenshot(url: &str, path: &Path, size: (u32, u32)) -> Shot {
+    let o = headless(&[
+        &format!("--window-size={},{}", size.0, size.1),
+        &format!("--screenshot={}", path.display()),
+        url,
+    ]);
+    assert!(path.exists(), "{}", stderr(&o));
+    let decoder = png::Decoder::new(std::fs::File::open(path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let channels = info.color_type.samples();
+    let pixels = buf[..info.buffer_size()]
+        .chunks(channels)
+        .map(|p| [p[0], p[1], p[2]])
+        .collect();
+    Shot {
+        width: info.width as usize,
+        pixels,
+    }
+}
+
+/// The `<body …>` tag of `url` after the page ran (and played, unless `#pause`) for two seconds
+/// of virtual time; fails when the page did not draw or logged an error.
+fn body_after_load(url: &str) -> String {
+    let dom = headless(&["--dump-dom", url]);
+    let dom = String::from_utf8_lossy(&dom.stdout).to_string();
+    let body = dom
+        .split("<body")
+        .nth(1)
+        .and_then(|s| s.split('>').next())
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        body.contains("data-ready=\"1\""),
+        "{url}: the page did not draw: <body{body}>"
+    );
+    assert!(
+        !body.contains("data-errors"),
+        "{url}: JavaScript errors: {dom}"
+    );
+    body
+}
+
+#[test]
+fn the_player_renders_the_double_fourbar_in_headless_chromium() {
+    if !have_chromium() {
         return;
     }
     let out = scratch("animate");
@@ -229,44 +349,98 @@ fn the_player_renders_the_double_fourbar_in_headless_chromium() {
     let o = dynastep(&["animate", dir]);
     assert!(o.status.success(), "{}", stderr(&o));
     let url = format!("file://{}/animation.html#pause", dir);
-    let dom = headless(&["--dump-dom", &url]);
-    let dom = String::from_utf8_lossy(&dom.stdout);
-    let body = dom
-        .split("<body")
-        .nth(1)
-        .and_then(|s| s.split('>').next())
-        .unwrap_or("");
-    assert!(
-        body.contains("data-ready=\"1\""),
-        "the page did not draw: <body{body}>"
-    );
-    assert!(!body.contains("data-errors"), "JavaScript errors: {dom}");
-    let shot = out.join("shot.png");
-    let o = headless(&[
-        "--window-size=900,800",
-        &format!("--screenshot={}", shot.display()),
-        &url,
+    body_after_load(&url);
+    // An equation-based run: its coordinates against time, playing without a JavaScript error.
+    let top = scratch("animate-equations");
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "spinning-top",
+        "--t-end",
+        "1",
+        "--quiet",
+        "--out",
+        top.to_str().unwrap(),
     ]);
-    assert!(shot.exists(), "{}", stderr(&o));
-    let decoder = png::Decoder::new(std::fs::File::open(&shot).unwrap());
-    let mut reader = decoder.read_info().unwrap();
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).unwrap();
-    let channels = info.color_type.samples();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = dynastep(&["animate", top.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    body_after_load(&format!("file://{}/animation.html", top.display()));
+    let shot = screenshot(&url, &out.join("shot.png"), (900, 800));
     // The three cranks are drawn in the player's first three colours (#1f77b4, #d62728, #2ca02c).
     for (r, g, b) in [(31, 119, 180), (214, 39, 40), (44, 160, 44)] {
-        let close = |p: &[u8]| {
+        let close = |p: &[u8; 3]| {
             (i32::from(p[0]) - r).abs() <= 8
                 && (i32::from(p[1]) - g).abs() <= 8
                 && (i32::from(p[2]) - b).abs() <= 8
         };
-        let count = buf[..info.buffer_size()]
-            .chunks(channels)
-            .filter(|p| close(p))
-            .count();
+        let count = shot.pixels.iter().filter(|p| close(p)).count();
         assert!(
             count > 300,
             "only {count} pixels of colour ({r}, {g}, {b}): the mechanism is not drawn"
         );
     }
+}
+
+/// Pixels that are clearly coloured (a body's shade), not white, grey or black.
+fn coloured(p: &[u8; 3]) -> bool {
+    let (lo, hi) = (p.iter().min().unwrap(), p.iter().max().unwrap());
+    hi - lo > 60
+}
+
+/// The 3-D player of a spatial example: the page draws and plays without a JavaScript error, the
+/// bodies are drawn in colour, and between two times the view changes where the mechanism moved
+/// (below the page's top bar of controls).
+fn the_3d_player_moves(example: &str, t_end: &str, later: &str) {
+    let out = scratch(&format!("animate3d-{example}"));
+    let dir = out.to_str().unwrap();
+    let o = dynastep(&[
+        "run",
+        "--example",
+        example,
+        "--t-end",
+        t_end,
+        "--quiet",
+        "--out",
+        dir,
+    ]);
+    assert!(o.status.success(), "{example}: {}", stderr(&o));
+    let o = dynastep(&["animate", dir]);
+    assert!(o.status.success(), "{example}: {}", stderr(&o));
+    let page = format!("file://{dir}/animation.html");
+    // Playing for two seconds of virtual time, then paused at two times.
+    body_after_load(&page);
+    body_after_load(&format!("{page}#pause"));
+    let first = screenshot(&format!("{page}#pause"), &out.join("t0.png"), (1000, 750));
+    let second = screenshot(
+        &format!("{page}#t={later}"),
+        &out.join("t1.png"),
+        (1000, 750),
+    );
+    let view = 130 * first.width; // below the top bar
+    for (name, shot) in [("t = 0", &first), (later, &second)] {
+        let n = shot.pixels[view..].iter().filter(|p| coloured(p)).count();
+        assert!(
+            n > 2000,
+            "{example} at {name}: only {n} coloured pixels: the bodies are not drawn"
+        );
+    }
+    let moved = first.pixels[view..]
+        .iter()
+        .zip(&second.pixels[view..])
+        .filter(|(a, b)| (coloured(a) || coloured(b)) && a != b)
+        .count();
+    assert!(
+        moved > 500,
+        "{example}: only {moved} pixels of the bodies changed between t = 0 and {later}"
+    );
+}
+
+#[test]
+fn the_3d_player_renders_and_moves_bricard_and_the_spatial_slider_crank() {
+    if !have_chromium() {
+        return;
+    }
+    the_3d_player_moves("bricard", "1.5", "1.5");
+    the_3d_player_moves("spatial-slider-crank", "0.5", "0.5");
 }

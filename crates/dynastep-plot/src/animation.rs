@@ -1,6 +1,8 @@
 //! The HTML player of a run (`dynastep animate`): one self-contained file, its JavaScript inlined
 //! (`assets/player.html`), that plays the mechanism with play/pause, a time slider and a speed
-//! control, and shows the time and the energy error.
+//! control, and shows the time and the energy error. A spatial run goes to the 3-D player
+//! ([`crate::player3d`]); an equation-based run, which has no bodies, gets its coordinates drawn
+//! against time with a cursor at the frame.
 //!
 //! The drawing is computed here from the model (`model.json`) and the history: each body is the
 //! polyline of its named points in world coordinates at every frame (two points: a bar; three or
@@ -123,7 +125,7 @@ impl Resolver<'_> {
 }
 
 /// The rows kept as frames: all, or [`MAX_FRAMES`] evenly spaced including the last.
-fn frame_rows(rows: usize) -> Vec<usize> {
+pub(crate) fn frame_rows(rows: usize) -> Vec<usize> {
     if rows <= MAX_FRAMES {
         return (0..rows).collect();
     }
@@ -134,11 +136,12 @@ fn frame_rows(rows: usize) -> Vec<usize> {
     v
 }
 
-/// The player's data for `run` (see `assets/player.html` for the fields).
+/// The player's data for `run` (see `assets/player.html` for the fields): a planar run's
+/// mechanism, or an equation-based run's coordinates against time (it has no bodies to draw).
 ///
 /// # Errors
-/// [`PlotError::Data`] when the folder has no `model.json`, the model is spatial or equation-based
-/// (the player draws planar bodies), or the history lacks a body's columns.
+/// [`PlotError::Data`] when the folder has no `model.json`, the model is spatial (see
+/// [`write_player`]), or the history lacks a body's columns.
 pub fn player_data(run: &RunFolder) -> Result<serde_json::Value, PlotError> {
     let model = run.model.as_ref().ok_or_else(|| {
         PlotError::Data(format!(
@@ -147,16 +150,15 @@ pub fn player_data(run: &RunFolder) -> Result<serde_json::Value, PlotError> {
         ))
     })?;
     use dynastep::model::inventory::ModelKind;
-    let kind = match model.kind() {
-        ModelKind::Planar => None,
-        ModelKind::Spatial => Some("a spatial model"),
-        ModelKind::Equations => Some("an equation-based model (no bodies to draw)"),
-    };
-    if let Some(kind) = kind {
-        return Err(PlotError::Data(format!(
-            "{} holds {kind}, and the player draws planar mechanisms only; plot its columns with `dynastep plot --columns`",
-            run.dir.display()
-        )));
+    match model.kind() {
+        ModelKind::Planar => {}
+        ModelKind::Equations => return Ok(coordinates_data(run, model)),
+        ModelKind::Spatial => {
+            return Err(PlotError::Data(format!(
+                "{} holds a spatial model, which the planar player does not draw; `write_player` sends it to the 3-D player",
+                run.dir.display()
+            )))
+        }
     }
     let r = Resolver { model, run };
     let rows = frame_rows(run.table.rows());
@@ -231,6 +233,39 @@ pub fn player_data(run: &RunFolder) -> Result<serde_json::Value, PlotError> {
     }))
 }
 
+/// The player's data for an equation-based run: each generalized coordinate's values at the
+/// frames, which the page draws against time with a cursor at the frame (no bodies).
+fn coordinates_data(run: &RunFolder, model: &Model) -> serde_json::Value {
+    let rows = frame_rows(run.table.rows());
+    let t = run.table.t();
+    let names = model
+        .equations
+        .as_ref()
+        .map(|e| e.coordinates.clone())
+        .unwrap_or_default();
+    let coordinates: Vec<serde_json::Value> = names
+        .iter()
+        .filter_map(|name| {
+            let c = run.table.column(name)?;
+            let values: Vec<f64> = rows.iter().map(|&k| c[k]).collect();
+            Some(json!({"name": name, "values": values}))
+        })
+        .collect();
+    let energy = run
+        .table
+        .column("energy.balance")
+        .map(|e| rows.iter().map(|&k| e[k]).collect::<Vec<f64>>());
+    json!({
+        "title": run.title,
+        "t": rows.iter().map(|&k| t[k]).collect::<Vec<f64>>(),
+        "energy_error": energy,
+        "bounds": [0.0, 0.0, 1.0, 1.0],
+        "bodies": [],
+        "coordinates": coordinates,
+        "stopped": run.stop_note(),
+    })
+}
+
 /// The box covering every body point of every frame and the ground points, padded by 5 % (and at
 /// least 0.05 m).
 fn bounds(bodies: &[serde_json::Value], ground: &[[f64; 2]]) -> [f64; 4] {
@@ -275,11 +310,20 @@ pub fn page(data: &serde_json::Value) -> String {
     TEMPLATE.replacen(PLACEHOLDER, &json, 1)
 }
 
-/// Writes the player of `run` to `path`.
+/// Writes the player of `run` to `path`: the planar player for a planar run, the 3-D player
+/// ([`crate::player3d`]) for a spatial one.
 ///
 /// # Errors
-/// See [`player_data`]; [`PlotError::Io`] when the file cannot be written.
+/// See [`player_data`] and [`crate::player3d::player3d_data`]; [`PlotError::Io`] when the file
+/// cannot be written.
 pub fn write_player(run: &RunFolder, path: &Path) -> Result<(), PlotError> {
+    if run
+        .model
+        .as_ref()
+        .is_some_and(|m| m.kind() == dynastep::model::inventory::ModelKind::Spatial)
+    {
+        return crate::player3d::write_player3d(run, path);
+    }
     let html = page(&player_data(run)?);
     std::fs::write(path, html).map_err(|source| PlotError::Io {
         path: path.display().to_string(),

@@ -9,14 +9,21 @@
 //! | [`panel`] | one panel: labelled series on linear or log axes |
 //! | [`time_history`] | time histories of a run (`dynastep plot`, `run --plot`) |
 //! | [`work_precision`] | error against cost of several methods (`dynastep compare`) |
-//! | [`animation`] | the HTML player of a run (`dynastep animate`) |
+//! | [`animation`] | the HTML player of a run (`dynastep animate`); planar runs |
+//! | [`player3d`] | the 3-D HTML player of a spatial run |
+//! | [`spatial_scene`], [`shape`] | a spatial run as bodies with shapes and poses, joints, springs, markers |
+//! | [`gltf_export`] | a spatial run's motion as animated glTF 2.0 (`dynastep export`) |
 //!
 //! Text in charts uses the embedded DejaVu Sans font ([`canvas`]), so no system fonts are needed.
 
 pub mod animation;
 pub mod canvas;
+pub mod gltf_export;
 pub mod panel;
+pub mod player3d;
 pub mod run_folder;
+pub mod shape;
+pub mod spatial_scene;
 pub mod stability;
 pub mod time_history;
 pub mod work_precision;

@@ -47,6 +47,9 @@ pub struct Panel {
     pub floor: Option<(f64, String)>,
     /// A vertical red line at this x, with its legend text (e.g. where a run stopped).
     pub stop: Option<(f64, String)>,
+    /// Drawn to the right of the panel before it, in the same row (the three projections of
+    /// spatial trajectories); false starts a new row.
+    pub beside: bool,
 }
 
 impl Panel {
@@ -63,6 +66,7 @@ impl Panel {
             equal_aspect: false,
             floor: None,
             stop: None,
+            beside: false,
         }
     }
 
@@ -156,8 +160,12 @@ impl Panel {
         };
         let fx = |v: &f64| fmt(*v, self.x_scale, xspan);
         let fy = |v: &f64| fmt(*v, self.y_scale, yspan);
+        // A narrow panel (a projection beside others) gets fewer x labels, so that they do not run
+        // into each other.
+        let x_labels = if area.dim_in_pixel().0 < 500 { 5 } else { 10 };
         chart
             .configure_mesh()
+            .x_labels(x_labels)
             .x_desc(&self.x_label)
             .y_desc(&self.y_label)
             .x_label_formatter(&fx)

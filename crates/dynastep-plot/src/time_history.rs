@@ -1,6 +1,6 @@
 //! Time histories of a run folder (`dynastep plot`, `dynastep run --plot`): by default the energy
-//! balance, the constraint violations and the trajectories of the markers; or one panel per column
-//! pattern.
+//! balance, the constraint violations and the trajectories of the markers (or, without markers,
+//! of the bodies; three projections for a spatial run); or one panel per column pattern.
 
 use std::path::Path;
 
@@ -46,19 +46,30 @@ impl Figure for Stack {
             )
             .map_err(err)?;
         }
-        for (panel, area) in self
-            .panels
-            .iter()
-            .zip(body.split_evenly((self.panels.len(), 1)))
-        {
-            panel.draw(&area)?;
+        let rows = self.rows();
+        for (row, area) in rows.iter().zip(body.split_evenly((rows.len(), 1))) {
+            for (panel, cell) in row.iter().zip(area.split_evenly((1, row.len()))) {
+                panel.draw(&cell)?;
+            }
         }
         root.present().map_err(err)
     }
 }
 
 impl Stack {
-    /// Writes the stack to `path` (.png or .svg), 1000 pixels wide, 330 per panel.
+    /// The panels by rows: a panel marked `beside` joins the row of the one before it.
+    fn rows(&self) -> Vec<Vec<&Panel>> {
+        let mut rows: Vec<Vec<&Panel>> = Vec::new();
+        for p in &self.panels {
+            match rows.last_mut() {
+                Some(row) if p.beside => row.push(p),
+                _ => rows.push(vec![p]),
+            }
+        }
+        rows
+    }
+
+    /// Writes the stack to `path` (.png or .svg), 1000 pixels wide, 330 per row of panels.
     ///
     /// # Errors
     /// See [`render`]; [`PlotError::Data`] when there is no panel.
@@ -66,7 +77,7 @@ impl Stack {
         if self.panels.is_empty() {
             return Err(PlotError::Data("nothing to plot: no panel has data".into()));
         }
-        render(self, path, (1000, 56 + 330 * self.panels.len() as u32))
+        render(self, path, (1000, 56 + 330 * self.rows().len() as u32))
     }
 }
 
@@ -98,8 +109,8 @@ fn time_panel(run: &RunFolder, title: &str, y: &str, indices: &[usize], scale: S
 }
 
 /// The names of the points whose trajectories are drawn: the markers of the model, else its body
-/// origins (at most [`MAX_TRAJECTORIES`]), else every `.x`/`.y` pair of the history. Spatial
-/// points are drawn projected on the x–y plane.
+/// origins (a spatial body's centroid; at most [`MAX_TRAJECTORIES`]), else every `.x`/`.y` pair
+/// of the history.
 fn trajectory_names(run: &RunFolder) -> Vec<String> {
     let pairs: Vec<String> = run.table.planar_points().into_iter().map(|p| p.0).collect();
     let keep = |names: Vec<String>| -> Vec<String> {
@@ -109,7 +120,7 @@ fn trajectory_names(run: &RunFolder) -> Vec<String> {
         Some(m) if !m.marker_names().is_empty() => {
             keep(m.marker_names().iter().map(|k| k.to_string()).collect())
         }
-        // Body origins: the frames' x–y columns (a spatial body's centroid, projected).
+        // Body origins: the frames' columns (a spatial body's centroid).
         Some(m) => keep(
             m.body_names()
                 .iter()
@@ -121,9 +132,52 @@ fn trajectory_names(run: &RunFolder) -> Vec<String> {
     }
 }
 
-/// The default panels: energy balance (dynamic runs), constraint violations (log scale), and the
-/// trajectories y(x) of the markers with equal axes, or the coordinates against t for an
-/// equation-based model. Panels without data are left out.
+/// The trajectory panels, with equal axes: y(x) of the points of [`trajectory_names`] in a planar
+/// run; in a spatial run (its points have `.z` columns) three projections side by side, top
+/// view y(x), front view z(x) and side view z(y). None when no point has columns.
+fn trajectory_panels(run: &RunFolder) -> Vec<Panel> {
+    let table = &run.table;
+    let names = trajectory_names(run);
+    let spatial = !names.is_empty()
+        && names
+            .iter()
+            .all(|n| table.column(&format!("{n}.z")).is_some());
+    let views: &[(&str, &str, &str)] = if spatial {
+        &[
+            ("Trajectories, top view (x–y)", "x", "y"),
+            ("front view (x–z)", "x", "z"),
+            ("side view (y–z)", "y", "z"),
+        ]
+    } else {
+        &[("Trajectories", "x", "y")]
+    };
+    let mut panels = Vec::new();
+    for (k, (title, a, b)) in views.iter().enumerate() {
+        let mut p = Panel::new(title, &format!("{a} [m]"), &format!("{b} [m]"));
+        p.equal_aspect = true;
+        p.beside = k > 0;
+        for name in &names {
+            if let (Some(u), Some(v)) = (
+                table.column(&format!("{name}.{a}")),
+                table.column(&format!("{name}.{b}")),
+            ) {
+                p.series.push(Series {
+                    label: name.clone(),
+                    points: u.iter().copied().zip(v.iter().copied()).collect(),
+                });
+            }
+        }
+        if !p.series.is_empty() {
+            panels.push(p);
+        }
+    }
+    panels
+}
+
+/// The default panels: energy balance (dynamic runs), constraint violations (log scale), the
+/// trajectories of the markers (or body origins) with equal axes (y(x), or three projections
+/// side by side for a spatial run), or the coordinates against t for an equation-based model.
+/// Panels without data are left out.
 pub fn default_panels(run: &RunFolder) -> Vec<Panel> {
     let table = &run.table;
     let mut panels = Vec::new();
@@ -149,22 +203,7 @@ pub fn default_panels(run: &RunFolder) -> Vec<Panel> {
             Scale::Log,
         ));
     }
-    let mut traj = Panel::new("Trajectories", "x [m]", "y [m]");
-    traj.equal_aspect = true;
-    for name in trajectory_names(run) {
-        if let (Some(x), Some(y)) = (
-            table.column(&format!("{name}.x")),
-            table.column(&format!("{name}.y")),
-        ) {
-            traj.series.push(Series {
-                label: name,
-                points: x.iter().copied().zip(y.iter().copied()).collect(),
-            });
-        }
-    }
-    if !traj.series.is_empty() {
-        panels.push(traj);
-    }
+    panels.extend(trajectory_panels(run));
     // An equation-based model has no bodies to draw: its coordinates against time instead.
     let coordinates: Vec<usize> = run
         .model

@@ -126,6 +126,49 @@ pub struct SpatialBodySpec {
     /// Named points in the body frame, from the centroid [m]. The centroid is point `origin`.
     #[serde(default)]
     pub points: BTreeMap<String, [f64; 3]>,
+    /// What the 3-D player and the glTF export draw for the body; default the uniform box with
+    /// its mass and inertia. Drawing only: the dynamics use `mass` and `inertia`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<ShapeSpec>,
+}
+
+/// A body axis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BodyAxis {
+    /// The body's x axis.
+    X,
+    /// The body's y axis.
+    Y,
+    /// The body's z axis.
+    #[default]
+    Z,
+}
+
+/// A shape drawn for a body, centred on its centroid, in its body frame (drawing only).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ShapeSpec {
+    /// A box with edges along the body axes.
+    Box {
+        /// Edge lengths (l_x, l_y, l_z) [m]; positive.
+        size: [f64; 3],
+    },
+    /// A cylinder along a body axis.
+    Cylinder {
+        /// Radius [m]; positive.
+        radius: f64,
+        /// Length [m]; positive.
+        length: f64,
+        /// The body axis it lies along: `x`, `y` or `z` (default).
+        #[serde(default)]
+        axis: BodyAxis,
+    },
+    /// A sphere.
+    Sphere {
+        /// Radius [m]; positive.
+        radius: f64,
+    },
 }
 
 /// Kind of a spatial joint (Haug 1989, §9.3, built from the basic constraints of §9.2).

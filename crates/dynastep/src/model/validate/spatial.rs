@@ -193,6 +193,9 @@ fn body(c: &mut Checker<'_>, i: usize, b: &SpatialBodySpec) {
     for (name, x) in &b.points {
         c.finite(at(&[&"bodies", &i, &"points", name]), &e, "a body point", x);
     }
+    if let Some(shape) = &b.shape {
+        body_shape(c, i, &e, shape);
+    }
     match b.kind {
         SpatialBodyKind::Rigid => {
             if let Err((field, message)) = b.inertia_matrix() {
@@ -226,6 +229,24 @@ fn body(c: &mut Checker<'_>, i: usize, b: &SpatialBodySpec) {
                 );
             }
         }
+    }
+}
+
+/// A body's drawn shape: every size positive and finite.
+fn body_shape(c: &mut Checker<'_>, i: usize, e: &str, shape: &ShapeSpec) {
+    let sizes: Vec<(&str, f64)> = match *shape {
+        ShapeSpec::Box { size } => vec![("size", size[0]), ("size", size[1]), ("size", size[2])],
+        ShapeSpec::Cylinder { radius, length, .. } => vec![("radius", radius), ("length", length)],
+        ShapeSpec::Sphere { radius } => vec![("radius", radius)],
+    };
+    for (field, x) in sizes {
+        c.positive(
+            at(&[&"bodies", &i, &"shape", &field]),
+            e,
+            field,
+            x,
+            "give the shape's sizes in metres, e.g. `shape = { type = \"box\", size = [0.3, 0.02, 0.02] }`",
+        );
     }
 }
 

@@ -25,6 +25,7 @@ fn rigid(name: &str, position: [f64; 3], axis: [f64; 3], angle: f64) -> SpatialB
         angular_velocity: [0.5, -1.0, 2.0],
         angular_velocity_axes: Axes::Global,
         points: [("P".to_string(), [0.2, -0.1, 0.3])].into(),
+        shape: None,
     }
 }
 
