@@ -1695,6 +1695,10 @@ t_end = 2.0
         let text =
             format!("{VALID}\n[[markers]]\nname = \"tip\"\nbody = \"ground\"\npoint = \"A\"\n");
         one_error(&text, "\"tip\"", LAST, "duplicate marker name `tip`");
+        // Markers are one spec in both kinds; an angle sequence is for spatial ones only.
+        let text =
+            format!("{VALID}\n[[markers]]\nname = \"m2\"\nbody = \"ground\"\nangles = \"zxz\"\n");
+        one_error(&text, "\"zxz\"", 0, "a planar marker has no angle sequence");
     }
 
     #[test]

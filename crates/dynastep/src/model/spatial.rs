@@ -13,6 +13,8 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::types::{Axes, MarkerSpec};
+
 /// A spatial mechanism.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -37,7 +39,7 @@ pub struct SpatialSpec {
     pub forces: Vec<SpatialForceSpec>,
     /// Points whose global position, velocity, orientation and angular velocity are output.
     #[serde(default)]
-    pub markers: Vec<SpatialMarkerSpec>,
+    pub markers: Vec<MarkerSpec>,
 }
 
 /// Kind of a spatial body.
@@ -49,17 +51,6 @@ pub enum SpatialBodyKind {
     Rigid,
     /// Point mass: position only (3 coordinates), no inertia.
     Point,
-}
-
-/// Axes in which a vector is given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Axes {
-    /// The global frame.
-    #[default]
-    Global,
-    /// The body frame.
-    Body,
 }
 
 /// The initial orientation of a body frame (body → global). Give exactly one of
@@ -387,24 +378,6 @@ impl SpatialForceSpec {
             | SpatialForceSpec::Torque { name, .. } => name,
         }
     }
-}
-
-/// A named point whose global position, velocity, its body's orientation (Euler parameters) and
-/// angular velocity are output.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SpatialMarkerSpec {
-    /// Unique name among markers.
-    pub name: String,
-    /// The body (`ground` allowed).
-    pub body: String,
-    /// Point of the body (default `origin`).
-    #[serde(default)]
-    pub point: Option<String>,
-    /// Also write the body's orientation as angles `<name>.angle1`, `.angle2`, `.angle3` [rad]
-    /// of this Euler or Cardan sequence (moving axes, as `orientation.sequence`), e.g. `zxz`.
-    #[serde(default)]
-    pub angles: Option<String>,
 }
 
 /// The message for a string that is not an Euler or Cardan sequence.

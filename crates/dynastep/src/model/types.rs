@@ -221,14 +221,15 @@ pub struct DriverSpec {
     pub function: FunctionSpec,
 }
 
-/// Frame in which an applied force is given.
+/// The axes in which a vector is given (an applied force or torque, an initial angular velocity),
+/// for planar and spatial models alike.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Frame {
-    /// Global axes.
+pub enum Axes {
+    /// The global frame.
     #[default]
     Global,
-    /// Axes of the body the force acts on (a follower force).
+    /// The axes of the body the vector belongs to (a follower force).
     Body,
 }
 
@@ -301,7 +302,7 @@ pub enum ForceSpec {
         fy: Option<FunctionSpec>,
         /// Axes of (fx, fy): `global` (default) or `body`.
         #[serde(default)]
-        frame: Frame,
+        frame: Axes,
     },
     /// A torque applied to a rigid body.
     Torque {
@@ -326,7 +327,9 @@ impl ForceSpec {
     }
 }
 
-/// A named point whose global position and velocity are output as `<name>.x`, `.y`, `.vx`, `.vy`.
+/// A named point whose global position and velocity are output: `<name>.x`, `.y`, `.vx`, `.vy` in
+/// a planar model; in a spatial one also `.z`, `.vz`, its body's Euler parameters and angular
+/// velocity. One spec for both kinds of model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MarkerSpec {
@@ -337,6 +340,11 @@ pub struct MarkerSpec {
     /// Point of the body (default `origin`).
     #[serde(default)]
     pub point: Option<String>,
+    /// Spatial models only: also write the body's orientation as angles `<name>.angle1`,
+    /// `.angle2`, `.angle3` \[rad\] of this Euler or Cardan sequence (moving axes, as
+    /// `orientation.sequence`), e.g. `zxz`. A planar marker's angle is its body's θ.
+    #[serde(default)]
+    pub angles: Option<String>,
 }
 
 /// Solver settings stored with the model.

@@ -1,5 +1,5 @@
-//! The rules of `[[markers]]`: a point that exists, and a name that does not collide with a
-//! body's columns in the time history.
+//! The rules of `[[markers]]`: a point that exists, a name that does not collide with a body's
+//! columns in the time history, and no angle sequence (spatial markers only).
 
 use super::super::types::*;
 use super::checker::{label, p, Checker};
@@ -20,6 +20,14 @@ pub(super) fn check(c: &mut Checker<'_>, model: &Model) {
                 &e,
                 format!("marker `{}` has the name of a body; their columns `{0}.x`, `{0}.y`, … in the time history would collide", m.name),
                 format!("rename the marker (e.g. `{}_marker`) or the body", m.name),
+            );
+        }
+        if m.angles.is_some() {
+            c.push(
+                at("angles"),
+                &e,
+                "a planar marker has no angle sequence: its angle is its body's θ".into(),
+                "remove `angles` (it is for markers under [spatial])".into(),
             );
         }
         if let Some(b) = c.body_ref(at("body"), &e, &m.body, true) {

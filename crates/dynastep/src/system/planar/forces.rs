@@ -24,7 +24,7 @@ use super::resolver::{compile, find_joint, unchecked, Resolver};
 use super::PlanarError;
 use crate::linalg::Vector;
 use crate::model::function::{FunctionSpec, TimeFunction};
-use crate::model::{ForceSpec, Frame as LoadFrame};
+use crate::model::{Axes, ForceSpec};
 
 /// Lengths below this \[m\] are replaced by it when a TSDA's direction is computed, so that Q stays finite
 /// when its points meet (the direction is then arbitrary).
@@ -260,7 +260,7 @@ fn load_from_spec(
         s,
         fx: optional(el, "fx", fx)?.unwrap_or_else(zero),
         fy: optional(el, "fy", fy)?.unwrap_or_else(zero),
-        body_frame: *frame == LoadFrame::Body,
+        body_frame: *frame == Axes::Body,
     };
     Ok((Slots::single(b), law))
 }

@@ -8,8 +8,8 @@ use super::*;
 use crate::analysis::assembly::consistent_accelerations;
 use crate::model::function::{FunctionSpec, TaggedFunction, TimeFunction};
 use crate::model::{
-    BodyKind, BodySpec, DriverKind, DriverSpec, ForceSpec, Frame as LoadFrame, JointKind,
-    JointSpec, MarkerSpec, GROUND,
+    Axes, BodyKind, BodySpec, DriverKind, DriverSpec, ForceSpec, JointKind, JointSpec, MarkerSpec,
+    GROUND,
 };
 use crate::system::derivative_check::*;
 
@@ -394,7 +394,7 @@ fn applied_forces_and_torques() {
     let mut m = model();
     m.gravity = [0.3, -9.81];
     m.bodies = vec![rigid("a", 0.3, 0.4, 0.5), point("p", -0.7, 0.6)];
-    let load = |name: &str, body: &str, point: Option<&str>, frame: LoadFrame| ForceSpec::Force {
+    let load = |name: &str, body: &str, point: Option<&str>, frame: Axes| ForceSpec::Force {
         name: name.into(),
         body: body.into(),
         point: point.map(Into::into),
@@ -403,17 +403,17 @@ fn applied_forces_and_torques() {
         frame,
     };
     m.forces = vec![
-        load("fg", "a", Some("A"), LoadFrame::Global),
-        load("fb", "a", Some("B"), LoadFrame::Body),
-        load("pg", "p", None, LoadFrame::Global),
-        load("pb", "p", None, LoadFrame::Body),
+        load("fg", "a", Some("A"), Axes::Global),
+        load("fb", "a", Some("B"), Axes::Body),
+        load("pg", "p", None, Axes::Global),
+        load("pb", "p", None, Axes::Body),
         ForceSpec::Force {
             name: "only_y".into(),
             body: "a".into(),
             point: None,
             fx: None,
             fy: Some(FunctionSpec::Constant(1.0)),
-            frame: LoadFrame::Body,
+            frame: Axes::Body,
         },
         ForceSpec::Torque {
             name: "t".into(),
@@ -478,16 +478,19 @@ fn body_frame_values_round_trip() {
             name: "tip".into(),
             body: "a".into(),
             point: Some("A".into()),
+            angles: None,
         },
         MarkerSpec {
             name: "g".into(),
             body: GROUND.into(),
             point: Some("G".into()),
+            angles: None,
         },
         MarkerSpec {
             name: "a_origin".into(),
             body: "a".into(),
             point: None,
+            angles: None,
         },
     ];
     let sys = PlanarSystem::new(&m).unwrap();
@@ -854,6 +857,7 @@ fn construction_errors_name_the_entity() {
         name: "mk".into(),
         body: GROUND.into(),
         point: Some("Z".into()),
+        angles: None,
     });
     refused(&m, "markers[0].point", "the ground has no point `Z`");
 }

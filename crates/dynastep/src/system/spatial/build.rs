@@ -17,11 +17,11 @@ use super::rsda::Rsda;
 use super::{SpatialMarker, SpatialSystem};
 use crate::model::function::{FunctionSpec, TimeFunction};
 use crate::model::spatial::{
-    sequence_axes, Axes, JointFrameSpec, SpatialBodyKind, SpatialBodySpec, SpatialDriverSpec,
+    sequence_axes, JointFrameSpec, SpatialBodyKind, SpatialBodySpec, SpatialDriverSpec,
     SpatialForceSpec, SpatialJointKind, SpatialJointSpec, SpatialMotion, SpatialSpec,
 };
 use crate::model::validate::{self, Issue};
-use crate::model::Model;
+use crate::model::{Axes, Model};
 
 /// Why a spatial model cannot be built.
 #[derive(Debug, Clone, thiserror::Error)]

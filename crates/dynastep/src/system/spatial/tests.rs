@@ -4,7 +4,7 @@
 use super::*;
 use crate::model::function::{FunctionSpec, TaggedFunction};
 use crate::model::spatial::*;
-use crate::model::Model;
+use crate::model::{Axes, MarkerSpec, Model};
 use crate::system::derivative_check::{check_derivatives, noise};
 use crate::system::mechanism::Mechanism;
 
@@ -80,7 +80,7 @@ fn model(joints: Vec<SpatialJointSpec>, forces: Vec<SpatialForceSpec>) -> Model 
             joints,
             drivers: vec![],
             forces,
-            markers: vec![SpatialMarkerSpec {
+            markers: vec![MarkerSpec {
                 name: "M".into(),
                 body: "b".into(),
                 point: Some("P".into()),
