@@ -20,7 +20,7 @@
 //!              [--columns PATTERN ... | --energy] [--out DIR]
 //! dynastep plot RUN_DIR [--columns PATTERN ...] [--name STEM]
 //! dynastep animate RUN_DIR [--out FILE.html]
-//! dynastep export RUN_DIR [--format gltf] [--out FILE.glb]
+//! dynastep export RUN_DIR [--format gltf|vtk] [--out FILE.glb|FILE.pvd]
 //! ```
 //!
 //! Exit status: 0 on success, 1 when a run stopped early (the output written so far is kept), 2 for bad
@@ -104,7 +104,7 @@ enum Command {
     /// spatial in 3-D).
     Animate(plots::AnimateArgs),
     /// Write a spatial run's motion for other viewers: glTF 2.0 (.glb) for Blender and any glTF
-    /// viewer.
+    /// viewer, or a VTK time series (.pvd + .vtu, double precision) for ParaView.
     Export(plots::ExportArgs),
 }
 

@@ -10,6 +10,7 @@ use dynastep_plot::animation::write_player;
 use dynastep_plot::gltf_export::write_gltf;
 use dynastep_plot::run_folder::RunFolder;
 use dynastep_plot::time_history::{default_panels, pattern_panels, stack};
+use dynastep_plot::vtk_export::write_vtk;
 
 #[derive(Args)]
 pub struct PlotArgs {
@@ -40,6 +41,9 @@ pub enum ExportFormat {
     /// glTF 2.0, binary (.glb): one node per body with its shape, one animation of every row.
     #[value(alias = "glb")]
     Gltf,
+    /// VTK time series for ParaView (.pvd + one .vtu per row), in double precision.
+    #[value(alias = "pvd", alias = "vtu")]
+    Vtk,
 }
 
 /// `dynastep export`: where and how to write a spatial run's motion.
@@ -50,7 +54,8 @@ pub struct ExportArgs {
     /// The format.
     #[arg(long, value_enum, default_value = "gltf")]
     pub format: ExportFormat,
-    /// The file to write (default: DIR/motion.glb).
+    /// The file to write (default: DIR/motion.glb, or DIR/motion.pvd with its frames in
+    /// DIR/motion/).
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
@@ -104,9 +109,17 @@ pub fn animate(args: AnimateArgs) -> Result<ExitCode> {
 /// Writes the motion of the run in `args.dir` in the chosen format, and says what it wrote.
 pub fn export(args: ExportArgs) -> Result<ExitCode> {
     let run = RunFolder::open(&args.dir).map_err(|e| anyhow!("{e}"))?;
-    let ExportFormat::Gltf = args.format;
-    let out = args.out.unwrap_or_else(|| args.dir.join("motion.glb"));
-    let done = write_gltf(&run, &out).map_err(|e| anyhow!("{e}"))?;
+    let (done, out, viewer) = match args.format {
+        ExportFormat::Gltf => {
+            let out = args.out.unwrap_or_else(|| args.dir.join("motion.glb"));
+            (write_gltf(&run, &out), out, "Blender or any glTF viewer")
+        }
+        ExportFormat::Vtk => {
+            let out = args.out.unwrap_or_else(|| args.dir.join("motion.pvd"));
+            (write_vtk(&run, &out), out, "ParaView")
+        }
+    };
+    let done = done.map_err(|e| anyhow!("{e}"))?;
     if let Some(note) = run.stop_note() {
         eprintln!("note: {note}; the export holds the history up to there");
     }
@@ -117,7 +130,7 @@ pub fn export(args: ExportArgs) -> Result<ExitCode> {
         );
     }
     eprintln!(
-        "wrote {} ({} bodies, {} frames; open it in Blender or any glTF viewer)",
+        "wrote {} ({} bodies, {} frames; open it in {viewer})",
         out.display(),
         done.bodies,
         done.frames

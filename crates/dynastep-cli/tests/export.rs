@@ -123,19 +123,26 @@ fn export_refuses_what_it_cannot_write_with_a_message() {
         dir,
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = dynastep(&["export", dir]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("spatial runs only"), "{}", stderr(&o));
+    for format in ["gltf", "vtk"] {
+        let o = dynastep(&["export", dir, "--format", format]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains("spatial runs only"), "{}", stderr(&o));
+    }
     assert!(!out.join("motion.glb").exists());
+    assert!(!out.join("motion.pvd").exists() && !out.join("motion").exists());
     // A folder without model.json.
     std::fs::remove_file(out.join("model.json")).unwrap();
     let o = dynastep(&["export", dir]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("has no model.json"), "{}", stderr(&o));
-    // An unknown format is refused by the argument parser, naming the one there is.
-    let o = dynastep(&["export", dir, "--format", "vtk"]);
+    // An unknown format is refused by the argument parser, naming the ones there are.
+    let o = dynastep(&["export", dir, "--format", "rrd"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("gltf"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("gltf") && stderr(&o).contains("vtk"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// A body's `shape` in the model file is what is drawn: the spatial top is a disc of radius

@@ -99,20 +99,6 @@ impl Bin {
     }
 }
 
-/// The number of leading rows of `scene` that can be animated: finite times, each later than the
-/// one before, and finite poses of every body.
-fn usable_rows(scene: &SpatialScene) -> usize {
-    let ok = |k: usize| {
-        scene.t[k].is_finite()
-            && (k == 0 || scene.t[k] > scene.t[k - 1])
-            && scene
-                .bodies
-                .iter()
-                .all(|b| b.poses[k].iter().all(|x| x.is_finite()))
-    };
-    (0..scene.t.len()).take_while(|&k| ok(k)).count()
-}
-
 /// The mesh of body `b` as a glTF mesh of one primitive with its colour.
 fn body_mesh(root: &mut Root, bin: &mut Bin, scene: &SpatialScene, b: usize) -> Index<gj::Mesh> {
     let body = &scene.bodies[b];
@@ -260,7 +246,7 @@ fn body_node(
 pub fn gltf_document(run: &RunFolder) -> Result<(Root, Vec<u8>, Exported), PlotError> {
     let rows: Vec<usize> = (0..run.table.rows()).collect();
     let scene = SpatialScene::read(run, &rows, "the glTF export")?;
-    let n = usable_rows(&scene);
+    let n = scene.usable_rows();
     if n == 0 {
         return Err(PlotError::Data(format!(
             "{}/history.csv has no row with finite poses to export",

@@ -13,6 +13,7 @@
 //! | [`player3d`] | the 3-D HTML player of a spatial run |
 //! | [`spatial_scene`], [`shape`] | a spatial run as bodies with shapes and poses, joints, springs, markers |
 //! | [`gltf_export`] | a spatial run's motion as animated glTF 2.0 (`dynastep export`) |
+//! | [`vtk_export`] | a spatial run's motion as a VTK time series for ParaView, in double precision |
 //!
 //! Text in charts uses the embedded DejaVu Sans font ([`canvas`]), so no system fonts are needed.
 
@@ -26,6 +27,7 @@ pub mod shape;
 pub mod spatial_scene;
 pub mod stability;
 pub mod time_history;
+pub mod vtk_export;
 pub mod work_precision;
 
 /// Errors of the drawing functions.

@@ -368,6 +368,20 @@ impl SpatialScene {
         (centre.into(), radius)
     }
 
+    /// The number of leading kept rows that can be animated or exported: finite times, each later
+    /// than the one before, and finite poses of every body.
+    pub fn usable_rows(&self) -> usize {
+        let ok = |k: usize| {
+            self.t[k].is_finite()
+                && (k == 0 || self.t[k] > self.t[k - 1])
+                && self
+                    .bodies
+                    .iter()
+                    .all(|b| b.poses[k].iter().all(|x| x.is_finite()))
+        };
+        (0..self.t.len()).take_while(|&k| ok(k)).count()
+    }
+
     /// The rotation of body `b` at kept row `k` as a unit quaternion (the Euler parameters
     /// normalized; the identity for a point mass or non-finite parameters).
     pub fn rotation(&self, b: usize, k: usize) -> UnitQuaternion<f64> {
