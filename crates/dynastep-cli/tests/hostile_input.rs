@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 const EXAMPLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples");
 
 mod common;
-use common::scratch;
+use common::{scratch, Scratch};
 
 fn spawn(args: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_dynastep"))
@@ -173,6 +173,37 @@ fn a_force_that_becomes_infinite_is_named_without_step_advice() {
         "{err}"
     );
     assert!(!err.contains("reduce the step size"), "{err}");
+}
+
+/// The spatial system names the element too, as the planar one does (issue #43: a spatial run
+/// named only the coordinate).
+#[test]
+fn a_spatial_force_that_becomes_infinite_is_named() {
+    let dir = scratch("spatial-singular");
+    let text = format!(
+        "{}\n[[spatial.forces]]\ntype = \"force\"\nname = \"kick\"\nbody = \"top\"\nfx = {{ type = \"expression\", expr = \"sqrt(0.005 - t)\" }}\n",
+        example_text("spatial-top")
+    );
+    let model = dir.join("kick.toml");
+    std::fs::write(&model, text).unwrap();
+    let (code, err) = run(&[
+        "run",
+        model.to_str().unwrap(),
+        "--t-end",
+        "0.01",
+        "--quiet",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("force `kick`") && err.contains("t = 0.005"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("reduce the step size") && !err.contains("top.x"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -599,6 +630,37 @@ fn unbounded_potentials_and_absurd_points_end_quickly() {
     );
 }
 
+/// A spatial inertia of 1e308 overflowed the iteration matrix and the run stopped advising a
+/// smaller step (issue #43): masses and inertias beyond 1e100, planar and spatial, are refused by
+/// `check` at their line.
+#[test]
+fn absurd_masses_and_inertias_are_refused_at_their_line() {
+    let dir = scratch("absurd-inertia");
+    let cases = [
+        (
+            "spatial-top",
+            "inertia = [1e-4, 1e-4, 2e-4]",
+            "inertia = [1e308, 1e308, 1e308]",
+        ),
+        ("spatial-top", "mass = 0.02", "mass = 1e200"),
+        ("slider-crank", "inertia = 0.0075", "inertia = 1e308"),
+        ("slider-crank", "mass = 1.0", "mass = 1e150"),
+    ];
+    for (example, old, new) in cases {
+        let text = example_text(example);
+        assert!(text.contains(old), "{example} has `{old}`");
+        let path = dir.join(format!("{example}.toml"));
+        std::fs::write(&path, text.replacen(old, new, 1)).unwrap();
+        let (code, err) = run(&["check", path.to_str().unwrap()]);
+        assert_eq!(code, 2, "{new}: {err}");
+        assert!(
+            err.contains("beyond 1e100") && err.contains(&format!("{example}.toml:")),
+            "{new}: {err}"
+        );
+        assert!(!err.contains("step size"), "{err}");
+    }
+}
+
 /// A listing piped into a reader that stops early (`dynastep schemes | head -1`) ends without a
 /// panic: found when the session's own shell did it.
 #[test]
@@ -734,7 +796,7 @@ fn kinematics_with_absurd_spacing_writes_nothing() {
 /// at t = 1 s naming the mass matrix; it completed with a kinetic energy of −0.5 J.
 #[test]
 fn a_mass_matrix_that_turns_negative_stops_the_run() {
-    let (code, err, out) = run_equation_model(
+    let (code, err, out, _dir) = run_equation_model(
         "negative-mass",
         "mass = [[\"1 - x\"]]\nforces = [\"0\"]\n[equations.initial]\nx_dot = 1.0\n\
          [solver]\nscheme = \"trapezoidal\"\ndt = 1e-3\nt_end = 2.0\n",
@@ -751,8 +813,9 @@ fn a_mass_matrix_that_turns_negative_stops_the_run() {
 }
 
 /// Runs an equation-based model of one coordinate `x` whose `[equations]` table continues with
-/// `rest` (mass, forces, initial values, solver); returns the exit code, stderr and the output folder.
-fn run_equation_model(name: &str, rest: &str) -> (i32, String, PathBuf) {
+/// `rest` (mass, forces, initial values, solver); returns the exit code, stderr, the output folder
+/// and the guard of the scratch folder that holds it (the folder is kept while the guard lives).
+fn run_equation_model(name: &str, rest: &str) -> (i32, String, PathBuf, Scratch) {
     let dir = scratch(name);
     let path = dir.join("model.toml");
     let text = format!("name = \"{name}\"\n[equations]\ncoordinates = [\"x\"]\n{rest}");
@@ -765,7 +828,7 @@ fn run_equation_model(name: &str, rest: &str) -> (i32, String, PathBuf) {
         "--out",
         out.to_str().unwrap(),
     ]);
-    (code, err, out)
+    (code, err, out, dir)
 }
 
 /// Issue #43, "messages that name the wrong cause": an expression evaluated outside its domain
@@ -773,7 +836,7 @@ fn run_equation_model(name: &str, rest: &str) -> (i32, String, PathBuf) {
 /// coordinates, not advising a smaller step.
 #[test]
 fn an_expression_outside_its_domain_is_named() {
-    let (code, err, _) = run_equation_model(
+    let (code, err, ..) = run_equation_model(
         "expression-domain",
         "mass = [[\"1\"]]\nforces = [\"-sqrt(x)\"]\n[equations.initial]\nx = 1.0\n\
          [solver]\ndt = 1e-2\nt_end = 5.0\n",
