@@ -178,7 +178,7 @@ pub trait System {
         self.forces(t, q, v, &mut f);
         if let Some(i) = f.iter().position(|x| !sane(*x)) {
             return Some(format!(
-                "the applied forces are not finite or absurdly large at t = {t} s (on {} = {})",
+                "the applied forces are not finite or absurdly large at t = {t} s (on {} = {:e})",
                 self.coordinate_label(i),
                 f[i]
             ));

@@ -210,7 +210,8 @@ impl<'m> Checker<'m> {
         }
     }
 
-    /// Requires `v` positive and finite; `hint` says what to give.
+    /// Requires `v` positive, finite and at most `geometry::ABSURD` (1e100); `hint` says what to
+    /// give.
     pub(super) fn positive(
         &mut self,
         path: Vec<PathSeg>,
@@ -225,6 +226,15 @@ impl<'m> Checker<'m> {
                 entity,
                 format!("{what} must be positive and finite, got {v}"),
                 hint.to_string(),
+            );
+        } else if v > super::super::geometry::ABSURD {
+            // A mass or inertia of 1e308 overflowed the iteration matrix, and the run then
+            // advised a smaller step.
+            self.push(
+                path,
+                entity,
+                format!("{what} is {v:e}, beyond 1e100 in size"),
+                format!("{hint} (SI units; no mechanism needs 1e100)"),
             );
         }
     }

@@ -178,6 +178,7 @@ impl SpatialSystem {
             joints,
             drivers,
             forces,
+            force_names: spec.forces.iter().map(|f| f.name().to_string()).collect(),
             markers,
             gravity: V3::from(spec.gravity),
             n,

@@ -63,6 +63,8 @@ pub struct SpatialSystem {
     drivers: Vec<SpatialDriver>,
     /// The force elements of every kind, in file order (`element.rs`).
     forces: Vec<SpatialForce>,
+    /// Their names, in the same order (for messages).
+    force_names: Vec<String>,
     markers: Vec<SpatialMarker>,
     gravity: V3,
     n: usize,
@@ -381,6 +383,48 @@ impl System for SpatialSystem {
             return format!("driver `{}`", d.name);
         }
         format!("constraint row {row}")
+    }
+
+    /// Names the driver function, the body (weight or gyroscopic forces) or the force element
+    /// whose contribution is not finite or beyond [`super::ABSURD`] at (t, q, v), as the planar
+    /// system does; `None` when each is sane (the sum alone overflowed, or the state diverged).
+    fn explain_non_finite(&self, t: f64, q: &Vector, v: &Vector) -> Option<String> {
+        for d in &self.drivers {
+            let (f, fd, fdd) = d.function.eval(t);
+            if !(super::sane(f) && super::sane(fd) && super::sane(fdd)) {
+                return Some(format!(
+                    "the function of driver `{}` is not finite or absurdly large at t = {t} s (f = {f:e}, ḟ = {fd:e}, f̈ = {fdd:e}); check its formula or table",
+                    d.name
+                ));
+            }
+        }
+        let insane = |out: &Vector| out.iter().any(|x| !super::sane(*x));
+        let mut out = Vector::zeros(self.n);
+        for b in &self.bodies {
+            out.fill(0.0);
+            for k in 0..3 {
+                out[b.r + k] += b.mass * self.gravity[k];
+            }
+            b.add_gyroscopic(q, v, &mut out);
+            if insane(&out) {
+                return Some(format!(
+                    "the weight or the gyroscopic forces of body `{}` are not finite or absurdly large (above {:e}) at t = {t} s; check its mass, inertia and angular velocity, and the gravity",
+                    b.name,
+                    super::ABSURD
+                ));
+            }
+        }
+        for (e, name) in self.forces.iter().zip(&self.force_names) {
+            out.fill(0.0);
+            e.add_force(t, q, v, &mut out);
+            if insane(&out) {
+                return Some(format!(
+                    "force `{name}` gives a non-finite or absurdly large force (above {:e}) at t = {t} s; check its time function, its parameters and units, or (for a TSDA) whether its points coincide",
+                    super::ABSURD
+                ));
+            }
+        }
+        None
     }
 
     fn coordinate_label(&self, i: usize) -> String {

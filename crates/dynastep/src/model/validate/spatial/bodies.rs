@@ -42,6 +42,12 @@ fn body(c: &mut Checker<'_>, i: usize, b: &SpatialBodySpec) {
     ] {
         c.finite(f(field), &e, field, x);
     }
+    if let Some(j) = &b.inertia {
+        c.finite(f("inertia"), &e, "inertia", j);
+    }
+    if let Some(j) = &b.inertia_tensor {
+        c.finite(f("inertia_tensor"), &e, "inertia_tensor", j.as_flattened());
+    }
     for (name, x) in &b.points {
         c.finite(at(&[&"bodies", &i, &"points", name]), &e, "a body point", x);
     }
