@@ -2,8 +2,9 @@
 //! (parse, validate, build the system, assemble, check the run settings) and, when that passes, a
 //! short run of 10 steps. No input may panic, a model the file reader accepts must build, and none may take more than 5 s (a hang guard, not a speed test).
 //!
-//! The mutations: dropped and duplicated lines (dropped keys), flipped characters, numbers replaced
-//! by extreme values, truncation, and time functions replaced by long or deeply nested expressions.
+//! The mutations: dropped and duplicated lines (dropped keys), flipped characters, numbers and
+//! vector components (spatial points, axes, inertias) replaced by extreme values, truncation, and
+//! time functions and `[equations]` expressions replaced by long or deeply nested ones.
 //! The generator is seeded, so a failure names a case that can be replayed with
 //! `DYNASTEP_FUZZ_CASE=<k>` (and printed with the ignored test `print_case`); `DYNASTEP_FUZZ_TRACE=1`
 //! prints each case number before it runs, to find a case that hangs; `DYNASTEP_FUZZ_START=<k>`
@@ -19,6 +20,7 @@ use std::time::{Duration, Instant};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::examples::EXAMPLES;
 use dynastep::model::parse;
+use dynastep::study::sweep::{SweepPlan, Variation};
 use dynastep::system::multibody::Multibody;
 
 /// The case being run, for the panic hook's message.
@@ -63,7 +65,7 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
         return text.to_string();
     }
     let k = rng.below(lines.len());
-    match rng.below(7) {
+    match rng.below(9) {
         0 => {
             lines.remove(k);
         }
@@ -107,6 +109,35 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
                 lines[i] = format!("function = {{ type = \"expression\", expr = \"{expr}\" }}");
             }
         }
+        6 => {
+            // An `[equations]` expression (or any quoted text on the line) becomes long or deep.
+            let Some(i) = lines
+                .iter()
+                .position(|l| l.contains('"') && l.contains('('))
+            else {
+                return lines.join("\n");
+            };
+            let Some((head, rest)) = lines[i].split_once('"') else {
+                return lines.join("\n");
+            };
+            let Some((expr, tail)) = rest.split_once('"') else {
+                return lines.join("\n");
+            };
+            let evil = evil_expression(expr, rng);
+            lines[i] = format!("{head}\"{evil}\"{tail}");
+        }
+        7 => {
+            // One component of a vector (a spatial point, axis, inertia, velocity) becomes extreme.
+            if let Some((key, value)) = lines[k].split_once(" = [") {
+                let mut parts: Vec<String> = value.split(',').map(str::to_string).collect();
+                let j = rng.below(parts.len());
+                if parts[j].trim().trim_end_matches(']').parse::<f64>().is_ok() {
+                    let close = if parts[j].contains(']') { "]" } else { "" };
+                    parts[j] = format!(" {}{close}", EXTREMES[rng.below(EXTREMES.len())]);
+                    lines[k] = format!("{key} = [{}", parts.join(","));
+                }
+            }
+        }
         _ => {
             // Two mutations at once.
             let once = mutate(text, rng);
@@ -114,6 +145,19 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
         }
     }
     lines.join("\n")
+}
+
+/// `expr` made long (a sum of up to 300 copies), deep (nested in up to 200 calls) or raised to a
+/// tower of powers: the growth that symbolic derivatives of `[equations]` must survive.
+fn evil_expression(expr: &str, rng: &mut Rng) -> String {
+    match rng.below(3) {
+        0 => vec![format!("({expr})"); 1 + rng.below(300)].join(" + "),
+        1 => {
+            let d = 1 + rng.below(200);
+            format!("{}{expr}{}", "cos(".repeat(d), ")".repeat(d))
+        }
+        _ => format!("{}({expr})", "1.001^".repeat(1 + rng.below(60))),
+    }
 }
 
 /// `check`, then a 10-step run of a valid model; errors are expected, panics are not.
@@ -128,11 +172,13 @@ fn exercise(text: &str) {
     let t0 = model.solver.t_start.unwrap_or(0.0);
     let dt = model.solver.dt.unwrap_or(1e-3);
     // Ten fixed steps; an adaptive model may need more steps for the span of ten `dt` (a mutated
-    // dt = 1e17 with rtol = 1e-12 asks for years of computing), so its step count is capped.
+    // dt = 1e17 with rtol = 1e-12 asks for years of computing, and gravity = 1e17 m/s² under
+    // rtol = 1e-11 takes thousands of steps of several Newton iterations each), so its step count
+    // is capped.
     let opts = RunOptions {
         t_end: Some(t0 + 10.0 * dt),
         output_interval: Some(0.0),
-        max_steps: Some(10_000),
+        max_steps: Some(300),
         ..RunOptions::default()
     };
     if let Ok(mut sim) = Simulation::new(&model, &opts) {
@@ -208,6 +254,86 @@ fn mutated_examples_never_panic_or_hang() {
         slowest.0,
         slowest.1
     );
+}
+
+/// Model paths a sweep may vary, each with the example it belongs to (and two that no model has).
+const SWEPT: [(&str, &str); 10] = [
+    ("slider-crank", "bodies.crank.mass"),
+    ("slider-crank", "forces.spring.stiffness"),
+    ("spatial-top", "spatial.bodies.top.inertia"),
+    ("spatial-top", "spatial.bodies.top.points.tip"),
+    ("bricard", "spatial.joints.J1.axis"),
+    ("spinning-top", "equations.parameters.I1"),
+    ("light-cartpole-minimal", "equations.initial.theta"),
+    ("pendulum", "solver.dt"),
+    ("slider-crank", "bodies.crnk.mass"),
+    ("pendulum", ""),
+];
+
+/// A `--vary` specification of `path` with values drawn from ordinary and extreme numbers, empty
+/// ones and range forms (counts up to 1e18, `:log` across zero).
+fn vary_spec(path: &str, rng: &mut Rng) -> String {
+    let value = |rng: &mut Rng| EXTREMES[rng.below(EXTREMES.len())].to_string();
+    let rhs = match rng.below(5) {
+        0 => (0..1 + rng.below(4))
+            .map(|_| value(rng))
+            .collect::<Vec<_>>()
+            .join(","),
+        1 => format!("{}:{}:{}", value(rng), value(rng), rng.below(20)),
+        2 => format!("{}:{}:{}:log", value(rng), value(rng), value(rng)),
+        3 => format!("0.5:2:{}", rng.below(5)),
+        _ => format!("[{}, {}, {}]", value(rng), value(rng), value(rng)),
+    };
+    format!("{path}={rhs}")
+}
+
+/// Sweep inputs: random `--vary` specifications are parsed, the plan's size is checked before any
+/// case is built, and every case's overrides are applied to the example through the file reader,
+/// whose acceptance again means the assembler builds the model. No panic, nothing slow.
+#[test]
+fn random_sweep_specifications_never_panic() {
+    let clock = Instant::now();
+    let mut rng = Rng(0x5EE9);
+    let (mut plans, mut models) = (0, 0);
+    for _ in 0..500 {
+        let (example, path) = SWEPT[rng.below(SWEPT.len())];
+        let ex = EXAMPLES
+            .iter()
+            .find(|e| e.name == example)
+            .expect("an example");
+        let variations: Result<Vec<_>, _> = (0..1 + rng.below(2))
+            .map(|_| Variation::parse(&vary_spec(path, &mut rng)))
+            .collect();
+        let Ok(variations) = variations else { continue };
+        let plan = SweepPlan {
+            variations,
+            ..SweepPlan::default()
+        };
+        if plan.check_size().is_err() || plan.count() > 100 {
+            continue;
+        }
+        plans += 1;
+        for case in plan.cases() {
+            if let Ok(model) = parse::from_str_with_overrides(ex.text, ex.file, &case.overrides) {
+                models += 1;
+                if let Err(e) = Multibody::new(&model) {
+                    panic!(
+                        "{:?} on {example}: accepted but not built: {e}",
+                        case.overrides
+                    );
+                }
+            }
+        }
+    }
+    println!(
+        "sweep fuzz: {plans} plans within the size limit, {models} models read, in {:.1} s",
+        clock.elapsed().as_secs_f64()
+    );
+    assert!(
+        plans > 50 && models > 50,
+        "the generator must reach the reader"
+    );
+    assert!(clock.elapsed() < Duration::from_secs(60), "a hang guard");
 }
 
 /// Prints the input of case `DYNASTEP_FUZZ_CASE` (to reproduce a failure with the program):
