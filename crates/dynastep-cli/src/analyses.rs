@@ -12,9 +12,10 @@ use dynastep::analysis::dynamic::{Observer, RunStatus};
 use dynastep::analysis::equilibrium::settle::SettleSettings;
 use dynastep::analysis::equilibrium::{self, EquilibriumMethod, StaticSettings};
 use dynastep::analysis::kinematics::{self, KinematicSettings};
-use dynastep::analysis::simulation::{assembled, RunOptions, Simulation};
+use dynastep::analysis::simulation::{assembled, RunOptions, Simulation, SimulationError};
 use dynastep::io::history::HistoryWriter;
 use dynastep::io::summary::AnalysisSummary;
+use dynastep::model::parse;
 use dynastep::system::mechanism::Mechanism;
 use dynastep::system::multibody::Multibody;
 
@@ -38,6 +39,102 @@ pub struct Source {
     /// Nothing on the terminal but errors (no progress bar, no report).
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+impl Source {
+    /// The element that `message` names, located in this source; see [`locate`].
+    pub fn locate(&self, message: &str) -> Option<parse::ModelError> {
+        locate(self.model.as_deref(), self.example.as_deref(), message)
+    }
+
+    /// The error of a simulation that could not start with `opts`, located in this source; see
+    /// [`start_error`].
+    pub fn start_error(&self, opts: &RunOptions, e: &SimulationError) -> anyhow::Error {
+        let (model, example) = (self.model.as_deref(), self.example.as_deref());
+        start_error(model, example, &self.set, opts, e, |m| anyhow!("{m}"))
+    }
+
+    /// An error for a failure found after the model was read (assembly, initial values): at the
+    /// element it names, "FILE:LINE:COL: error: …" with the source line, when it names one.
+    pub fn located_error(&self, message: String) -> anyhow::Error {
+        match self.locate(&message) {
+            Some(e) => anyhow!("{e}"),
+            None => anyhow!("{message}"),
+        }
+    }
+
+    /// A note that says where the element a failure's `message` names is written, or nothing.
+    pub fn note_location(&self, message: &str) {
+        if let Some(e) = self.locate(message) {
+            eprintln!(
+                "note: {}:{}:{}: the element named above is defined here: {}",
+                e.file,
+                e.line,
+                e.column,
+                e.source_line.trim()
+            );
+        }
+    }
+}
+
+/// The text and file name of the model file `model` or the embedded example `example`, read again
+/// to point into it; `None` without either, or when the file cannot be read.
+fn source_text(model: Option<&Path>, example: Option<&str>) -> Option<(String, String)> {
+    match (example, model) {
+        (Some(name), _) => {
+            let ex = dynastep::examples::find(name)?;
+            Some((ex.text.to_string(), ex.file.to_string()))
+        }
+        (None, Some(path)) => Some((fs::read_to_string(path).ok()?, path.display().to_string())),
+        (None, None) => None,
+    }
+}
+
+/// The element that `message` names (``joint `B` ``, ``force `kick` ``, …), located in the model
+/// file `model` or the embedded example `example`: the error at its `name`, with the source line.
+/// `None` when the message names no element of the file, or the file cannot be read again.
+pub fn locate(
+    model: Option<&Path>,
+    example: Option<&str>,
+    message: &str,
+) -> Option<parse::ModelError> {
+    let (text, file) = source_text(model, example)?;
+    parse::locate_entity(&text, &file, message, "")
+}
+
+/// An error for a simulation that could not start (`e`): a settings failure about a value the
+/// model file gives (neither `opts` nor a `--set` in `set` replaced it) at that value, a failure
+/// that names an element at the element, with file:line:column and the source line; otherwise
+/// `fallback(e)`.
+pub fn start_error(
+    model: Option<&Path>,
+    example: Option<&str>,
+    set: &[String],
+    opts: &RunOptions,
+    e: &SimulationError,
+    fallback: impl FnOnce(String) -> anyhow::Error,
+) -> anyhow::Error {
+    let message = e.to_string();
+    if let SimulationError::Settings(f) = e {
+        if let Some(path) = f.setting {
+            let keys: Vec<&str> = path.split('.').collect();
+            let overridden = set.iter().any(|o| {
+                let key = o.split_once('=').map_or(o.as_str(), |(k, _)| k).trim();
+                path.starts_with(key) || key.starts_with(path)
+            });
+            if !opts.gives(&keys) && !overridden {
+                let at = source_text(model, example)
+                    .and_then(|(text, file)| parse::locate_path(&text, &file, path, &message, ""));
+                if let Some(at) = at {
+                    return anyhow!("{at}");
+                }
+            }
+        }
+    }
+    match locate(model, example, &message) {
+        Some(at) => anyhow!("{at}"),
+        None => fallback(message),
+    }
 }
 
 #[derive(Args)]
@@ -126,7 +223,8 @@ pub fn kinematics(args: KinematicArgs, inverse: bool) -> Result<ExitCode> {
     let rough = system.initial_state(model.solver.t_start.unwrap_or(0.0));
     kinematics::check_fully_driven(&system, &rough, KinematicSettings::default().rank_tol)
         .map_err(|e| anyhow!("{e}"))?;
-    let (x0, assembly) = assembled(&model, &system).map_err(|e| anyhow!("{e}"))?;
+    let (x0, assembly) =
+        assembled(&model, &system).map_err(|e| src.located_error(e.to_string()))?;
     if !src.quiet {
         crate::report_assembly(&system, &x0);
     }
@@ -266,7 +364,7 @@ pub fn equilibrium(args: EquilibriumArgs) -> Result<ExitCode> {
             t_end: args.t_end,
             ..RunOptions::default()
         };
-        let mut sim = Simulation::new(&model, &opts).map_err(|e| anyhow!("{e}"))?;
+        let mut sim = Simulation::new(&model, &opts).map_err(|e| src.start_error(&opts, &e))?;
         let settle = SettleSettings {
             damping: args.damping,
             v_tol: args.v_tol,
@@ -299,7 +397,8 @@ pub fn equilibrium(args: EquilibriumArgs) -> Result<ExitCode> {
         )
     } else {
         let system = Multibody::new(&model).map_err(|e| anyhow!("{e}"))?;
-        let (x0, assembly) = assembled(&model, &system).map_err(|e| anyhow!("{e}"))?;
+        let (x0, assembly) =
+            assembled(&model, &system).map_err(|e| src.located_error(e.to_string()))?;
         let result = if method == EquilibriumMethod::Newton {
             equilibrium::newton::solve(&system, x0.t, &x0.q, &statics)
         } else {

@@ -358,7 +358,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         max_steps: args.max_steps,
         omega_max: args.omega_max,
     };
-    let mut sim = Simulation::new(&model, &opts).map_err(|e| anyhow!("{e}"))?;
+    let mut sim = Simulation::new(&model, &opts).map_err(|e| src.start_error(&opts, &e))?;
     if !src.quiet {
         eprintln!(
             "{} with {} ({}): {}",
@@ -492,6 +492,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
                 history_path.display(),
                 summary_path.display()
             );
+            src.note_location(&reason.to_string());
             Ok(ExitCode::from(1))
         }
     }
@@ -548,14 +549,23 @@ pub(crate) fn report_assembly<M: Mechanism>(sys: &M, assembled: &dynastep::schem
 
 fn check(path: &Path, set: &[String]) -> Result<ExitCode> {
     let (model, _) = load_model(Some(path), None, set)?;
-    let system = Multibody::new(&model).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    // A failure found after the file was read points at the element or setting it names.
+    let located = |e: String| match analyses::locate(Some(path), None, &e) {
+        Some(at) => anyhow!("{at}"),
+        None => anyhow!("{}: {e}", path.display()),
+    };
+    let system = Multibody::new(&model).map_err(|e| located(e.to_string()))?;
     // What `run` would refuse: the run settings when the model has them, else the assembly.
     if model.solver.t_end.is_some() {
-        Simulation::new(&model, &RunOptions::default())
-            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+        let opts = RunOptions::default();
+        Simulation::new(&model, &opts).map_err(|e| {
+            analyses::start_error(Some(path), None, set, &opts, &e, |m| {
+                anyhow!("{}: {m}", path.display())
+            })
+        })?;
     } else {
         dynastep::analysis::simulation::assembled(&model, &system)
-            .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+            .map_err(|e| located(e.to_string()))?;
     }
     println!("{}: ok ({})", path.display(), model.inventory());
     Ok(ExitCode::SUCCESS)

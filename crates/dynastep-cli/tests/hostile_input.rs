@@ -204,6 +204,98 @@ fn a_spatial_force_that_becomes_infinite_is_named() {
         !err.contains("reduce the step size") && !err.contains("top.x"),
         "{err}"
     );
+    // And the program says where that force is written.
+    assert!(
+        err.contains("kick.toml:") && err.contains("defined here: name = \"kick\""),
+        "{err}"
+    );
+}
+
+/// Issue #43: run settings that the reader accepts one by one but the run cannot use together
+/// (an output interval or a step below the spacing of the run's times) are refused at the value
+/// in the file; given on the command line, they are the command line's.
+#[test]
+fn unusable_run_settings_in_the_file_are_refused_at_their_line() {
+    let dir = scratch("settings-located");
+    let pendulum = example_text("pendulum");
+    for (key, value) in [("output_interval", "1e-300"), ("dt", "1e-30")] {
+        let line = 1 + pendulum
+            .lines()
+            .position(|l| l.starts_with(&format!("{key} = ")))
+            .unwrap_or_else(|| panic!("the pendulum sets {key}"));
+        let text = pendulum
+            .lines()
+            .map(|l| {
+                if l.starts_with(&format!("{key} = ")) {
+                    format!("{key} = {value}")
+                } else {
+                    l.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let path = dir.join(format!("{key}.toml"));
+        std::fs::write(&path, text).unwrap();
+        let column = key.len() + 4;
+        let out = dir.join("run");
+        for command in ["check", "run"] {
+            let mut args = vec![command, path.to_str().unwrap()];
+            if command == "run" {
+                args.extend(["--quiet", "--out", out.to_str().unwrap()]);
+            }
+            let (code, err) = run(&args);
+            assert_eq!(code, 2, "{command} {key}: {err}");
+            assert!(
+                err.contains(&format!("{key}.toml:{line}:{column}: error: ")),
+                "{command} {key}: {err}"
+            );
+        }
+    }
+    // The same value from a flag is not blamed on the file.
+    let (code, err) = run(&[
+        "run",
+        "--example",
+        "pendulum",
+        "--output-interval",
+        "1e-300",
+        "--quiet",
+        "--out",
+        dir.join("flag").to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with("error: output interval"), "{err}");
+}
+
+/// Issue #43: failures found after the file was read (here the assembly) carried no
+/// file:line:column. They now point at the element they name, with its source line.
+#[test]
+fn an_assembly_failure_points_at_the_element_it_names() {
+    let dir = scratch("assembly-located");
+    let text = example_text("spatial-top").replacen(
+        "points = { tip = [0.0, 0.0, -0.05] }",
+        "points = { tip = [0.0, 0.0, -1e20] }",
+        1,
+    );
+    let path = dir.join("far-tip.toml");
+    std::fs::write(&path, &text).unwrap();
+    let line = 1 + text
+        .lines()
+        .position(|l| l == "name = \"top\"")
+        .expect("the body's name line");
+    let out = dir.join("run");
+    for command in ["check", "run"] {
+        let mut args = vec![command, path.to_str().unwrap()];
+        if command == "run" {
+            args.extend(["--quiet", "--out", out.to_str().unwrap()]);
+        }
+        let (code, err) = run(&args);
+        assert_eq!(code, 2, "{command}: {err}");
+        assert!(
+            err.contains(&format!("far-tip.toml:{line}:8: error: could not assemble")),
+            "{command}: {err}"
+        );
+        assert!(err.contains("name = \"top\""), "{command}: {err}");
+    }
 }
 
 #[test]

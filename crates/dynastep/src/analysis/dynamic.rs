@@ -414,7 +414,8 @@ pub fn check_settings(
         return Err(RunFailure::settings(format!(
             "t_end = {} must exceed t_start = {t0}",
             settings.t_end
-        )));
+        ))
+        .at_setting("solver.t_end"));
     }
     let caps = scheme.capabilities();
     let resolved = settings.step.resolve(span)?;
@@ -444,7 +445,13 @@ pub fn check_settings(
         )),
         _ => None,
     };
-    problem.map_or(Ok(()), |p| Err(RunFailure::settings(p)))
+    // Every problem above is about the step: its size, or the tolerance that asks for control.
+    let setting = if resolved.is_some() {
+        "solver.step.rtol"
+    } else {
+        "solver.dt"
+    };
+    problem.map_or(Ok(()), |p| Err(RunFailure::settings(p).at_setting(setting)))
 }
 
 /// The state of one run of the loop: the scheme, the formulation and the step's work space,

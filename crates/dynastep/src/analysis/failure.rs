@@ -61,6 +61,10 @@ pub struct RunFailure {
     /// What the user can change.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub advice: Option<String>,
+    /// For a `settings` failure, the run setting at fault as its dotted path in the model file
+    /// (e.g. `solver.output_interval`), so that the program can point at its line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub setting: Option<&'static str>,
 }
 
 impl RunFailure {
@@ -71,6 +75,7 @@ impl RunFailure {
             message: message.into(),
             cause: None,
             advice: None,
+            setting: None,
         }
     }
 
@@ -82,6 +87,12 @@ impl RunFailure {
     /// With `advice`.
     pub fn advise(mut self, advice: impl Into<String>) -> Self {
         self.advice = Some(advice.into());
+        self
+    }
+
+    /// With the run setting at fault, its dotted path in the model file (`solver.dt`, …).
+    pub fn at_setting(mut self, path: &'static str) -> Self {
+        self.setting = Some(path);
         self
     }
 
@@ -115,6 +126,7 @@ impl RunFailure {
             message: format!("{message}{error}"),
             cause,
             advice: advice.map(str::to_string),
+            setting: None,
         }
     }
 }

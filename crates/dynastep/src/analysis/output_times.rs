@@ -31,7 +31,8 @@ impl OutputTimes {
         if !(interval >= 0.0 && interval.is_finite()) {
             return Err(RunFailure::settings(format!(
                 "output interval {interval} must be a number ≥ 0 (0 writes every step)"
-            )));
+            ))
+            .at_setting("solver.output_interval"));
         }
         if interval > 0.0 {
             let largest = t0.abs().max(t_end.abs());
@@ -39,13 +40,15 @@ impl OutputTimes {
                 return Err(RunFailure::settings(format!(
                     "output interval {interval:e} s is below the floating-point spacing of the times of the run (about {:e} s at t = {largest:e}); use a larger interval",
                     largest * f64::EPSILON
-                )));
+                ))
+                .at_setting("solver.output_interval"));
             }
             let rows = (t_end - t0) / interval;
             if rows > MAX_OUTPUT_ROWS {
                 return Err(RunFailure::settings(format!(
                     "output interval {interval:e} s asks for {rows:.3e} rows over [{t0}, {t_end}] s, more than the limit of {MAX_OUTPUT_ROWS:e}; use a larger interval"
-                )));
+                ))
+                .at_setting("solver.output_interval"));
             }
         }
         Ok(OutputTimes {

@@ -98,8 +98,22 @@ impl RunOptions {
                 PathSeg::Index(_) => None,
             })
             .collect();
+        let given = self.gives(&keys);
+        let last = keys.last().copied().unwrap_or_default();
+        given.then(|| match keys.as_slice() {
+            ["solver", "params", name] => format!("parameter {name} (--param {name}=…)"),
+            _ => format!("{last} (--{})", last.replace('_', "-")),
+        })
+    }
+}
+
+impl RunOptions {
+    /// Whether these options give the run setting at `keys` (its path in the model file, e.g.
+    /// `["solver", "step", "rtol"]`), so that a problem with its value belongs to the command
+    /// line rather than to the file.
+    pub fn gives(&self, keys: &[&str]) -> bool {
         let step = &self.step;
-        let given = match keys.as_slice() {
+        match keys {
             ["solver", "scheme"] => self.scheme.is_some(),
             ["solver", "params", name] => self.params.contains_key(*name),
             ["solver", "dt"] => self.dt.is_some(),
@@ -112,12 +126,7 @@ impl RunOptions {
             ["solver", "step", "h_min"] => step.h_min.is_some(),
             ["solver", "step", "h_max"] => step.h_max.is_some(),
             _ => false,
-        };
-        let last = keys.last().copied().unwrap_or_default();
-        given.then(|| match keys.as_slice() {
-            ["solver", "params", name] => format!("parameter {name} (--param {name}=…)"),
-            _ => format!("{last} (--{})", last.replace('_', "-")),
-        })
+        }
     }
 }
 

@@ -125,14 +125,16 @@ impl StepSettings {
             if !(v > 0.0 && v.is_finite()) {
                 return Err(RunFailure::settings(format!(
                     "[solver.step] {name} = {v} must be a positive number"
-                )));
+                ))
+                .at_setting(step_path(name)));
             }
         }
         if t.h_min > t.h_max {
             return Err(RunFailure::settings(format!(
                 "[solver.step] h_min = {} exceeds h_max = {}",
                 t.h_min, t.h_max
-            )));
+            ))
+            .at_setting("solver.step.h_min"));
         }
         Ok(Some(t))
     }
@@ -327,6 +329,16 @@ fn step_from(h0: f64, d1: f64, d2: f64, order: u32, tol: &Tolerances) -> f64 {
         (0.01 / big).powf(1.0 / f64::from(order + 1))
     };
     (100.0 * h0).min(h1).min(tol.h_max).max(tol.h_min)
+}
+
+/// The dotted path of the `[solver.step]` entry `name` (for [`RunFailure::at_setting`]).
+fn step_path(name: &str) -> &'static str {
+    match name {
+        "rtol" => "solver.step.rtol",
+        "atol" => "solver.step.atol",
+        "h_min" => "solver.step.h_min",
+        _ => "solver.step.h_max",
+    }
 }
 
 #[cfg(test)]

@@ -318,6 +318,106 @@ pub fn from_str_with_overrides(
     Err(src.issue_errors(&root, issues))
 }
 
+/// The kinds of named elements a run-time message may name (``joint `B` ``), with their arrays.
+const NAMED_ELEMENTS: [(&str, &str); 5] = [
+    ("body", "bodies"),
+    ("joint", "joints"),
+    ("driver", "drivers"),
+    ("force", "forces"),
+    ("marker", "markers"),
+];
+
+/// The elements `message` names as ``kind `name` ``, in the order they occur: (kind, name).
+fn named_elements(message: &str) -> Vec<(usize, &'static str, &str)> {
+    let mut found = Vec::new();
+    for (kind, _) in NAMED_ELEMENTS {
+        let opening = format!("{kind} `");
+        let mut from = 0;
+        while let Some(i) = message[from..].find(&opening) {
+            let start = from + i + opening.len();
+            let before = message[..from + i].chars().next_back();
+            let Some(len) = message[start..].find('`') else {
+                break;
+            };
+            // A whole word: "rigid body `a`" counts, "nobody `a`" does not.
+            if before.is_none_or(|c| !c.is_alphanumeric() && c != '_') {
+                found.push((from + i, kind, &message[start..start + len]));
+            }
+            from = start + len;
+        }
+    }
+    found.sort_by_key(|(at, ..)| *at);
+    found
+}
+
+/// Where the model element that a run-time `message` names is written: an error located at the
+/// `name` of the first element the message names as ``kind `name` `` (body, joint, driver, force
+/// or marker; in the planar arrays or under `[spatial]`), carrying `message` and `hint`, for
+/// failures found after the file was read (assembly, initial values, non-finite forces).
+/// `None` when the message names no element of `text`, or `text` is not TOML.
+pub fn locate_entity(text: &str, file: &str, message: &str, hint: &str) -> Option<ModelError> {
+    let (doc, syntax) = DeTable::parse_recoverable(text);
+    if !syntax.is_empty() {
+        return None;
+    }
+    let root = doc;
+    for (_, kind, name) in named_elements(message) {
+        let array = NAMED_ELEMENTS.iter().find(|(k, _)| *k == kind)?.1;
+        for spatial in [false, true] {
+            let mut path = Vec::new();
+            let mut table = root.get_ref();
+            if spatial {
+                path.push(PathSeg::Key("spatial".into()));
+                let Some(t) = table.get("spatial").and_then(|v| v.get_ref().as_table()) else {
+                    continue;
+                };
+                table = t;
+            }
+            let elems = table.get(array).and_then(|v| v.get_ref().as_array());
+            let Some(i) = element_names(elems).iter().position(|n| n == name) else {
+                continue;
+            };
+            path.extend([
+                PathSeg::Key(array.into()),
+                PathSeg::Index(i),
+                PathSeg::Key("name".into()),
+            ]);
+            let span = locate(&root, &path, false);
+            let src = Sources::new(file, text, &[]);
+            // The message names the element already: no entity prefix.
+            return Some(src.error(span, None, message.into(), hint.into()));
+        }
+    }
+    None
+}
+
+/// An error located at the value of the dotted `path` in the model `text` (e.g.
+/// `solver.output_interval`, `solver.step.rtol`), carrying `message` and `hint`: for a run
+/// setting whose value the file gives but the run cannot use (checked after the file was read,
+/// with the other settings). `None` when the file does not give that value or is not TOML.
+pub fn locate_path(
+    text: &str,
+    file: &str,
+    path: &str,
+    message: &str,
+    hint: &str,
+) -> Option<ModelError> {
+    let (root, syntax) = DeTable::parse_recoverable(text);
+    if !syntax.is_empty() {
+        return None;
+    }
+    let keys: Vec<&str> = path.split('.').collect();
+    let (last, parents) = keys.split_last()?;
+    let mut table = root.get_ref();
+    for k in parents {
+        table = table.get(*k)?.get_ref().as_table()?;
+    }
+    table.get(*last)?;
+    let segs: Vec<PathSeg> = keys.iter().map(|k| PathSeg::Key((*k).into())).collect();
+    let span = locate(&root, &segs, false);
+    Some(Sources::new(file, text, &[]).error(span, None, message.into(), hint.into()))
+}
+
 /// The JSON Schema of the model file format, generated from [`Model`] (draft 2020-12).
 pub fn json_schema() -> serde_json::Value {
     schemars::schema_for!(Model).into()
@@ -1699,6 +1799,29 @@ t_end = 2.0
         let text =
             format!("{VALID}\n[[markers]]\nname = \"m2\"\nbody = \"ground\"\nangles = \"zxz\"\n");
         one_error(&text, "\"zxz\"", 0, "a planar marker has no angle sequence");
+    }
+
+    #[test]
+    fn run_time_messages_are_located_at_the_element_they_name() {
+        // The first element named, as a whole word; planar arrays here, `[spatial]` in the CLI's
+        // tests.
+        let m = "the largest violation is in joint `B` (revolute), x; nobody `crank` moved";
+        let e = locate_entity(VALID, "m.toml", m, "").expect("joint `B` is in the file");
+        let (line, column) = at(VALID, "\"B\"", 0);
+        assert_eq!((e.line, e.column), (line, column), "{e}");
+        assert_eq!(e.message, m);
+        assert_eq!(
+            named_elements(m),
+            vec![(m.find("joint").unwrap(), "joint", "B")]
+        );
+        let e = locate_entity(VALID, "m.toml", "rigid body `rod`: x", "").unwrap();
+        assert_eq!(e.line, at(VALID, "\"rod\"", 0).0);
+        assert!(locate_entity(VALID, "m.toml", "joint `nowhere` failed", "").is_none());
+        assert!(locate_entity(VALID, "m.toml", "Newton stalled", "").is_none());
+        // A run setting, by its path; one the file does not give is not located.
+        let e = locate_path(VALID, "m.toml", "solver.dt", "dt is bad", "").unwrap();
+        assert_eq!((e.line, e.column), at(VALID, "dt = |", 0), "{e}");
+        assert!(locate_path(VALID, "m.toml", "solver.step.rtol", "x", "").is_none());
     }
 
     #[test]
