@@ -937,4 +937,11 @@ fn an_expression_outside_its_domain_is_named() {
     assert!(err.contains("`forces[0]` = `-sqrt(x)`"), "{err}");
     assert!(err.contains("x = -"), "{err}");
     assert!(!err.contains("reduce the step size"), "{err}");
+    // The expression's place in the file: line 5 of the model `run_equation_model` writes.
+    assert!(
+        err.contains(
+            "model.toml:5:11: the element named above is defined here: forces = [\"-sqrt(x)\"]"
+        ),
+        "{err}"
+    );
 }

@@ -388,7 +388,46 @@ pub fn locate_entity(text: &str, file: &str, message: &str, hint: &str) -> Optio
             return Some(src.error(span, None, message.into(), hint.into()));
         }
     }
+    let path = equation_reference(message)?;
+    exists(&root, &path).then(|| {
+        let span = locate(&root, &path, false);
+        Sources::new(file, text, &[]).error(span, None, message.into(), hint.into())
+    })
+}
+
+/// The `[equations]` expression a message names as `` `forces[0]` ``, `` `mass[1][0]` `` or
+/// `` `constraints[2]` ``: its path in the file.
+fn equation_reference(message: &str) -> Option<Vec<PathSeg>> {
+    for key in ["mass", "forces", "constraints"] {
+        let Some(i) = message.find(&format!("`{key}[")) else {
+            continue;
+        };
+        let rest = &message[i + 1 + key.len()..];
+        let indices = &rest[..rest.find('`')?];
+        let mut path = vec![PathSeg::Key("equations".into()), PathSeg::Key(key.into())];
+        for part in indices.split(']').filter(|p| !p.is_empty()) {
+            path.push(PathSeg::Index(part.strip_prefix('[')?.parse().ok()?));
+        }
+        return Some(path);
+    }
     None
+}
+
+/// Whether the document `root` has a value at `path`.
+fn exists(root: &Spanned<DeTable<'_>>, path: &[PathSeg]) -> bool {
+    let mut table = Some(root.get_ref());
+    let mut array: Option<&DeArray<'_>> = None;
+    for seg in path {
+        let next = match (seg, table, array) {
+            (PathSeg::Key(k), Some(t), _) => t.get(k.as_str()),
+            (PathSeg::Index(i), _, Some(a)) => a.get(*i),
+            _ => None,
+        };
+        let Some(v) = next else { return false };
+        table = v.get_ref().as_table();
+        array = v.get_ref().as_array();
+    }
+    true
 }
 
 /// An error located at the value of the dotted `path` in the model `text` (e.g.
@@ -1822,6 +1861,17 @@ t_end = 2.0
         let e = locate_path(VALID, "m.toml", "solver.dt", "dt is bad", "").unwrap();
         assert_eq!((e.line, e.column), at(VALID, "dt = |", 0), "{e}");
         assert!(locate_path(VALID, "m.toml", "solver.step.rtol", "x", "").is_none());
+        // An `[equations]` expression, by the name the equation system gives it.
+        assert_eq!(
+            equation_reference("`mass[1][0]` = `q` is NaN"),
+            Some(vec![
+                PathSeg::Key("equations".into()),
+                PathSeg::Key("mass".into()),
+                PathSeg::Index(1),
+                PathSeg::Index(0),
+            ])
+        );
+        assert_eq!(equation_reference("`forces[x]` is NaN"), None);
     }
 
     #[test]
