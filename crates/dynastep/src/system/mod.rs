@@ -19,6 +19,21 @@ pub fn sane(x: f64) -> bool {
     x.abs() <= ABSURD
 }
 
+/// Why the function of driver `name` cannot be used at t \[s\]: f, ḟ or f̈ not finite or beyond
+/// [`ABSURD`]; `None` when all three are sane. Planar and spatial systems name drivers this way.
+pub(crate) fn driver_function_problem(
+    name: &str,
+    function: &crate::model::function::TimeFunction,
+    t: f64,
+) -> Option<String> {
+    let (f, fd, fdd) = function.eval(t);
+    (!(sane(f) && sane(fd) && sane(fdd))).then(|| {
+        format!(
+            "the function of driver `{name}` is not finite or absurdly large at t = {t} s (f = {f:e}, ḟ = {fd:e}, f̈ = {fdd:e}); check its formula or table"
+        )
+    })
+}
+
 pub mod damped;
 #[cfg(test)]
 pub(crate) mod derivative_check;

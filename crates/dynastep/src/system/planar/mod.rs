@@ -713,12 +713,8 @@ impl System for PlanarSystem {
 
     fn explain_non_finite(&self, t: f64, q: &Vector, v: &Vector) -> Option<String> {
         for d in &self.drivers {
-            let (f, fd, fdd) = d.function.eval(t);
-            if !(super::sane(f) && super::sane(fd) && super::sane(fdd)) {
-                return Some(format!(
-                    "the function of driver `{}` is not finite or absurdly large at t = {t} s (f = {f}, ḟ = {fd}, f̈ = {fdd}); check its formula or table",
-                    d.name
-                ));
+            if let Some(problem) = super::driver_function_problem(&d.name, &d.function, t) {
+                return Some(problem);
             }
         }
         for f in &self.forces {

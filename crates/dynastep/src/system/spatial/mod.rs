@@ -390,12 +390,8 @@ impl System for SpatialSystem {
     /// system does; `None` when each is sane (the sum alone overflowed, or the state diverged).
     fn explain_non_finite(&self, t: f64, q: &Vector, v: &Vector) -> Option<String> {
         for d in &self.drivers {
-            let (f, fd, fdd) = d.function.eval(t);
-            if !(super::sane(f) && super::sane(fd) && super::sane(fdd)) {
-                return Some(format!(
-                    "the function of driver `{}` is not finite or absurdly large at t = {t} s (f = {f:e}, ḟ = {fd:e}, f̈ = {fdd:e}); check its formula or table",
-                    d.name
-                ));
+            if let Some(problem) = super::driver_function_problem(&d.name, &d.function, t) {
+                return Some(problem);
             }
         }
         let insane = |out: &Vector| out.iter().any(|x| !super::sane(*x));
