@@ -306,8 +306,7 @@ fn bounds(bodies: &[serde_json::Value], ground: &[[f64; 2]]) -> [f64; 4] {
 /// The page for `data`: the template with the data substituted. Every `<` of the JSON becomes
 /// `\u003c`, so that no text of the model can close or open a script element.
 pub fn page(data: &serde_json::Value) -> String {
-    let json = data.to_string().replace('<', "\\u003c");
-    TEMPLATE.replacen(PLACEHOLDER, &json, 1)
+    crate::embed(TEMPLATE, PLACEHOLDER, data)
 }
 
 /// Writes the player of `run` to `path`: the planar player for a planar run, the 3-D player
@@ -324,11 +323,7 @@ pub fn write_player(run: &RunFolder, path: &Path) -> Result<(), PlotError> {
     {
         return crate::player3d::write_player3d(run, path);
     }
-    let html = page(&player_data(run)?);
-    std::fs::write(path, html).map_err(|source| PlotError::Io {
-        path: path.display().to_string(),
-        source,
-    })
+    crate::write_file(path, page(&player_data(run)?))
 }
 
 #[cfg(test)]

@@ -347,10 +347,7 @@ pub fn write_gltf(run: &RunFolder, path: &Path) -> Result<Exported, PlotError> {
     let json = root
         .to_vec()
         .map_err(|e| PlotError::Data(format!("cannot write the glTF JSON: {e}")))?;
-    std::fs::write(path, glb(&json, &bin)).map_err(|source| PlotError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
+    crate::write_file(path, glb(&json, &bin))?;
     Ok(exported)
 }
 

@@ -64,3 +64,25 @@ pub enum PlotError {
         source: std::io::Error,
     },
 }
+
+impl PlotError {
+    /// The error of reading or writing `path`.
+    pub fn io(path: &std::path::Path, source: std::io::Error) -> Self {
+        PlotError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+}
+
+/// Writes `bytes` to `path`, a failure as [`PlotError::Io`] naming the file.
+pub(crate) fn write_file(path: &std::path::Path, bytes: impl AsRef<[u8]>) -> Result<(), PlotError> {
+    std::fs::write(path, bytes).map_err(|e| PlotError::io(path, e))
+}
+
+/// The HTML page `template` with the player's `data` in place of its one `placeholder`, every
+/// `<` of the JSON escaped so that no string in it can end the page's `<script>`.
+pub(crate) fn embed(template: &str, placeholder: &str, data: &serde_json::Value) -> String {
+    let json = data.to_string().replace('<', "\\u003c");
+    template.replacen(placeholder, &json, 1)
+}

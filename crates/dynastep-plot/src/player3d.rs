@@ -137,8 +137,7 @@ pub fn player3d_data(run: &RunFolder) -> Result<Value, PlotError> {
 /// The 3-D page for `data`: the template with the data substituted, every `<` of the JSON
 /// written `\u003c` so that no text of the model can close or open a script element.
 pub fn page3d(data: &Value) -> String {
-    let json = data.to_string().replace('<', "\\u003c");
-    TEMPLATE.replacen(PLACEHOLDER, &json, 1)
+    crate::embed(TEMPLATE, PLACEHOLDER, data)
 }
 
 /// Writes the 3-D player of a spatial `run` to `path`.
@@ -146,11 +145,7 @@ pub fn page3d(data: &Value) -> String {
 /// # Errors
 /// See [`player3d_data`]; [`PlotError::Io`] when the file cannot be written.
 pub fn write_player3d(run: &RunFolder, path: &Path) -> Result<(), PlotError> {
-    let html = page3d(&player3d_data(run)?);
-    std::fs::write(path, html).map_err(|source| PlotError::Io {
-        path: path.display().to_string(),
-        source,
-    })
+    crate::write_file(path, page3d(&player3d_data(run)?))
 }
 
 #[cfg(test)]

@@ -57,13 +57,6 @@ pub struct RunFolder {
     pub model: Option<Model>,
 }
 
-fn io_error(path: &Path, source: std::io::Error) -> PlotError {
-    PlotError::Io {
-        path: path.display().to_string(),
-        source,
-    }
-}
-
 impl RunFolder {
     /// Reads the folder `dir`.
     ///
@@ -72,7 +65,7 @@ impl RunFolder {
     /// rows or no column `t`, or `summary.json` / `model.json` exist but cannot be parsed.
     pub fn open(dir: &Path) -> Result<Self, PlotError> {
         let path = dir.join("history.csv");
-        let file = std::fs::File::open(&path).map_err(|e| io_error(&path, e))?;
+        let file = std::fs::File::open(&path).map_err(|e| PlotError::io(&path, e))?;
         let table = HistoryTable::read(file, &path.display().to_string())
             .map_err(|e| PlotError::Data(e.to_string()))?;
         if table.rows() == 0 {

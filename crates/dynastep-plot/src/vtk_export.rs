@@ -219,14 +219,6 @@ fn xml(kind: &'static str, content: Content) -> Result<String, PlotError> {
     Ok(text)
 }
 
-/// Writes `text` to `path`.
-fn write(path: &Path, text: &str) -> Result<(), PlotError> {
-    std::fs::write(path, text).map_err(|source| PlotError::Io {
-        path: path.display().to_string(),
-        source,
-    })
-}
-
 /// Writes the motion of a spatial `run` as the collection `pvd` (e.g. `DIR/motion.pvd`) and its
 /// frames in the folder beside it named after its stem (`DIR/motion/frame_000000.vtu`, …).
 /// Rows after the first one with a non-finite pose or time, or a time not later than the one
@@ -250,10 +242,7 @@ pub fn write_vtk(run: &RunFolder, pvd: &Path) -> Result<Exported, PlotError> {
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "motion".into());
     let folder: PathBuf = pvd.with_file_name(&stem);
-    std::fs::create_dir_all(&folder).map_err(|source| PlotError::Io {
-        path: folder.display().to_string(),
-        source,
-    })?;
+    std::fs::create_dir_all(&folder).map_err(|e| PlotError::io(&folder, e))?;
     let mut data_sets = Vec::with_capacity(n);
     for k in 0..n {
         let name = format!("frame_{k:06}.vtu");
@@ -263,14 +252,14 @@ pub fn write_vtk(run: &RunFolder, pvd: &Path) -> Result<Exported, PlotError> {
                 piece: frame(&scene, k),
             },
         )?;
-        write(&folder.join(&name), &text)?;
+        crate::write_file(&folder.join(&name), text)?;
         data_sets.push(DataSet {
             timestep: ryu::Buffer::new().format(scene.t[k]).to_owned(),
             part: 0,
             file: format!("{stem}/{name}"),
         });
     }
-    write(pvd, &xml("Collection", Content::Collection { data_sets })?)?;
+    crate::write_file(pvd, xml("Collection", Content::Collection { data_sets })?)?;
     Ok(Exported {
         bodies: scene.bodies.len(),
         frames: n,
