@@ -13,6 +13,21 @@ fn stderr(o: &std::process::Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()
 }
 
+/// Runs the embedded example `name` up to `t_end` into the folder `dir`; it must complete.
+fn run_example(name: &str, t_end: &str, dir: &str) {
+    let o = dynastep(&[
+        "run",
+        "--example",
+        name,
+        "--t-end",
+        t_end,
+        "--quiet",
+        "--out",
+        dir,
+    ]);
+    assert!(o.status.success(), "{name}: {}", stderr(&o));
+}
+
 /// The translations (x, y, z) and rotations (x, y, z, w) of each body node, and the times, read
 /// from a .glb file with the gltf crate.
 struct Tracks {
@@ -55,17 +70,7 @@ fn read_back(bytes: &[u8]) -> Tracks {
 fn the_spatial_slider_crank_exports_to_gltf_with_the_history_s_poses() {
     let out = scratch("export");
     let dir = out.to_str().unwrap();
-    let o = dynastep(&[
-        "run",
-        "--example",
-        "spatial-slider-crank",
-        "--t-end",
-        "0.5",
-        "--quiet",
-        "--out",
-        dir,
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    run_example("spatial-slider-crank", "0.5", dir);
     let o = dynastep(&["export", dir, "--format", "gltf"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let tracks = read_back(&std::fs::read(out.join("motion.glb")).unwrap());
@@ -112,17 +117,7 @@ fn export_refuses_what_it_cannot_write_with_a_message() {
     // A planar run.
     let out = scratch("export-planar");
     let dir = out.to_str().unwrap();
-    let o = dynastep(&[
-        "run",
-        "--example",
-        "pendulum",
-        "--t-end",
-        "0.1",
-        "--quiet",
-        "--out",
-        dir,
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    run_example("pendulum", "0.1", dir);
     for format in ["gltf", "vtk"] {
         let o = dynastep(&["export", dir, "--format", format]);
         assert_eq!(o.status.code(), Some(2));
@@ -152,17 +147,7 @@ fn export_refuses_what_it_cannot_write_with_a_message() {
 fn the_shape_a_model_gives_a_body_is_exported() {
     let out = scratch("export-shape");
     let dir = out.to_str().unwrap();
-    let o = dynastep(&[
-        "run",
-        "--example",
-        "spatial-top",
-        "--t-end",
-        "0.05",
-        "--quiet",
-        "--out",
-        dir,
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    run_example("spatial-top", "0.05", dir);
     let o = dynastep(&["export", dir]);
     assert!(o.status.success(), "{}", stderr(&o));
     let bytes = std::fs::read(out.join("motion.glb")).unwrap();
@@ -197,17 +182,7 @@ fn the_shape_a_model_gives_a_body_is_exported() {
 fn a_history_without_a_body_s_columns_is_refused_by_name() {
     let out = scratch("export-columns");
     let dir = out.to_str().unwrap();
-    let o = dynastep(&[
-        "run",
-        "--example",
-        "spatial-top",
-        "--t-end",
-        "0.05",
-        "--quiet",
-        "--out",
-        dir,
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    run_example("spatial-top", "0.05", dir);
     let path = out.join("history.csv");
     let text = std::fs::read_to_string(&path).unwrap();
     let drop = text
