@@ -9,10 +9,8 @@
 //! are already in body axes.
 
 use dynastep::model::inventory::ModelKind;
-use dynastep::model::spatial::{
-    SpatialBodyKind, SpatialForceSpec, SpatialJointKind, SpatialJointSpec, SpatialSpec,
-};
-use dynastep::model::GROUND;
+use dynastep::model::spatial::{SpatialBodyKind, SpatialJointKind, SpatialJointSpec, SpatialSpec};
+use dynastep::model::{ForceSpec, GROUND};
 use nalgebra::{Matrix3, UnitQuaternion, Vector3};
 
 use crate::run_folder::RunFolder;
@@ -257,7 +255,7 @@ impl SpatialScene {
             .forces
             .iter()
             .filter_map(|f| match f {
-                SpatialForceSpec::Tsda {
+                ForceSpec::Tsda {
                     name,
                     body_i,
                     point_i,

@@ -340,13 +340,16 @@ fn driven_spatial_slider_crank_kinematics_and_inverse_dynamics() {
     use dynastep::analysis::dynamic::{Recorder, RunStatus};
     use dynastep::analysis::kinematics::{self, KinematicSettings};
     use dynastep::model::function::{FunctionSpec, TaggedFunction};
-    use dynastep::model::spatial::SpatialDriverSpec;
+    use dynastep::model::{DriverKind, DriverSpec};
     use dynastep::system::multibody::Multibody;
     let mut m = model("spatial-slider-crank");
     let function = FunctionSpec::Tagged(TaggedFunction::Expression { expr: "6*t".into() });
-    m.spatial.as_mut().unwrap().drivers.push(SpatialDriverSpec {
+    m.spatial.as_mut().unwrap().drivers.push(DriverSpec {
         name: "crank".into(),
-        joint: "A".into(),
+        kind: DriverKind::Joint,
+        joint: Some("A".into()),
+        body: None,
+        coordinate: None,
         motion: None,
         function,
     });

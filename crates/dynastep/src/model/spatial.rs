@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::types::{Axes, MarkerSpec};
+use super::types::{Axes, DriverSpec, ForceSpec, MarkerSpec};
 
 /// A spatial mechanism.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
@@ -33,10 +33,10 @@ pub struct SpatialSpec {
     pub joints: Vec<SpatialJointSpec>,
     /// Rheonomic constraints prescribing a joint's rotation or translation in time.
     #[serde(default)]
-    pub drivers: Vec<SpatialDriverSpec>,
+    pub drivers: Vec<DriverSpec>,
     /// Force elements (gravity is set by `gravity`).
     #[serde(default)]
-    pub forces: Vec<SpatialForceSpec>,
+    pub forces: Vec<ForceSpec>,
     /// Points whose global position, velocity, orientation and angular velocity are output.
     #[serde(default)]
     pub markers: Vec<MarkerSpec>,
@@ -245,139 +245,6 @@ pub struct JointFrameSpec {
     /// aligned with h.
     #[serde(default)]
     pub reference: Option<[f64; 3]>,
-}
-
-/// What a spatial driver prescribes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SpatialMotion {
-    /// The rotation angle about the joint axis of body j's joint frame from body i's, zero at the
-    /// initial configuration [rad] (revolute and cylindrical joints).
-    Rotation,
-    /// The displacement (P_j − P_i) along the joint axis [m] (prismatic and cylindrical joints).
-    Translation,
-}
-
-/// A rheonomic constraint: the joint's rotation or translation = f(t).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SpatialDriverSpec {
-    /// Unique name among drivers.
-    pub name: String,
-    /// The driven joint (revolute, prismatic or cylindrical).
-    pub joint: String,
-    /// `rotation` or `translation`; default: rotation for a revolute joint, translation for a
-    /// prismatic one (a cylindrical joint needs it).
-    #[serde(default)]
-    pub motion: Option<SpatialMotion>,
-    /// The prescribed value f(t) [rad or m].
-    pub function: super::function::FunctionSpec,
-}
-
-/// A spatial force element.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum SpatialForceSpec {
-    /// Translational spring–damper between two points. Tension f = k (l − l₀) + c l̇ pulls the
-    /// points together when positive.
-    Tsda {
-        /// Unique name among forces.
-        name: String,
-        /// First body.
-        body_i: String,
-        /// Point of body i (default `origin`).
-        #[serde(default)]
-        point_i: Option<String>,
-        /// Second body.
-        body_j: String,
-        /// Point of body j (default `origin`).
-        #[serde(default)]
-        point_j: Option<String>,
-        /// Stiffness k [N/m] (default 0).
-        #[serde(default)]
-        stiffness: f64,
-        /// Free length l₀ [m] (default: the initial distance).
-        #[serde(default)]
-        free_length: Option<f64>,
-        /// Damping c [N s/m] (default 0).
-        #[serde(default)]
-        damping: f64,
-    },
-    /// Rotational spring–damper–actuator at a revolute or cylindrical joint: torque on body j
-    /// about the joint axis τ = −k (θ − θ₀) − c θ̇ + τ_a(t), θ the joint's rotation from its
-    /// initial configuration, θ − θ₀ taken in (−π, π]; the opposite torque acts on body i.
-    Rsda {
-        /// Unique name among forces.
-        name: String,
-        /// The revolute or cylindrical joint.
-        joint: String,
-        /// Stiffness k [N m/rad] (default 0).
-        #[serde(default)]
-        stiffness: f64,
-        /// Free angle θ₀ [rad] (default 0: the initial configuration).
-        #[serde(default)]
-        free_angle: f64,
-        /// Damping c [N m s/rad] (default 0).
-        #[serde(default)]
-        damping: f64,
-        /// Actuator torque τ_a(t) on body j [N m] (default none).
-        #[serde(default)]
-        actuator: Option<super::function::FunctionSpec>,
-    },
-    /// A force applied at a point of a body, components f_x(t), f_y(t), f_z(t) [N] in `frame`
-    /// axes (a missing component is zero).
-    Force {
-        /// Unique name among forces.
-        name: String,
-        /// The body.
-        body: String,
-        /// Point of application (default `origin`, the centroid).
-        #[serde(default)]
-        point: Option<String>,
-        /// x component [N].
-        #[serde(default)]
-        fx: Option<super::function::FunctionSpec>,
-        /// y component [N].
-        #[serde(default)]
-        fy: Option<super::function::FunctionSpec>,
-        /// z component [N].
-        #[serde(default)]
-        fz: Option<super::function::FunctionSpec>,
-        /// Axes of the components: `global` (default) or `body` (a follower force).
-        #[serde(default)]
-        frame: Axes,
-    },
-    /// A torque applied to a rigid body, components τ_x(t), τ_y(t), τ_z(t) [N m] in `frame` axes.
-    Torque {
-        /// Unique name among forces.
-        name: String,
-        /// The body.
-        body: String,
-        /// x component [N m].
-        #[serde(default)]
-        tx: Option<super::function::FunctionSpec>,
-        /// y component [N m].
-        #[serde(default)]
-        ty: Option<super::function::FunctionSpec>,
-        /// z component [N m].
-        #[serde(default)]
-        tz: Option<super::function::FunctionSpec>,
-        /// Axes of the components: `global` (default) or `body`.
-        #[serde(default)]
-        frame: Axes,
-    },
-}
-
-impl SpatialForceSpec {
-    /// The element's unique name among forces.
-    pub fn name(&self) -> &str {
-        match self {
-            SpatialForceSpec::Tsda { name, .. }
-            | SpatialForceSpec::Rsda { name, .. }
-            | SpatialForceSpec::Force { name, .. }
-            | SpatialForceSpec::Torque { name, .. } => name,
-        }
-    }
 }
 
 /// The message for a string that is not an Euler or Cardan sequence.

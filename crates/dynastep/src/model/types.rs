@@ -189,26 +189,42 @@ pub struct JointSpec {
 }
 
 /// What a driver prescribes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DriverKind {
-    /// The value of a joint: relative angle θ_j − θ_i of a revolute joint [rad], or displacement of a
-    /// prismatic joint along its axis [m].
+    /// The value of a joint. Planar: the relative angle θ_j − θ_i of a revolute joint [rad], or
+    /// the displacement of a prismatic joint along its axis [m]. Spatial: the rotation or
+    /// translation (`motion`) of a revolute, prismatic or cylindrical joint from its initial
+    /// configuration.
+    #[default]
     Joint,
-    /// A coordinate of a body frame.
+    /// A coordinate of a planar body frame: x, y [m] or θ [rad] (planar models only).
     Coordinate,
 }
 
-/// A rheonomic constraint: driven value − f(t) = 0.
+/// What a spatial joint driver prescribes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum JointMotion {
+    /// The rotation angle about the joint axis of body j's joint frame from body i's, zero at the
+    /// initial configuration [rad] (revolute and cylindrical joints).
+    Rotation,
+    /// The displacement (P_j − P_i) along the joint axis [m] (prismatic and cylindrical joints).
+    Translation,
+}
+
+/// A rheonomic constraint: driven value − f(t) = 0. One spec for planar and spatial models; a
+/// field that only one kind reads (`motion` spatial) is refused at its line in the other.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DriverSpec {
     /// Unique name among drivers.
     pub name: String,
-    /// `joint` or `coordinate`.
-    #[serde(rename = "type")]
+    /// `joint` (default) or `coordinate`.
+    #[serde(rename = "type", default)]
     pub kind: DriverKind,
-    /// For `joint`: the revolute or prismatic joint driven.
+    /// For `joint`: the driven joint (planar: revolute or prismatic; spatial: revolute,
+    /// prismatic or cylindrical).
     #[serde(default)]
     pub joint: Option<String>,
     /// For `coordinate`: the body.
@@ -217,6 +233,10 @@ pub struct DriverSpec {
     /// For `coordinate`: which coordinate.
     #[serde(default)]
     pub coordinate: Option<Coordinate>,
+    /// Spatial joint drivers: `rotation` or `translation`; default: rotation for a revolute
+    /// joint, translation for a prismatic one (a cylindrical joint needs it).
+    #[serde(default)]
+    pub motion: Option<JointMotion>,
     /// The prescribed value f(t) [rad or m].
     pub function: FunctionSpec,
 }
@@ -233,7 +253,8 @@ pub enum Axes {
     Body,
 }
 
-/// A force element.
+/// A force element, one spec for planar and spatial models. A field that only one kind of model
+/// has (`fz`, `tx`, `ty`, `tz` spatial; `torque` planar) is refused at its line in the other.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ForceSpec {
@@ -265,12 +286,14 @@ pub enum ForceSpec {
         #[serde(default)]
         actuator: Option<FunctionSpec>,
     },
-    /// Rotational spring–damper–actuator at a revolute joint. Torque on body j
-    /// τ = −k (θ_r − θ₀) − c θ̇_r + τ_a(t), θ_r = θ_j − θ_i; the opposite torque acts on body i.
+    /// Rotational spring–damper–actuator at a joint: torque on body j
+    /// τ = −k (θ_r − θ₀) − c θ̇_r + τ_a(t); the opposite torque acts on body i. Planar: at a
+    /// revolute joint, θ_r = θ_j − θ_i. Spatial: about the axis of a revolute or cylindrical
+    /// joint, θ_r its rotation from the initial configuration, θ_r − θ₀ taken in (−π, π].
     Rsda {
         /// Unique name among forces.
         name: String,
-        /// The revolute joint.
+        /// The joint.
         joint: String,
         /// Stiffness k [N m/rad] (default 0).
         #[serde(default)]
@@ -285,7 +308,7 @@ pub enum ForceSpec {
         #[serde(default)]
         actuator: Option<FunctionSpec>,
     },
-    /// A force applied at a point of a body.
+    /// A force applied at a point of a body; a missing component is zero.
     Force {
         /// Unique name among forces.
         name: String,
@@ -300,7 +323,10 @@ pub enum ForceSpec {
         /// y component f_y(t) [N].
         #[serde(default)]
         fy: Option<FunctionSpec>,
-        /// Axes of (fx, fy): `global` (default) or `body`.
+        /// Spatial models only: z component f_z(t) [N].
+        #[serde(default)]
+        fz: Option<FunctionSpec>,
+        /// Axes of the components: `global` (default) or `body` (a follower force).
         #[serde(default)]
         frame: Axes,
     },
@@ -310,8 +336,22 @@ pub enum ForceSpec {
         name: String,
         /// The body.
         body: String,
-        /// Torque τ(t), counter-clockwise positive [N m].
-        torque: FunctionSpec,
+        /// Planar models: the torque τ(t), counter-clockwise positive [N m].
+        #[serde(default)]
+        torque: Option<FunctionSpec>,
+        /// Spatial models: x component τ_x(t) [N m] (a missing component is zero).
+        #[serde(default)]
+        tx: Option<FunctionSpec>,
+        /// Spatial models: y component τ_y(t) [N m].
+        #[serde(default)]
+        ty: Option<FunctionSpec>,
+        /// Spatial models: z component τ_z(t) [N m].
+        #[serde(default)]
+        tz: Option<FunctionSpec>,
+        /// Spatial models: axes of the components, `global` (default) or `body`. A planar
+        /// torque is the same in both.
+        #[serde(default)]
+        frame: Axes,
     },
 }
 

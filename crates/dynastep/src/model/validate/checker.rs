@@ -170,6 +170,26 @@ impl<'m> Checker<'m> {
         }
     }
 
+    /// Refuses the `given` fields that only the other kind of model reads (`kind` is "planar"
+    /// or "spatial", the kind that reads them); `path` gives each field's path.
+    pub(super) fn other_kind_fields(
+        &mut self,
+        path: impl Fn(&str) -> Vec<PathSeg>,
+        entity: &str,
+        kind: &str,
+        given: &[(&str, bool)],
+        hint: &str,
+    ) {
+        for (field, _) in given.iter().filter(|(_, g)| *g) {
+            self.push(
+                path(field),
+                entity,
+                format!("`{field}` is read only in {kind} models"),
+                format!("remove `{field}`; {hint}"),
+            );
+        }
+    }
+
     /// A spring's free length, when given: non-negative and finite (planar and spatial TSDAs).
     pub(super) fn free_length(&mut self, path: Vec<PathSeg>, entity: &str, l: Option<f64>) {
         if let Some(l) = l {

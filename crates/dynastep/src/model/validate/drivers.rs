@@ -4,7 +4,7 @@
 
 use super::super::types::*;
 use super::checker::{label, p, Checker};
-use super::suggest;
+use super::{suggest, PathSeg};
 
 /// Checks every driver.
 pub(super) fn check(c: &mut Checker<'_>, model: &Model) {
@@ -19,7 +19,10 @@ pub(super) fn check(c: &mut Checker<'_>, model: &Model) {
             DriverKind::Joint => joint_driver(c, &e, i, d),
             DriverKind::Coordinate => coordinate_driver(c, &e, i, d),
         }
-        c.function(p(&[&"drivers", &i, &"function"]), &e, &d.function);
+        let hint = "a planar joint driver drives the joint's one value, its angle or its travel";
+        let at = |f: &str| p(&[&"drivers", &i, &f]);
+        c.other_kind_fields(at, &e, "spatial", &[("motion", d.motion.is_some())], hint);
+        c.function(at("function"), &e, &d.function);
     }
 }
 
@@ -27,19 +30,23 @@ pub(super) fn check(c: &mut Checker<'_>, model: &Model) {
 /// `coordinate`.
 fn joint_driver(c: &mut Checker<'_>, e: &str, i: usize, d: &DriverSpec) {
     let at = |f: &str| p(&[&"drivers", &i, &f]);
-    match &d.joint {
-        None => c.push(
-            at("joint"),
-            e,
-            "a joint driver needs `joint`".into(),
-            "add `joint = \"<name of a revolute or prismatic joint>\"`".into(),
-        ),
-        Some(name) => {
-            if let Some(j) = c.joint_ref(at("joint"), e, name) {
-                drivable(c, e, i, name, j);
-            }
+    if let Some(name) = driven_joint(c, e, at, d, "revolute or prismatic") {
+        if let Some(j) = c.joint_ref(at("joint"), e, name) {
+            drivable(c, e, i, name, j);
         }
     }
+}
+
+/// The joint a joint driver names (`None`, reported, when it names none), after refusing the
+/// fields a joint driver does not read; `kinds` says which joints can be driven. Planar and
+/// spatial models alike.
+pub(super) fn driven_joint<'d>(
+    c: &mut Checker<'_>,
+    e: &str,
+    at: impl Fn(&str) -> Vec<PathSeg>,
+    d: &'d DriverSpec,
+    kinds: &str,
+) -> Option<&'d str> {
     for (f, given) in [
         ("body", d.body.is_some()),
         ("coordinate", d.coordinate.is_some()),
@@ -53,6 +60,15 @@ fn joint_driver(c: &mut Checker<'_>, e: &str, i: usize, d: &DriverSpec) {
             );
         }
     }
+    if d.joint.is_none() {
+        c.push(
+            at("joint"),
+            e,
+            "a joint driver needs `joint`".into(),
+            format!("add `joint = \"<name of a {kinds} joint>\"`"),
+        );
+    }
+    d.joint.as_deref()
 }
 
 /// Whether joint `name` has a value a driver can prescribe.

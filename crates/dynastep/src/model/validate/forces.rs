@@ -21,9 +21,14 @@ pub(super) fn check(c: &mut Checker<'_>, model: &Model) {
                 point,
                 fx,
                 fy,
+                fz,
                 ..
-            } => load(c, &e, i, body, point.as_deref(), [fx, fy]),
-            ForceSpec::Torque { body, torque, .. } => self::torque(c, &e, i, body, torque),
+            } => {
+                load(c, &e, i, body, point.as_deref(), [fx, fy]);
+                let hint = "a planar force has components fx and fy";
+                c.other_kind_fields(|f| at(i, f), &e, "spatial", &[("fz", fz.is_some())], hint);
+            }
+            ForceSpec::Torque { .. } => self::torque(c, &e, i, f),
         }
     }
 }
@@ -167,8 +172,19 @@ fn load(
     }
 }
 
-/// A torque on a moving rigid body.
-fn torque(c: &mut Checker<'_>, e: &str, i: usize, body: &str, torque: &FunctionSpec) {
+/// A torque on a moving rigid body: `torque`, about the z axis.
+fn torque(c: &mut Checker<'_>, e: &str, i: usize, f: &ForceSpec) {
+    let ForceSpec::Torque {
+        body,
+        torque,
+        tx,
+        ty,
+        tz,
+        ..
+    } = f
+    else {
+        return;
+    };
     if let Some(b) = c.body_ref(at(i, "body"), e, body, false) {
         if b.is_point_mass() {
             c.push(
@@ -179,5 +195,20 @@ fn torque(c: &mut Checker<'_>, e: &str, i: usize, body: &str, torque: &FunctionS
             );
         }
     }
-    c.function(at(i, "torque"), e, torque);
+    let given = [
+        ("tx", tx.is_some()),
+        ("ty", ty.is_some()),
+        ("tz", tz.is_some()),
+    ];
+    let hint = "a planar torque is `torque`, counter-clockwise about z";
+    c.other_kind_fields(|f| at(i, f), e, "spatial", &given, hint);
+    match torque {
+        Some(t) => c.function(at(i, "torque"), e, t),
+        None => c.push(
+            at(i, "torque"),
+            e,
+            "a torque needs its value `torque`".into(),
+            "add e.g. `torque = 1.5` [N m], counter-clockwise positive".into(),
+        ),
+    }
 }

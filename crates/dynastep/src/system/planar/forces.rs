@@ -142,6 +142,9 @@ impl ForceElement {
                 if !matches!(b, BodyRef::Rigid { .. }) {
                     return Err(unchecked(&el, "a torque needs a moving rigid body"));
                 }
+                let torque = torque
+                    .as_ref()
+                    .ok_or_else(|| unchecked(&el, "a planar torque without `torque`"))?;
                 let law = ForceType::Torque {
                     torque: compile(&format!("{el}, torque"), torque)?,
                 };

@@ -8,8 +8,8 @@ use super::*;
 use crate::analysis::assembly::consistent_accelerations;
 use crate::model::function::{FunctionSpec, TaggedFunction, TimeFunction};
 use crate::model::{
-    Axes, BodyKind, BodySpec, DriverKind, DriverSpec, ForceSpec, JointKind, JointSpec, MarkerSpec,
-    GROUND,
+    Axes, BodyKind, BodySpec, DriverKind, DriverSpec, ForceSpec, JointKind, JointMotion, JointSpec,
+    MarkerSpec, GROUND,
 };
 use crate::system::derivative_check::*;
 
@@ -100,6 +100,7 @@ fn joint_driver(name: &str, j: &str, f: FunctionSpec) -> DriverSpec {
         joint: Some(j.into()),
         body: None,
         coordinate: None,
+        motion: None,
         function: f,
     }
 }
@@ -111,6 +112,7 @@ fn coordinate_driver(name: &str, body: &str, c: Coordinate, f: FunctionSpec) -> 
         joint: None,
         body: Some(body.into()),
         coordinate: Some(c),
+        motion: None,
         function: f,
     }
 }
@@ -400,6 +402,7 @@ fn applied_forces_and_torques() {
         point: point.map(Into::into),
         fx: Some(harmonic(3.0, 2.0, 1.0)),
         fy: Some(FunctionSpec::Constant(-2.0)),
+        fz: None,
         frame,
     };
     m.forces = vec![
@@ -413,13 +416,10 @@ fn applied_forces_and_torques() {
             point: None,
             fx: None,
             fy: Some(FunctionSpec::Constant(1.0)),
+            fz: None,
             frame: Axes::Body,
         },
-        ForceSpec::Torque {
-            name: "t".into(),
-            body: "a".into(),
-            torque: harmonic(1.0, 3.0, 0.2),
-        },
+        torque("t", "a", Some(harmonic(1.0, 3.0, 0.2))),
     ];
     let sys = check_model(&m);
     assert!(!sys.forces_depend_on_velocity());
@@ -649,6 +649,19 @@ fn issue_of(m: &Model) -> (String, String) {
 }
 
 /// Asserts that `m` is refused at `path` with a message containing `text`.
+/// A torque `torque` on `body` (`torque: None` is refused).
+fn torque(name: &str, body: &str, torque: Option<FunctionSpec>) -> ForceSpec {
+    ForceSpec::Torque {
+        name: name.into(),
+        body: body.into(),
+        torque,
+        tx: None,
+        ty: None,
+        tz: None,
+        frame: Axes::Global,
+    }
+}
+
 fn refused(m: &Model, path: &str, text: &str) {
     let (p, message) = issue_of(m);
     assert_eq!(p, path, "{message}");
@@ -779,6 +792,13 @@ fn construction_errors_name_the_entity() {
         "drivers[0].coordinate",
         "point mass and has no rotation",
     );
+    let mut rotation = joint_driver("d", "O", c0.clone());
+    rotation.motion = Some(JointMotion::Rotation);
+    refused(
+        &with_driver(rotation),
+        "drivers[0].motion",
+        "read only in spatial models",
+    );
     let ground = coordinate_driver("d", GROUND, Coordinate::X, c0.clone());
     refused(
         &with_driver(ground),
@@ -820,15 +840,38 @@ fn construction_errors_name_the_entity() {
         "forces[0].joint",
         "connects point mass `p`, which cannot take a torque",
     );
-    let torque = ForceSpec::Torque {
-        name: "t".into(),
-        body: "p".into(),
-        torque: FunctionSpec::Constant(1.0),
-    };
     refused(
-        &with_force(torque),
+        &with_force(torque("t", "p", Some(FunctionSpec::Constant(1.0)))),
         "forces[0].body",
         "body `p` is a point mass",
+    );
+    refused(
+        &with_force(torque("t", "crank", None)),
+        "forces[0].torque",
+        "needs its value `torque`",
+    );
+    let mut spatial_torque = torque("t", "crank", Some(FunctionSpec::Constant(1.0)));
+    if let ForceSpec::Torque { tz, .. } = &mut spatial_torque {
+        *tz = Some(FunctionSpec::Constant(1.0));
+    }
+    refused(
+        &with_force(spatial_torque),
+        "forces[0].tz",
+        "read only in spatial models",
+    );
+    let vertical = ForceSpec::Force {
+        name: "f".into(),
+        body: "crank".into(),
+        point: None,
+        fx: None,
+        fy: None,
+        fz: Some(FunctionSpec::Constant(1.0)),
+        frame: Axes::Global,
+    };
+    refused(
+        &with_force(vertical),
+        "forces[0].fz",
+        "read only in spatial models",
     );
     let tsda = |body_i: &str, point_i: &str, body_j: &str| ForceSpec::Tsda {
         name: "s".into(),

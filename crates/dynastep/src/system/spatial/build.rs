@@ -17,11 +17,11 @@ use super::rsda::Rsda;
 use super::{SpatialMarker, SpatialSystem};
 use crate::model::function::{FunctionSpec, TimeFunction};
 use crate::model::spatial::{
-    sequence_axes, JointFrameSpec, SpatialBodyKind, SpatialBodySpec, SpatialDriverSpec,
-    SpatialForceSpec, SpatialJointKind, SpatialJointSpec, SpatialMotion, SpatialSpec,
+    sequence_axes, JointFrameSpec, SpatialBodyKind, SpatialBodySpec, SpatialJointKind,
+    SpatialJointSpec, SpatialSpec,
 };
 use crate::model::validate::{self, Issue};
-use crate::model::{Axes, Model};
+use crate::model::{Axes, DriverSpec, ForceSpec, JointMotion, Model};
 
 /// Why a spatial model cannot be built.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -278,8 +278,8 @@ impl Builder<'_> {
         let mut forces = Vec::with_capacity(self.spec.forces.len());
         for f in &self.spec.forces {
             forces.push(match f {
-                SpatialForceSpec::Tsda { .. } => SpatialForce::Tsda(self.tsda(f)),
-                SpatialForceSpec::Rsda { .. } => SpatialForce::Rsda(self.rsda(f, joints)?),
+                ForceSpec::Tsda { .. } => SpatialForce::Tsda(self.tsda(f)?),
+                ForceSpec::Rsda { .. } => SpatialForce::Rsda(self.rsda(f, joints)?),
                 _ => SpatialForce::Load(self.load(f)?),
             });
         }
@@ -305,9 +305,9 @@ impl Builder<'_> {
 }
 
 impl Builder<'_> {
-    /// A spring–damper (`f` is a `tsda`).
-    fn tsda(&self, f: &SpatialForceSpec) -> Tsda {
-        let SpatialForceSpec::Tsda {
+    /// A spring–damper–actuator (`f` is a `tsda`).
+    fn tsda(&self, f: &ForceSpec) -> Result<Tsda, SpatialError> {
+        let ForceSpec::Tsda {
             body_i,
             point_i,
             body_j,
@@ -315,7 +315,8 @@ impl Builder<'_> {
             stiffness,
             free_length,
             damping,
-            ..
+            actuator,
+            name,
         } = f
         else {
             unreachable!("tsda() is called on spring–dampers only")
@@ -329,13 +330,18 @@ impl Builder<'_> {
             .spec
             .initial_distance((body_i, point_i.as_deref()), (body_j, point_j.as_deref()))
             .unwrap_or(0.0);
-        Tsda {
+        let element = format!("force `{name}`");
+        Ok(Tsda {
             slots: self.slots(bi, bj),
             d: Expr::between(si, sj),
             k: *stiffness,
             free_length: free_length.unwrap_or(initial),
             c: *damping,
-        }
+            actuator: actuator
+                .as_ref()
+                .map(|a| compiled(&element, a))
+                .transpose()?,
+        })
     }
 }
 
@@ -360,18 +366,18 @@ impl Builder<'_> {
     /// A driver of a joint built before it.
     fn driver(
         &self,
-        d: &SpatialDriverSpec,
+        d: &DriverSpec,
         joints: &[SpatialJoint],
         row: usize,
     ) -> Result<SpatialDriver, SpatialError> {
         let element = format!("driver `{}`", d.name);
         let joint = joints
             .iter()
-            .find(|j| j.name == d.joint)
+            .find(|j| Some(&j.name) == d.joint.as_ref())
             .ok_or_else(|| unchecked(&element, "its joint does not exist"))?;
         let motion = d.motion.unwrap_or(match joint.kind {
-            SpatialJointKind::Prismatic => SpatialMotion::Translation,
-            _ => SpatialMotion::Rotation,
+            SpatialJointKind::Prismatic => JointMotion::Translation,
+            _ => JointMotion::Rotation,
         });
         let function = compiled(&element, &d.function)?;
         Ok(SpatialDriver::new(
@@ -384,8 +390,8 @@ impl Builder<'_> {
     }
 
     /// A rotational spring–damper at a joint built before it (`f` is an `rsda`).
-    fn rsda(&self, f: &SpatialForceSpec, joints: &[SpatialJoint]) -> Result<Rsda, SpatialError> {
-        let SpatialForceSpec::Rsda {
+    fn rsda(&self, f: &ForceSpec, joints: &[SpatialJoint]) -> Result<Rsda, SpatialError> {
+        let ForceSpec::Rsda {
             name,
             joint,
             stiffness,
@@ -415,10 +421,10 @@ impl Builder<'_> {
     }
 
     /// An applied force or torque (`f` is a `force` or `torque`).
-    fn load(&self, f: &SpatialForceSpec) -> Result<Load, SpatialError> {
+    fn load(&self, f: &ForceSpec) -> Result<Load, SpatialError> {
         let element = format!("force `{}`", f.name());
         let (body, point, components, frame, torque) = match f {
-            SpatialForceSpec::Force {
+            ForceSpec::Force {
                 body,
                 point,
                 fx,
@@ -427,7 +433,7 @@ impl Builder<'_> {
                 frame,
                 ..
             } => (body, point.as_deref(), [fx, fy, fz], frame, false),
-            SpatialForceSpec::Torque {
+            ForceSpec::Torque {
                 body,
                 tx,
                 ty,
@@ -435,7 +441,7 @@ impl Builder<'_> {
                 frame,
                 ..
             } => (body, None, [tx, ty, tz], frame, true),
-            SpatialForceSpec::Tsda { .. } | SpatialForceSpec::Rsda { .. } => {
+            ForceSpec::Tsda { .. } | ForceSpec::Rsda { .. } => {
                 unreachable!("load() is called on loads only")
             }
         };

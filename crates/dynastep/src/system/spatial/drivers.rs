@@ -18,7 +18,7 @@ use super::joints::SpatialJoint;
 use super::kinematics::Expr;
 use super::kinematics::{axpy, Kernel, LMat, LVec, Motion, Sides, Slots, NS};
 use crate::model::function::TimeFunction;
-use crate::model::spatial::SpatialMotion;
+use crate::model::JointMotion;
 
 /// A driver of a spatial joint.
 #[derive(Debug, Clone)]
@@ -26,7 +26,7 @@ pub(crate) struct SpatialDriver {
     /// Name in the model.
     pub name: String,
     /// What it prescribes.
-    pub motion: SpatialMotion,
+    pub motion: JointMotion,
     /// The driven joint's slots.
     pub slots: Slots,
     /// The kernels K_k (one for a translation, two for a rotation).
@@ -44,7 +44,7 @@ impl SpatialDriver {
     /// The driver of `joint`'s `motion` by `function`, at row `row`.
     pub fn new(
         name: String,
-        motion: SpatialMotion,
+        motion: JointMotion,
         joint: &SpatialJoint,
         function: TimeFunction,
         row: usize,
@@ -52,13 +52,13 @@ impl SpatialDriver {
         let g = &joint.geometry;
         let [[fi, gi, hi], [fj, _, _]] = g.frame;
         let kernels = match motion {
-            SpatialMotion::Translation => {
+            JointMotion::Translation => {
                 vec![Kernel::dot(
                     Expr::vector(0, hi),
                     Expr::between(g.s[0], g.s[1]),
                 )]
             }
-            SpatialMotion::Rotation => vec![
+            JointMotion::Rotation => vec![
                 Kernel::dot(Expr::vector(0, gi), Expr::vector(1, fj)),
                 Kernel::dot(Expr::vector(0, fi), Expr::vector(1, fj)),
             ],
@@ -77,8 +77,8 @@ impl SpatialDriver {
     fn coefficients(&self, t: f64) -> ([Jet; 2], Jet) {
         let (f, fd, fdd) = self.function.eval(t);
         match self.motion {
-            SpatialMotion::Translation => ([[1.0, 0.0, 0.0], [0.0; 3]], [f, fd, fdd]),
-            SpatialMotion::Rotation => {
+            JointMotion::Translation => ([[1.0, 0.0, 0.0], [0.0; 3]], [f, fd, fdd]),
+            JointMotion::Rotation => {
                 let (s, c) = f.sin_cos();
                 (
                     [

@@ -51,14 +51,14 @@ fn add_local_matrix<S: Sink>(
 }
 
 impl ForceElement for Tsda {
-    fn add_force(&self, _t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
-        let f = self.force(&SpatialSystem::motion(&self.slots, q, v, None));
+    fn add_force(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
+        let f = self.force(t, &SpatialSystem::motion(&self.slots, q, v, None));
         add_vector(out, &self.slots, &f);
     }
-    fn add_force_q<S: Sink>(&self, _t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+    fn add_force_q<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
         let m = SpatialSystem::motion(&self.slots, q, v, None);
         add_local_matrix(&self.slots, scale, out, |k| {
-            self.add_position_derivative(&m, k)
+            self.add_position_derivative(t, &m, k)
         });
     }
     fn add_force_v<S: Sink>(&self, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
@@ -73,8 +73,11 @@ impl ForceElement for Tsda {
     fn potential(&self, q: &Vector) -> f64 {
         Tsda::potential(self, &self.slots.sides(&self.slots.gather(q)))
     }
-    fn power(&self, _t: f64, q: &Vector, v: &Vector) -> f64 {
-        Tsda::power(self, &SpatialSystem::motion(&self.slots, q, v, None))
+    fn power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
+        Tsda::power(self, t, &SpatialSystem::motion(&self.slots, q, v, None))
+    }
+    fn breakpoints(&self, out: &mut Vec<f64>) {
+        Tsda::breakpoints(self, out);
     }
 }
 

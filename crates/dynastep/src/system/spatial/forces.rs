@@ -1,8 +1,9 @@
-//! Spatial force elements: the translational spring–damper (TSDA) between two body points
-//! (Haug 1989, §11.5.1; Nikravesh 1988, §11.6).
+//! Spatial force elements: the translational spring–damper–actuator (TSDA) between two body
+//! points (Haug 1989, §11.5.1; Nikravesh 1988, §11.6).
 //!
-//! With d = P_j − P_i, l = |d|, u = d/l and tension f = k (l − l₀) + c l̇ (positive pulls the
-//! points together), the generalized force is Q = −f D_qᵀ u. Its derivatives:
+//! With d = P_j − P_i, l = |d|, u = d/l and tension f = k (l − l₀) + c l̇ + f_a(t) (positive pulls
+//! the points together), the generalized force is Q = −f D_qᵀ u. Its derivatives (f_a depends on
+//! t only):
 //!
 //! ```text
 //! ∂Q/∂q = −D_qᵀu f_q − f (D_qᵀ u_q + ∂²(uᵀd)/∂q²|_u),  u_q = (I − uuᵀ) D_q / l
@@ -14,8 +15,9 @@ use super::euler::V3;
 use super::kinematics::{
     add_jt_j, axpy, j_times, jt_times, Expr, LJac, LMat, LVec, Motion, Sides, Slots, NS,
 };
+use crate::model::function::TimeFunction;
 
-/// A spring–damper between two points.
+/// A spring–damper–actuator between two points.
 #[derive(Debug, Clone)]
 pub(crate) struct Tsda {
     /// Where the two bodies' coordinates are.
@@ -28,6 +30,8 @@ pub(crate) struct Tsda {
     pub free_length: f64,
     /// Damping \[N s/m\].
     pub c: f64,
+    /// Actuator tension f_a(t) \[N\].
+    pub actuator: Option<TimeFunction>,
 }
 
 /// A TSDA's state: length, its rate, direction, and D_q.
@@ -52,16 +56,21 @@ impl Tsda {
         }
     }
 
-    /// The tension f \[N\].
-    fn tension(&self, s: &Stretch) -> f64 {
-        self.k * (s.l - self.free_length) + self.c * s.ldot
+    /// The actuator's tension f_a(t) \[N\] (0 without one).
+    fn actuator(&self, t: f64) -> f64 {
+        self.actuator.as_ref().map_or(0.0, |f| f.value(t))
     }
 
-    /// The local generalized force (14).
-    pub fn force(&self, m: &Motion) -> LVec {
+    /// The tension f \[N\] at time t.
+    fn tension(&self, t: f64, s: &Stretch) -> f64 {
+        self.k * (s.l - self.free_length) + self.c * s.ldot + self.actuator(t)
+    }
+
+    /// The local generalized force (14) at time t.
+    pub fn force(&self, t: f64, m: &Motion) -> LVec {
         let s = self.stretch(m);
         let mut q = jt_times(&s.dq, &s.u);
-        let f = self.tension(&s);
+        let f = self.tension(t, &s);
         q.iter_mut().for_each(|e| *e *= -f);
         q
     }
@@ -80,13 +89,13 @@ impl Tsda {
         }
     }
 
-    /// Adds the local ∂Q/∂q (14 × 14) to `kq`.
-    pub fn add_position_derivative(&self, m: &Motion, kq: &mut LMat) {
+    /// Adds the local ∂Q/∂q (14 × 14) at time t to `kq`.
+    pub fn add_position_derivative(&self, t: f64, m: &Motion, kq: &mut LMat) {
         let s = self.stretch(m);
         if s.l == 0.0 {
             return;
         }
-        let f = self.tension(&s);
+        let f = self.tension(t, &s);
         // u_q = (I − uuᵀ) D_q / l, row by row.
         let mut uq = s.dq;
         for k in 0..NS {
@@ -119,9 +128,16 @@ impl Tsda {
         0.5 * self.k * (l - self.free_length).powi(2)
     }
 
-    /// Power of the damper −c l̇² \[W\].
-    pub fn power(&self, m: &Motion) -> f64 {
+    /// Power of the damper and the actuator −(c l̇ + f_a) l̇ \[W\] at time t.
+    pub fn power(&self, t: f64, m: &Motion) -> f64 {
         let s = self.stretch(m);
-        -self.c * s.ldot * s.ldot
+        -(self.c * s.ldot + self.actuator(t)) * s.ldot
+    }
+
+    /// Appends the times where the actuator is not smooth.
+    pub fn breakpoints(&self, out: &mut Vec<f64>) {
+        if let Some(f) = &self.actuator {
+            f.breakpoints(out);
+        }
     }
 }

@@ -7,7 +7,8 @@ use super::joints::SpatialJoint;
 use super::kinematics::NS;
 use super::{SpatialMarker, SpatialSystem};
 use crate::linalg::Vector;
-use crate::model::spatial::{sequence_angles, SpatialMotion};
+use crate::model::spatial::sequence_angles;
+use crate::model::JointMotion;
 use crate::state::GivenValues;
 use crate::state::State;
 use crate::system::mechanism::Mechanism;
@@ -176,8 +177,8 @@ impl Mechanism for SpatialSystem {
 
     fn driver_unit(&self, k: usize) -> &'static str {
         match self.drivers[k].motion {
-            SpatialMotion::Rotation => "torque",
-            SpatialMotion::Translation => "force",
+            JointMotion::Rotation => "torque",
+            JointMotion::Translation => "force",
         }
     }
 

@@ -4,7 +4,7 @@
 use super::*;
 use crate::model::function::{FunctionSpec, TaggedFunction};
 use crate::model::spatial::*;
-use crate::model::{Axes, MarkerSpec, Model};
+use crate::model::{Axes, DriverKind, DriverSpec, ForceSpec, JointMotion, MarkerSpec, Model};
 use crate::system::derivative_check::{check_derivatives, noise};
 use crate::system::mechanism::Mechanism;
 
@@ -61,7 +61,7 @@ fn joint(kind: SpatialJointKind, bi: &str, bj: &str) -> SpatialJointSpec {
     }
 }
 
-fn model(joints: Vec<SpatialJointSpec>, forces: Vec<SpatialForceSpec>) -> Model {
+fn model(joints: Vec<SpatialJointSpec>, forces: Vec<ForceSpec>) -> Model {
     let mut point = rigid("m", [0.5, 0.5, 0.5], [1.0, 0.0, 0.0], 0.0);
     point.kind = SpatialBodyKind::Point;
     point.inertia_tensor = None;
@@ -125,7 +125,7 @@ fn every_joint_kind_between_two_bodies_and_to_the_ground() {
 
 #[test]
 fn spring_dampers_and_gyroscopic_forces() {
-    let tsda = |bi: &str, bj: &str| SpatialForceSpec::Tsda {
+    let tsda = |bi: &str, bj: &str| ForceSpec::Tsda {
         name: format!("{bi}{bj}"),
         body_i: bi.into(),
         point_i: Some(if bi == "ground" { "G" } else { "P" }.into()),
@@ -134,6 +134,7 @@ fn spring_dampers_and_gyroscopic_forces() {
         stiffness: 300.0,
         free_length: Some(0.2),
         damping: 7.0,
+        actuator: (bi == "a").then(|| harmonic(1.5, 0.2)),
     };
     check(&model(
         vec![],
@@ -243,7 +244,7 @@ fn construction_errors_name_the_entry() {
         "spatial.joints[0].at",
         "makes them one",
     );
-    let coincident = SpatialForceSpec::Tsda {
+    let coincident = ForceSpec::Tsda {
         name: "s".into(),
         body_i: "a".into(),
         point_i: None,
@@ -252,6 +253,7 @@ fn construction_errors_name_the_entry() {
         stiffness: 1.0,
         free_length: None,
         damping: 0.0,
+        actuator: None,
     };
     let mut m = model(vec![], vec![coincident]);
     let mut twin = m.spatial.as_ref().unwrap().bodies[0].clone();
@@ -347,10 +349,13 @@ fn harmonic(amplitude: f64, offset: f64) -> FunctionSpec {
     })
 }
 
-fn drive(joint: &SpatialJointKind, motion: Option<SpatialMotion>) -> SpatialDriverSpec {
-    SpatialDriverSpec {
+fn drive(joint: &SpatialJointKind, motion: Option<JointMotion>) -> DriverSpec {
+    DriverSpec {
         name: format!("drive {joint:?} {motion:?}"),
-        joint: format!("{joint:?}"),
+        kind: DriverKind::Joint,
+        joint: Some(format!("{joint:?}")),
+        body: None,
+        coordinate: None,
         motion,
         function: harmonic(0.7, 0.2),
     }
@@ -358,8 +363,8 @@ fn drive(joint: &SpatialJointKind, motion: Option<SpatialMotion>) -> SpatialDriv
 
 #[test]
 fn drivers_of_rotation_and_translation() {
+    use JointMotion::{Rotation, Translation};
     use SpatialJointKind as K;
-    use SpatialMotion::{Rotation, Translation};
     for (kind, motion) in [
         (K::Revolute, None),
         (K::Prismatic, None),
@@ -381,8 +386,8 @@ fn a_driver_holds_at_its_function_value() {
     // −f(0) for a translation and −sin f(0) for a rotation.
     use SpatialJointKind as K;
     for (kind, motion) in [
-        (K::Revolute, SpatialMotion::Rotation),
-        (K::Prismatic, SpatialMotion::Translation),
+        (K::Revolute, JointMotion::Rotation),
+        (K::Prismatic, JointMotion::Translation),
     ] {
         let mut j = joint(kind, "a", "b");
         j.point_j = None;
@@ -395,8 +400,8 @@ fn a_driver_holds_at_its_function_value() {
         sys.constraints(0.0, &x.q, &mut phi);
         let f0 = 0.7 * 0.4_f64.sin() + 0.2;
         let expected = match motion {
-            SpatialMotion::Rotation => -f0.sin(),
-            SpatialMotion::Translation => -f0,
+            JointMotion::Rotation => -f0.sin(),
+            JointMotion::Translation => -f0,
         };
         assert!(
             (phi[sys.m() - 1] - expected).abs() < 1e-14,
@@ -411,16 +416,17 @@ fn applied_forces_and_torques() {
     let load = |name: &str, body: &str, torque: bool, frame: Axes| {
         let f = |a: f64| Some(harmonic(a, 0.1));
         if torque {
-            SpatialForceSpec::Torque {
+            ForceSpec::Torque {
                 name: name.into(),
                 body: body.into(),
+                torque: None,
                 tx: f(0.3),
                 ty: None,
                 tz: f(-0.8),
                 frame,
             }
         } else {
-            SpatialForceSpec::Force {
+            ForceSpec::Force {
                 name: name.into(),
                 body: body.into(),
                 point: Some("P".into()).filter(|_| body != "m"),
@@ -456,12 +462,22 @@ fn driver_and_load_errors_name_the_entry() {
     m.spatial.as_mut().unwrap().drivers = vec![drive(&K::Spherical, None)];
     refused(&m, "spatial.drivers[0].joint", "no such motion");
     let mut m = model(vec![joint(K::Revolute, "a", "b")], vec![]);
-    m.spatial.as_mut().unwrap().drivers =
-        vec![drive(&K::Revolute, Some(SpatialMotion::Translation))];
+    m.spatial.as_mut().unwrap().drivers = vec![drive(&K::Revolute, Some(JointMotion::Translation))];
     refused(&m, "spatial.drivers[0].motion", "no such motion");
-    let torque = SpatialForceSpec::Torque {
+    let mut coordinate = drive(&K::Revolute, None);
+    coordinate.kind = DriverKind::Coordinate;
+    m.spatial.as_mut().unwrap().drivers = vec![coordinate];
+    refused(&m, "spatial.drivers[0].type", "drives joints only");
+    let mut nameless = drive(&K::Revolute, None);
+    nameless.joint = None;
+    nameless.body = Some("a".into());
+    m.spatial.as_mut().unwrap().drivers = vec![nameless];
+    refused(&m, "spatial.drivers[0].joint", "needs `joint`");
+    refused(&m, "spatial.drivers[0].body", "not used by a joint driver");
+    let torque = ForceSpec::Torque {
         name: "t".into(),
         body: "m".into(),
+        torque: None,
         tx: None,
         ty: None,
         tz: None,
@@ -472,7 +488,21 @@ fn driver_and_load_errors_name_the_entry() {
         "spatial.forces[0].body",
         "does not rotate",
     );
-    let force = SpatialForceSpec::Force {
+    let planar_torque = ForceSpec::Torque {
+        name: "t".into(),
+        body: "a".into(),
+        torque: Some(FunctionSpec::Constant(1.0)),
+        tx: None,
+        ty: None,
+        tz: None,
+        frame: Axes::Global,
+    };
+    refused(
+        &model(vec![], vec![planar_torque]),
+        "spatial.forces[0].torque",
+        "read only in planar models",
+    );
+    let force = ForceSpec::Force {
         name: "f".into(),
         body: "ground".into(),
         point: None,
@@ -488,8 +518,8 @@ fn driver_and_load_errors_name_the_entry() {
     );
 }
 
-fn rsda(joint: &str, damping: f64) -> SpatialForceSpec {
-    SpatialForceSpec::Rsda {
+fn rsda(joint: &str, damping: f64) -> ForceSpec {
+    ForceSpec::Rsda {
         name: format!("rsda {joint}"),
         joint: joint.into(),
         stiffness: 40.0,

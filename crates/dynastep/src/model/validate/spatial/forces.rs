@@ -8,19 +8,19 @@ pub(super) fn force(
     s: &SpatialSpec,
     names: &Names<'_>,
     i: usize,
-    f: &SpatialForceSpec,
+    f: &ForceSpec,
 ) {
     match f {
-        SpatialForceSpec::Tsda { .. } => tsda(c, s, names, i, f),
-        SpatialForceSpec::Rsda { .. } => rsda(c, s, i, f),
-        SpatialForceSpec::Force { .. } => load(c, s, names, i, f),
-        SpatialForceSpec::Torque { .. } => torque(c, names, i, f),
+        ForceSpec::Tsda { .. } => tsda(c, s, names, i, f),
+        ForceSpec::Rsda { .. } => rsda(c, s, i, f),
+        ForceSpec::Force { .. } => load(c, s, names, i, f),
+        ForceSpec::Torque { .. } => torque(c, names, i, f),
     }
 }
 
 /// A rotational spring–damper: about the axis of a revolute or cylindrical joint, finite values.
-fn rsda(c: &mut Checker<'_>, s: &SpatialSpec, i: usize, f: &SpatialForceSpec) {
-    let SpatialForceSpec::Rsda {
+fn rsda(c: &mut Checker<'_>, s: &SpatialSpec, i: usize, f: &ForceSpec) {
+    let ForceSpec::Rsda {
         name,
         joint,
         stiffness,
@@ -63,8 +63,8 @@ fn rsda(c: &mut Checker<'_>, s: &SpatialSpec, i: usize, f: &SpatialForceSpec) {
 }
 
 /// An applied force: on a moving body, at one of its points, in axes the body has.
-fn load(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &SpatialForceSpec) {
-    let SpatialForceSpec::Force {
+fn load(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &ForceSpec) {
+    let ForceSpec::Force {
         name,
         body,
         point,
@@ -97,10 +97,11 @@ fn load(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &S
 }
 
 /// An applied torque: on a moving rigid body (a point mass does not rotate).
-fn torque(c: &mut Checker<'_>, names: &Names<'_>, i: usize, f: &SpatialForceSpec) {
-    let SpatialForceSpec::Torque {
+fn torque(c: &mut Checker<'_>, names: &Names<'_>, i: usize, f: &ForceSpec) {
+    let ForceSpec::Torque {
         name,
         body,
+        torque,
         tx,
         ty,
         tz,
@@ -111,6 +112,8 @@ fn torque(c: &mut Checker<'_>, names: &Names<'_>, i: usize, f: &SpatialForceSpec
     };
     let e = format!("{} (torque)", label("force", "spatial.forces", i, name));
     let path = |field: &str| at(&[&"forces", &i, &field]);
+    let hint = "give a spatial torque's components tx, ty, tz";
+    c.other_kind_fields(path, &e, "planar", &[("torque", torque.is_some())], hint);
     if let Some(b) = load_body(c, names, path("body"), &e, body) {
         if b.1 == SpatialBodyKind::Point {
             c.push(
@@ -151,8 +154,8 @@ fn load_body(
     }
 }
 
-fn tsda(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &SpatialForceSpec) {
-    let SpatialForceSpec::Tsda {
+fn tsda(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &ForceSpec) {
+    let ForceSpec::Tsda {
         name,
         body_i,
         point_i,
@@ -161,6 +164,7 @@ fn tsda(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &S
         stiffness,
         free_length,
         damping,
+        actuator,
     } = f
     else {
         return;
@@ -185,6 +189,9 @@ fn tsda(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &S
     c.finite(path("stiffness"), &e, "stiffness", &[*stiffness]);
     c.finite(path("damping"), &e, "damping", &[*damping]);
     c.free_length(path("free_length"), &e, *free_length);
+    if let Some(a) = actuator {
+        c.function(path("actuator"), &e, a);
+    }
     let ends = (
         (body_i.as_str(), point_i.as_deref()),
         (body_j.as_str(), point_j.as_deref()),

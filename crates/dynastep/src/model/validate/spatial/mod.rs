@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 
 use super::super::geometry::{is_usable_length, MIN_LENGTH};
 use super::super::spatial::*;
-use super::super::types::{Axes, MarkerSpec, Model, GROUND};
+use super::super::types::{
+    Axes, DriverKind, DriverSpec, ForceSpec, JointMotion, MarkerSpec, Model, GROUND,
+};
 use super::checker::{label, p, AsSeg, Checker};
 use super::{suggest, PathSeg};
 
