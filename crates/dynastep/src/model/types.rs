@@ -356,6 +356,17 @@ pub enum ForceSpec {
 }
 
 impl ForceSpec {
+    /// How messages name the element: "force `NAME` (KIND)", KIND its `type`.
+    pub fn label(&self) -> String {
+        let kind = match self {
+            ForceSpec::Tsda { .. } => "tsda",
+            ForceSpec::Rsda { .. } => "rsda",
+            ForceSpec::Force { .. } => "force",
+            ForceSpec::Torque { .. } => "torque",
+        };
+        format!("force `{}` ({kind})", self.name())
+    }
+
     /// The element's unique name among forces.
     pub fn name(&self) -> &str {
         match self {

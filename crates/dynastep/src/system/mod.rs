@@ -38,6 +38,7 @@ pub mod damped;
 #[cfg(test)]
 pub(crate) mod derivative_check;
 pub mod equations;
+pub(crate) mod force_elements;
 pub mod mechanism;
 pub mod multibody;
 pub mod planar;

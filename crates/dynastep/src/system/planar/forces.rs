@@ -22,9 +22,10 @@ use super::kinematics::{
 };
 use super::resolver::{compile, find_joint, unchecked, Resolver};
 use super::PlanarError;
-use crate::linalg::Vector;
+use crate::linalg::{Sink, Vector};
 use crate::model::function::{FunctionSpec, TimeFunction};
 use crate::model::{Axes, ForceSpec};
+use crate::system::force_elements::ForceElement;
 
 /// Lengths below this \[m\] are replaced by it when a TSDA's direction is computed, so that Q stays finite
 /// when its points meet (the direction is then arbitrary).
@@ -86,37 +87,39 @@ impl ForceType {
     }
 }
 
-/// A force element.
+/// A planar force element: its slots and its law. It implements the [`ForceElement`] interface
+/// that planar and spatial systems share.
 #[derive(Debug, Clone)]
-pub(crate) struct ForceElement {
-    /// How messages name it, e.g. "force `spring` (tsda)" or "gravity on body `crank`".
-    pub label: String,
+pub(crate) struct PlanarForce {
     pub slots: Slots,
     pub law: ForceType,
 }
 
-impl ForceElement {
-    /// The weight m g of every body, g (2) \[m/s²\]; none when g = 0.
-    pub(crate) fn gravity(bodies: &[Body], g: [f64; 2]) -> Vec<ForceElement> {
+impl PlanarForce {
+    /// The weight m g of every body, g (2) \[m/s²\], each with the label messages name it by;
+    /// none when g = 0.
+    pub(crate) fn gravity(bodies: &[Body], g: [f64; 2]) -> Vec<(String, PlanarForce)> {
         if g == [0.0, 0.0] {
             return Vec::new();
         }
         bodies
             .iter()
-            .map(|b| ForceElement {
-                label: format!("gravity on body `{}`", b.name()),
-                slots: Slots::single(b.body_ref()),
-                law: ForceType::Gravity {
-                    col: b.first_coordinate(),
-                    weight: [b.mass() * g[0], b.mass() * g[1]],
-                },
+            .map(|b| {
+                let weight = PlanarForce {
+                    slots: Slots::single(b.body_ref()),
+                    law: ForceType::Gravity {
+                        col: b.first_coordinate(),
+                        weight: [b.mass() * g[0], b.mass() * g[1]],
+                    },
+                };
+                (format!("gravity on body `{}`", b.name()), weight)
             })
             .collect()
     }
 
     /// Builds the force element of `spec` (checked by `model::validate`) on the already built
-    /// `joints`, from the initial coordinates `q0` (n): a TSDA's free length defaults to the
-    /// initial distance of its points.
+    /// `joints`, from the initial coordinates `q0` (n), with the label messages name it by: a
+    /// TSDA's free length defaults to the initial distance of its points.
     ///
     /// # Errors
     /// Only for what the model checks refuse (an unknown body, point or joint) and a time function
@@ -126,13 +129,8 @@ impl ForceElement {
         res: &Resolver<'_>,
         joints: &[Joint],
         q0: &Vector,
-    ) -> Result<ForceElement, PlanarError> {
-        let el = match spec {
-            ForceSpec::Tsda { name, .. } => format!("force `{name}` (tsda)"),
-            ForceSpec::Rsda { name, .. } => format!("force `{name}` (rsda)"),
-            ForceSpec::Force { name, .. } => format!("force `{name}` (force)"),
-            ForceSpec::Torque { name, .. } => format!("force `{name}` (torque)"),
-        };
+    ) -> Result<(String, PlanarForce), PlanarError> {
+        let el = spec.label();
         let (slots, law) = match spec {
             ForceSpec::Tsda { .. } => tsda_from_spec(&el, spec, res, q0)?,
             ForceSpec::Rsda { .. } => rsda_from_spec(&el, spec, joints)?,
@@ -151,11 +149,7 @@ impl ForceElement {
                 (Slots::single(b), law)
             }
         };
-        Ok(ForceElement {
-            label: el,
-            slots,
-            law,
-        })
+        Ok((el, PlanarForce { slots, law }))
     }
 }
 
@@ -305,7 +299,7 @@ fn length_derivatives(p: &PointPair) -> (f64, LVec, LMat) {
     (l, g, h)
 }
 
-impl ForceElement {
+impl PlanarForce {
     /// True when ∂Q/∂q can be non-zero (fixed at construction).
     pub(crate) fn has_q_jacobian(&self) -> bool {
         match &self.law {
@@ -321,56 +315,6 @@ impl ForceElement {
         match &self.law {
             ForceType::Tsda { damping, .. } | ForceType::Rsda { damping, .. } => *damping != 0.0,
             _ => false,
-        }
-    }
-
-    /// Potential energy \[J\].
-    pub(crate) fn potential(&self, q: &Vector) -> f64 {
-        match &self.law {
-            ForceType::Gravity { col, weight } => -dot(*weight, [q[*col], q[*col + 1]]),
-            ForceType::Tsda {
-                bi,
-                si,
-                bj,
-                sj,
-                stiffness,
-                free_length,
-                ..
-            } => {
-                let p = PointPair::new(bi.frame(q), *si, bj.frame(q), *sj);
-                let e = dot(p.d, p.d).sqrt() - free_length;
-                0.5 * stiffness * e * e
-            }
-            ForceType::Rsda {
-                bi,
-                bj,
-                stiffness,
-                free_angle,
-                ..
-            } => {
-                let e = bj.frame(q).theta - bi.frame(q).theta - free_angle;
-                0.5 * stiffness * e * e
-            }
-            ForceType::Load { .. } | ForceType::Torque { .. } => 0.0,
-        }
-    }
-
-    /// Adds Q at (t, q, v) into `out` (n entries, N or N m). Gravity, the most common element,
-    /// adds its constant weight without forming the derivatives of [`ForceElement::eval`].
-    pub(crate) fn add_force(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
-        if let ForceType::Gravity { col, weight } = self.law {
-            out[col] += weight[0];
-            out[col + 1] += weight[1];
-        } else {
-            self.slots.add_vec(out, &self.eval(t, q, v).q);
-        }
-    }
-
-    /// The non-conservative power \[W\] at (t, q, v): zero for gravity, without evaluating it.
-    pub(crate) fn power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
-        match self.law {
-            ForceType::Gravity { .. } => 0.0,
-            _ => self.eval(t, q, v).power,
         }
     }
 
@@ -431,6 +375,78 @@ impl ForceElement {
                 e
             }
         }
+    }
+}
+
+impl ForceElement for PlanarForce {
+    /// Potential energy \[J\].
+    fn potential(&self, q: &Vector) -> f64 {
+        match &self.law {
+            ForceType::Gravity { col, weight } => -dot(*weight, [q[*col], q[*col + 1]]),
+            ForceType::Tsda {
+                bi,
+                si,
+                bj,
+                sj,
+                stiffness,
+                free_length,
+                ..
+            } => {
+                let p = PointPair::new(bi.frame(q), *si, bj.frame(q), *sj);
+                let e = dot(p.d, p.d).sqrt() - free_length;
+                0.5 * stiffness * e * e
+            }
+            ForceType::Rsda {
+                bi,
+                bj,
+                stiffness,
+                free_angle,
+                ..
+            } => {
+                let e = bj.frame(q).theta - bi.frame(q).theta - free_angle;
+                0.5 * stiffness * e * e
+            }
+            ForceType::Load { .. } | ForceType::Torque { .. } => 0.0,
+        }
+    }
+
+    /// Adds Q at (t, q, v) into `out` (n entries, N or N m). Gravity, the most common element,
+    /// adds its constant weight without forming the derivatives of [`PlanarForce::eval`].
+    fn add_force(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
+        if let ForceType::Gravity { col, weight } = self.law {
+            out[col] += weight[0];
+            out[col + 1] += weight[1];
+        } else {
+            self.slots.add_vec(out, &self.eval(t, q, v).q);
+        }
+    }
+
+    /// The non-conservative power \[W\] at (t, q, v): zero for gravity, without evaluating it.
+    fn power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
+        match self.law {
+            ForceType::Gravity { .. } => 0.0,
+            _ => self.eval(t, q, v).power,
+        }
+    }
+
+    fn add_force_q<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+        if self.has_q_jacobian() {
+            self.slots.add_block(out, scale, &self.eval(t, q, v).dq);
+        }
+    }
+
+    fn add_force_v<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+        if self.has_v_jacobian() {
+            self.slots.add_block(out, scale, &self.eval(t, q, v).dv);
+        }
+    }
+
+    fn depends_on_velocity(&self) -> bool {
+        self.has_v_jacobian()
+    }
+
+    fn breakpoints(&self, out: &mut Vec<f64>) {
+        self.law.breakpoints(out);
     }
 }
 

@@ -52,10 +52,11 @@ pub use body::{Body, PointMass, RigidBody};
 
 use self::drivers::{Driver, DriverType};
 use self::evaluation::{Elements, Evaluation, EvaluationCache};
-use self::forces::ForceElement;
+use self::forces::PlanarForce;
 use self::joints::{kind_name, Joint, JointType};
 use self::kinematics::{cross, lmul, perp, quad, BodyRef, LVec, NS};
 use self::resolver::Resolver;
+use super::force_elements::ForceElements;
 use super::System;
 use crate::linalg::{zero, Sink, Vector};
 use crate::model::function::FunctionError;
@@ -152,11 +153,11 @@ pub struct PlanarSystem {
     /// Joint values held during assembly (`given = true`), as drivers with constant functions; their
     /// `row` indexes the assembly equations.
     given_joints: Vec<Driver>,
-    forces: Vec<ForceElement>,
+    /// The weights, then the force elements in file order (`forces.rs`).
+    forces: ForceElements<PlanarForce>,
     markers: Vec<Marker>,
     n: usize,
     m: usize,
-    damped: bool,
     /// The frames and constraint rows of the last two configurations asked for (see
     /// `evaluation.rs`): each element is evaluated once per configuration.
     cache: RefCell<EvaluationCache>,
@@ -208,11 +209,11 @@ impl PlanarSystem {
             .enumerate()
             .map(|(row, spec)| Driver::held_joint(spec, &joints, &q0, row))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut forces = ForceElement::gravity(&bodies, model.gravity);
+        let mut forces = PlanarForce::gravity(&bodies, model.gravity);
         for spec in &model.forces {
-            forces.push(ForceElement::from_spec(spec, &res, &joints, &q0)?);
+            forces.push(PlanarForce::from_spec(spec, &res, &joints, &q0)?);
         }
-        let damped = forces.iter().any(|f| f.has_v_jacobian());
+        let forces = ForceElements::new(forces);
         let markers = model
             .markers
             .iter()
@@ -235,7 +236,6 @@ impl PlanarSystem {
             markers,
             n,
             m,
-            damped,
             cache: RefCell::new(EvaluationCache::new(n, m)),
         })
     }
@@ -502,9 +502,7 @@ impl System for PlanarSystem {
         for d in &self.drivers {
             d.function.breakpoints(out);
         }
-        for f in &self.forces {
-            f.law.breakpoints(out);
-        }
+        self.forces.breakpoints(out);
     }
 
     fn n(&self) -> usize {
@@ -527,27 +525,19 @@ impl System for PlanarSystem {
 
     fn forces(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
         zero(out.as_mut_slice());
-        for f in &self.forces {
-            f.add_force(t, q, v, out);
-        }
+        self.forces.add_forces(t, q, v, out);
     }
 
     fn forces_q<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
-        for f in self.forces.iter().filter(|f| f.has_q_jacobian()) {
-            let e = f.eval(t, q, v);
-            f.slots.add_block(out, scale, &e.dq);
-        }
+        self.forces.add_forces_q(t, q, v, scale, out);
     }
 
     fn forces_v<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
-        for f in self.forces.iter().filter(|f| f.has_v_jacobian()) {
-            let e = f.eval(t, q, v);
-            f.slots.add_block(out, scale, &e.dv);
-        }
+        self.forces.add_forces_v(t, q, v, scale, out);
     }
 
     fn forces_depend_on_velocity(&self) -> bool {
-        self.damped
+        self.forces.depend_on_velocity()
     }
 
     fn constraints(&self, t: f64, q: &Vector, out: &mut Vector) {
@@ -704,11 +694,14 @@ impl System for PlanarSystem {
     }
 
     fn potential_energy(&self, _t: f64, q: &Vector) -> f64 {
-        self.forces.iter().map(|f| f.potential(q)).sum()
+        // −0.0 is the neutral element of a sum (0.0 + −0.0 would turn a −0 potential into +0).
+        let mut u = -0.0;
+        self.forces.add_potential(q, &mut u);
+        u
     }
 
     fn nonconservative_power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
-        self.forces.iter().map(|f| f.power(t, q, v)).sum()
+        self.forces.power(t, q, v)
     }
 
     fn explain_non_finite(&self, t: f64, q: &Vector, v: &Vector) -> Option<String> {
@@ -717,17 +710,7 @@ impl System for PlanarSystem {
                 return Some(problem);
             }
         }
-        for f in &self.forces {
-            let e = f.eval(t, q, v);
-            if e.q.iter().any(|x| !super::sane(*x)) {
-                return Some(format!(
-                    "{} gives a non-finite or absurdly large force (above {:e}) at t = {t} s; check its time function, its parameters and units, or (for a TSDA) whether its points coincide",
-                    f.label,
-                    super::ABSURD
-                ));
-            }
-        }
-        None
+        self.forces.explain_non_finite(t, q, v)
     }
 
     fn driving_constraint(&self, row: usize) -> bool {

@@ -22,6 +22,7 @@ use crate::model::spatial::{
 };
 use crate::model::validate::{self, Issue};
 use crate::model::{Axes, DriverSpec, ForceSpec, JointMotion, Model};
+use crate::system::force_elements::ForceElements;
 
 /// Why a spatial model cannot be built.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -178,7 +179,6 @@ impl SpatialSystem {
             joints,
             drivers,
             forces,
-            force_names: spec.forces.iter().map(|f| f.name().to_string()).collect(),
             markers,
             gravity: V3::from(spec.gravity),
             n,
@@ -274,16 +274,17 @@ impl Builder<'_> {
 
     /// The force elements (spring–dampers, rotational spring–dampers, applied loads), in file
     /// order.
-    fn forces(&self, joints: &[SpatialJoint]) -> Result<Vec<SpatialForce>, SpatialError> {
+    fn forces(&self, joints: &[SpatialJoint]) -> Result<ForceElements<SpatialForce>, SpatialError> {
         let mut forces = Vec::with_capacity(self.spec.forces.len());
         for f in &self.spec.forces {
-            forces.push(match f {
+            let element = match f {
                 ForceSpec::Tsda { .. } => SpatialForce::Tsda(self.tsda(f)?),
                 ForceSpec::Rsda { .. } => SpatialForce::Rsda(self.rsda(f, joints)?),
                 _ => SpatialForce::Load(self.load(f)?),
-            });
+            };
+            forces.push((f.label(), element));
         }
-        Ok(forces)
+        Ok(ForceElements::new(forces))
     }
 
     /// The markers: a point of a body, with the angle sequence they report.

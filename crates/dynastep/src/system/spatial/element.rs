@@ -1,42 +1,18 @@
-//! The spatial system's force elements behind one interface, and their registry.
+//! The spatial system's force elements and their registry.
 //!
-//! [`ForceElement`] is what a force element adds to the equations of motion: its generalized force
-//! Q (n entries), its Jacobians ∂Q/∂q and ∂Q/∂v, its potential energy and the power of its
-//! non-conservative part, and the breakpoints of its time functions. The system keeps every
-//! element of every kind in one list, [`SpatialForce`], in file order, and each `System` method
-//! runs one loop over it. A new kind of force element (a bushing, a beam) implements the trait in
-//! its own file and adds one name to the `force_elements!` line below.
+//! Each kind implements [`ForceElement`] (`system/force_elements.rs`, shared with the planar
+//! system); [`SpatialForce`] holds any kind, and the system keeps them in one
+//! `ForceElements<SpatialForce>` list in file order. A new kind of force element (a bushing, a
+//! beam) implements the trait in its own file and adds one name to the `force_elements!` line
+//! below.
 
 use super::forces::Tsda;
 use super::loads::Load;
 use super::rsda::Rsda;
 use super::{add_local, add_vector, SpatialSystem};
 use crate::linalg::{Sink, Vector};
+use crate::system::force_elements::ForceElement;
 use crate::system::spatial::kinematics::NS;
-
-/// A force element of the spatial system (see the module documentation). q, v have n entries;
-/// forces are in N and N m on the coordinates' conjugates, energies in J, powers in W.
-pub(crate) trait ForceElement {
-    /// Adds its generalized force at (t, q, v) to `out` (n).
-    fn add_force(&self, t: f64, q: &Vector, v: &Vector, out: &mut Vector);
-    /// Adds `scale ·` ∂Q/∂q at (t, q, v) to `out` (n × n).
-    fn add_force_q<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S);
-    /// Adds `scale ·` ∂Q/∂v at (t, q, v) to `out` (n × n); nothing for a force that does not
-    /// depend on the velocities.
-    fn add_force_v<S: Sink>(&self, _q: &Vector, _v: &Vector, _scale: f64, _out: &mut S) {}
-    /// True when its force depends on the velocities.
-    fn depends_on_velocity(&self) -> bool {
-        false
-    }
-    /// Its potential energy at q \[J\] (0 for a force without one).
-    fn potential(&self, _q: &Vector) -> f64 {
-        0.0
-    }
-    /// The power of its non-conservative part at (t, q, v) \[W\].
-    fn power(&self, t: f64, q: &Vector, v: &Vector) -> f64;
-    /// Appends the times where its time functions are not smooth.
-    fn breakpoints(&self, _out: &mut Vec<f64>) {}
-}
 
 /// Adds `scale ·` the local matrix (14 × 14) that `fill` writes to `out` through `slots`.
 fn add_local_matrix<S: Sink>(
@@ -61,7 +37,7 @@ impl ForceElement for Tsda {
             self.add_position_derivative(t, &m, k)
         });
     }
-    fn add_force_v<S: Sink>(&self, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+    fn add_force_v<S: Sink>(&self, _t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
         let m = SpatialSystem::motion(&self.slots, q, v, None);
         add_local_matrix(&self.slots, scale, out, |k| {
             self.add_velocity_derivative(&m, k)
@@ -92,7 +68,7 @@ impl ForceElement for Rsda {
             self.add_position_derivative(t, &m, k)
         });
     }
-    fn add_force_v<S: Sink>(&self, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+    fn add_force_v<S: Sink>(&self, _t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
         let m = SpatialSystem::motion(&self.slots, q, v, None);
         add_local_matrix(&self.slots, scale, out, |k| {
             self.add_velocity_derivative(&m, k)
@@ -148,8 +124,8 @@ macro_rules! force_elements {
             fn add_force_q<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
                 match self { $(SpatialForce::$kind(e) => ForceElement::add_force_q(e, t, q, v, scale, out)),* }
             }
-            fn add_force_v<S: Sink>(&self, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
-                match self { $(SpatialForce::$kind(e) => ForceElement::add_force_v(e, q, v, scale, out)),* }
+            fn add_force_v<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+                match self { $(SpatialForce::$kind(e) => ForceElement::add_force_v(e, t, q, v, scale, out)),* }
             }
             fn depends_on_velocity(&self) -> bool {
                 match self { $(SpatialForce::$kind(e) => ForceElement::depends_on_velocity(e)),* }

@@ -34,10 +34,11 @@ use nalgebra::Matrix4;
 
 use self::body::SpatialBody;
 use self::drivers::SpatialDriver;
-use self::element::{ForceElement, SpatialForce};
+use self::element::SpatialForce;
 use self::euler::V3;
 use self::joints::SpatialJoint;
 use self::kinematics::{LMat, LVec, Motion, Slots, NS};
+use super::force_elements::ForceElements;
 use super::System;
 use crate::linalg::{Sink, Vector};
 
@@ -62,9 +63,7 @@ pub struct SpatialSystem {
     joints: Vec<SpatialJoint>,
     drivers: Vec<SpatialDriver>,
     /// The force elements of every kind, in file order (`element.rs`).
-    forces: Vec<SpatialForce>,
-    /// Their names, in the same order (for messages).
-    force_names: Vec<String>,
+    forces: ForceElements<SpatialForce>,
     markers: Vec<SpatialMarker>,
     gravity: V3,
     n: usize,
@@ -167,32 +166,25 @@ impl System for SpatialSystem {
             }
             b.add_gyroscopic(q, v, out);
         }
-        for e in &self.forces {
-            e.add_force(t, q, v, out);
-        }
+        self.forces.add_forces(t, q, v, out);
     }
 
     fn forces_q<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
         for b in &self.bodies {
             b.add_gyroscopic_q(v, scale, out);
         }
-        for e in &self.forces {
-            e.add_force_q(t, q, v, scale, out);
-        }
+        self.forces.add_forces_q(t, q, v, scale, out);
     }
 
-    fn forces_v<S: Sink>(&self, _t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+    fn forces_v<S: Sink>(&self, t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
         for b in &self.bodies {
             b.add_gyroscopic_v(q, v, scale, out);
         }
-        for e in &self.forces {
-            e.add_force_v(q, v, scale, out);
-        }
+        self.forces.add_forces_v(t, q, v, scale, out);
     }
 
     fn forces_depend_on_velocity(&self) -> bool {
-        self.bodies.iter().any(|b| b.p.is_some())
-            || self.forces.iter().any(ForceElement::depends_on_velocity)
+        self.bodies.iter().any(|b| b.p.is_some()) || self.forces.depend_on_velocity()
     }
 
     fn constraints(&self, t: f64, q: &Vector, out: &mut Vector) {
@@ -341,23 +333,19 @@ impl System for SpatialSystem {
         for b in &self.bodies {
             u -= b.mass * self.gravity.dot(&b.position(q));
         }
-        for e in &self.forces {
-            u += e.potential(q);
-        }
+        self.forces.add_potential(q, &mut u);
         u
     }
 
     fn nonconservative_power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
-        self.forces.iter().map(|e| e.power(t, q, v)).sum()
+        self.forces.power(t, q, v)
     }
 
     fn breakpoints(&self, out: &mut Vec<f64>) {
         for d in &self.drivers {
             d.function.breakpoints(out);
         }
-        for e in &self.forces {
-            e.breakpoints(out);
-        }
+        self.forces.breakpoints(out);
     }
 
     fn driving_constraint(&self, row: usize) -> bool {
@@ -410,17 +398,7 @@ impl System for SpatialSystem {
                 ));
             }
         }
-        for (e, name) in self.forces.iter().zip(&self.force_names) {
-            out.fill(0.0);
-            e.add_force(t, q, v, &mut out);
-            if insane(&out) {
-                return Some(format!(
-                    "force `{name}` gives a non-finite or absurdly large force (above {:e}) at t = {t} s; check its time function, its parameters and units, or (for a TSDA) whether its points coincide",
-                    super::ABSURD
-                ));
-            }
-        }
-        None
+        self.forces.explain_non_finite(t, q, v)
     }
 
     fn coordinate_label(&self, i: usize) -> String {
