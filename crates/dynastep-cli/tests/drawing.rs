@@ -7,6 +7,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+use dynastep::model::inventory::ModelKind;
 use dynastep_plot::run_folder::RunFolder;
 use dynastep_plot::time_history::default_panels;
 
@@ -48,7 +49,10 @@ fn run_plot_draws_the_default_panels_of_every_example() {
         let run = RunFolder::open(&out).unwrap();
         let titles: Vec<String> = default_panels(&run).into_iter().map(|p| p.title).collect();
         // A spatial run's trajectories are three projections side by side.
-        let panels = if model.spatial.is_some() { 5 } else { 3 };
+        let panels = match model.kind() {
+            ModelKind::Spatial => 5,
+            ModelKind::Planar | ModelKind::Equations => 3,
+        };
         assert_eq!(titles.len(), panels, "{}: {titles:?}", ex.name);
         // An equation-based model has coordinates instead of bodies.
         let pattern = match &model.equations {

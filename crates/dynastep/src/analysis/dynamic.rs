@@ -42,6 +42,7 @@ use crate::formulation::{
     NewtonMethod, NewtonSettings, NewtonStats, PhaseTimes, VelocityError,
 };
 use crate::linalg::Vector;
+use crate::model::validate::{positive_problem, span_problem};
 use crate::scheme::{LocalError, Scheme, State};
 use crate::system::{Energy, System};
 
@@ -409,21 +410,16 @@ pub fn check_settings(
     t0: f64,
     scheme: &dyn Scheme,
 ) -> Result<(), RunFailure> {
-    let span = settings.t_end - t0;
-    if !(span > 0.0 && span.is_finite()) {
-        return Err(RunFailure::settings(format!(
-            "t_end = {} must exceed t_start = {t0}",
-            settings.t_end
-        ))
-        .at_setting("solver.t_end"));
+    if let Some(problem) = span_problem(t0, settings.t_end) {
+        return Err(RunFailure::settings(problem).at_setting("solver.t_end"));
     }
+    let span = settings.t_end - t0;
     let caps = scheme.capabilities();
     let resolved = settings.step.resolve(span)?;
+    if let Some(problem) = positive_problem("dt", settings.h).filter(|_| resolved.is_none()) {
+        return Err(RunFailure::settings(problem).at_setting("solver.dt"));
+    }
     let problem = match resolved {
-        None if !(settings.h > 0.0 && settings.h.is_finite()) => Some(format!(
-            "step size dt = {} must be positive",
-            settings.h
-        )),
         None if t0 + settings.h == t0 || settings.t_end + settings.h == settings.t_end => Some(format!(
             "step size dt = {:e} s does not advance the time at t = {:e} s (below the floating-point spacing); use a larger step",
             settings.h, settings.t_end.abs().max(t0.abs())

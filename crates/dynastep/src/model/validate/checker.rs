@@ -40,6 +40,13 @@ pub(super) fn label(kind: &str, array: &str, index: usize, name: &str) -> String
     }
 }
 
+/// Why `what` = `v` is not a positive, finite value, or `None`: the one wording of the rule, for
+/// model files ([`Checker::positive`]) and for the settings a library caller builds (a step size in
+/// `analysis::dynamic::check_settings`).
+pub fn positive_problem(what: &str, v: f64) -> Option<String> {
+    (!(v.is_finite() && v > 0.0)).then(|| format!("{what} must be positive and finite, got {v}"))
+}
+
 pub(super) struct Checker<'m> {
     pub(super) model: &'m Model,
     pub(super) issues: Vec<Issue>,
@@ -240,13 +247,8 @@ impl<'m> Checker<'m> {
         v: f64,
         hint: &str,
     ) {
-        if !(v.is_finite() && v > 0.0) {
-            self.push(
-                path,
-                entity,
-                format!("{what} must be positive and finite, got {v}"),
-                hint.to_string(),
-            );
+        if let Some(problem) = positive_problem(what, v) {
+            self.push(path, entity, problem, hint.to_string());
         } else if v > super::super::geometry::ABSURD {
             // A mass or inertia of 1e308 overflowed the iteration matrix, and the run then
             // advised a smaller step.

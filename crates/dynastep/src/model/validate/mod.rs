@@ -18,7 +18,8 @@ mod forces;
 mod joints;
 mod markers;
 mod solver;
-pub use solver::DEFAULT_FORMULATION;
+pub use checker::positive_problem;
+pub use solver::{span_problem, DEFAULT_FORMULATION};
 mod spatial;
 
 use std::collections::BTreeMap;

@@ -97,11 +97,11 @@ fn times(c: &mut Checker<'_>, s: &SolverSpec) {
     if let Some(t_end) = s.t_end {
         if !t_end.is_finite() {
             c.finite(at("t_end"), e, "t_end", &[t_end]);
-        } else if t_start.is_finite() && t_end <= t_start {
+        } else if let Some(problem) = span_problem(t_start, t_end).filter(|_| t_start.is_finite()) {
             c.push(
                 at("t_end"),
                 e,
-                format!("t_end = {t_end} is not after t_start = {t_start}"),
+                problem,
                 "set t_end later than t_start (which defaults to 0)".into(),
             );
         }
@@ -115,6 +115,21 @@ fn times(c: &mut Checker<'_>, s: &SolverSpec) {
                 "give the output interval in s, or 0 to write every step".into(),
             );
         }
+    }
+}
+
+/// Why [`t_start`, `t_end`] \[s\] cannot be a run's span, or `None`: both finite, t_end after
+/// t_start. The one rule for the span, applied to model files here and to the settings a library
+/// caller builds by `analysis::dynamic::check_settings`.
+pub fn span_problem(t_start: f64, t_end: f64) -> Option<String> {
+    if !(t_start.is_finite() && t_end.is_finite()) {
+        Some(format!(
+            "the span [{t_start}, {t_end}] s of the run must be finite"
+        ))
+    } else if t_end <= t_start {
+        Some(format!("t_end = {t_end} is not after t_start = {t_start}"))
+    } else {
+        None
     }
 }
 
