@@ -43,6 +43,7 @@ use crate::formulation::{
 };
 use crate::linalg::Vector;
 use crate::model::validate::{positive_problem, span_problem};
+use crate::model::SolverSpec;
 use crate::scheme::{LocalError, Scheme, State};
 use crate::system::{Energy, System};
 
@@ -78,6 +79,56 @@ pub struct DynamicSettings {
 pub use crate::model::settings::DiagnosticsAt;
 
 impl DynamicSettings {
+    /// The time loop's settings from a `[solver]` table (the model's with the run options over
+    /// it, checked by its rules already) and the formulation's registry name: the end time and,
+    /// for fixed steps, the step size must be given; the output interval defaults to every fixed
+    /// step unless that gives more than about 1000 rows. A top-level `[solver]` setting reaches
+    /// the loop here (see "Adding a run setting" in ARCHITECTURE.md).
+    ///
+    /// # Errors
+    /// A settings [`RunFailure`] when the end time or the step size is missing, or the output
+    /// times cannot be laid out.
+    pub fn from_solver(
+        solver: &SolverSpec,
+        formulation: &'static str,
+        omega_max: bool,
+    ) -> Result<Self, RunFailure> {
+        let t0 = solver.t_start.unwrap_or(0.0);
+        let t_end = solver.t_end.ok_or_else(|| {
+            RunFailure::settings("no end time: give --t-end or set t_end in [solver]")
+        })?;
+        let span = t_end - t0;
+        let adaptive = solver.step.resolve(span)?.is_some();
+        let h = match solver.dt {
+            Some(h) => h,
+            // Adaptive: the first step is chosen automatically.
+            None if adaptive => 0.0,
+            None => return Err(RunFailure::settings(
+                "no step size: give --dt or set dt in [solver] (or give rtol for adaptive steps)",
+            )),
+        };
+        let output_interval = solver.output_interval.unwrap_or_else(|| {
+            if adaptive || span / h > 1000.0 {
+                span / 1000.0
+            } else {
+                0.0
+            }
+        });
+        OutputTimes::new(t0, output_interval, t_end)?;
+        Ok(DynamicSettings {
+            h,
+            t_end,
+            output_interval,
+            newton: solver.newton,
+            formulation,
+            constraints: solver.constraints,
+            step: solver.step,
+            max_steps: solver.max_steps.unwrap_or(DEFAULT_MAX_STEPS),
+            omega_max,
+            diagnostics: solver.diagnostics,
+        })
+    }
+
     /// Where the run computes its diagnostics: every committed step when asked for, and in every
     /// adaptive run (its output rows are interpolated between steps, and the interpolation's error
     /// is not the method's); else the output samples.

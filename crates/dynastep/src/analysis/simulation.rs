@@ -3,10 +3,9 @@
 
 use crate::analysis::assembly::{assemble, AssemblyError, AssemblyReport, AssemblySettings};
 use crate::analysis::dynamic::{run, DynamicSettings, Observer, RunFailure, RunReport};
-use crate::analysis::output_times::OutputTimes;
 use crate::formulation;
 use crate::model::validate::DEFAULT_FORMULATION;
-use crate::model::{Model, SolverSpec};
+use crate::model::Model;
 use crate::scheme::{build, Scheme, SchemeError, SchemeParams, State};
 use crate::system::mechanism::Mechanism;
 use crate::system::multibody::{BuildError, Multibody};
@@ -110,7 +109,8 @@ impl Simulation {
         let formulation = formulation::find(name)
             .ok_or_else(|| SimulationError::settings(format!("unknown formulation `{name}`")))?
             .name;
-        let settings = Self::loop_settings(&solver, formulation, opts.omega_max)?;
+        let settings = DynamicSettings::from_solver(&solver, formulation, opts.omega_max)
+            .map_err(SimulationError::Settings)?;
         let t0 = solver.t_start.unwrap_or(0.0);
         crate::analysis::dynamic::check_settings(&settings, t0, scheme.as_ref())
             .map_err(SimulationError::Settings)?;
@@ -128,60 +128,6 @@ impl Simulation {
             scheme,
             scheme_params: solver.params,
             startup_time_s: clock.elapsed().as_secs_f64(),
-        })
-    }
-
-    /// The time loop's settings from the merged `solver` table (checked by its rules already): the
-    /// end time and, for fixed steps, the step size must be given; the output interval defaults to
-    /// every fixed step unless that gives more than about 1000 rows.
-    ///
-    /// # Errors
-    /// [`SimulationError::Settings`] when the end time or the step size is missing, or the output
-    /// times cannot be laid out.
-    fn loop_settings(
-        solver: &SolverSpec,
-        formulation: &'static str,
-        omega_max: bool,
-    ) -> Result<DynamicSettings, SimulationError> {
-        let t0 = solver.t_start.unwrap_or(0.0);
-        let t_end = solver.t_end.ok_or_else(|| {
-            SimulationError::settings("no end time: give --t-end or set t_end in [solver]")
-        })?;
-        let span = t_end - t0;
-        let adaptive = solver
-            .step
-            .resolve(span)
-            .map_err(SimulationError::Settings)?
-            .is_some();
-        let h = match solver.dt {
-            Some(h) => h,
-            // Adaptive: the first step is chosen automatically.
-            None if adaptive => 0.0,
-            None => return Err(SimulationError::settings(
-                "no step size: give --dt or set dt in [solver] (or give rtol for adaptive steps)",
-            )),
-        };
-        let output_interval = solver.output_interval.unwrap_or_else(|| {
-            if adaptive || span / h > 1000.0 {
-                span / 1000.0
-            } else {
-                0.0
-            }
-        });
-        OutputTimes::new(t0, output_interval, t_end).map_err(SimulationError::Settings)?;
-        Ok(DynamicSettings {
-            h,
-            t_end,
-            output_interval,
-            newton: solver.newton,
-            formulation,
-            constraints: solver.constraints,
-            step: solver.step,
-            max_steps: solver
-                .max_steps
-                .unwrap_or(crate::analysis::dynamic::DEFAULT_MAX_STEPS),
-            omega_max,
-            diagnostics: solver.diagnostics,
         })
     }
 
