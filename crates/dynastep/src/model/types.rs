@@ -83,7 +83,7 @@ pub enum BodyKind {
     Point,
 }
 
-/// A body coordinate.
+/// A body coordinate: x, y, θ of a planar body frame; x, y, z of a spatial body's centroid.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Coordinate {
@@ -91,8 +91,10 @@ pub enum Coordinate {
     X,
     /// y of the body frame origin [m].
     Y,
-    /// Rotation of the body frame [rad] (rigid bodies only).
+    /// Rotation of the body frame [rad] (planar rigid bodies only).
     Theta,
+    /// z of a spatial body's centroid [m] (spatial models only).
+    Z,
 }
 
 /// A rigid body or point mass.
@@ -198,7 +200,8 @@ pub enum DriverKind {
     /// configuration.
     #[default]
     Joint,
-    /// A coordinate of a planar body frame: x, y [m] or θ [rad] (planar models only).
+    /// A coordinate of a body: x, y [m] or θ [rad] of a planar body frame; x, y or z [m] of a
+    /// spatial body's centroid.
     Coordinate,
 }
 

@@ -63,23 +63,25 @@ fn body(c: &mut Checker<'_>, i: usize, b: &BodySpec) {
     }
     c.finite(at("com"), &e, "`com`", &b.com);
     c.points(&p(&[&"bodies", &i]), &e, &b.points);
-    if b.kind == BodyKind::Point {
-        for field in ["given", "given_velocity"] {
-            let list = if field == "given" {
-                &b.given
-            } else {
-                &b.given_velocity
+    for (field, list) in [("given", &b.given), ("given_velocity", &b.given_velocity)] {
+        for (k, coord) in list.iter().enumerate() {
+            let problem = match coord {
+                Coordinate::Theta if b.kind == BodyKind::Point => (
+                    format!("`{field}` lists `theta`, but a point mass has no rotation"),
+                    "a point mass has coordinates x and y only; remove `theta`",
+                ),
+                Coordinate::Z => (
+                    format!("`{field}` lists `z`, which a planar body does not have"),
+                    "a planar body has coordinates x, y and theta; remove `z`",
+                ),
+                _ => continue,
             };
-            for (k, coord) in list.iter().enumerate() {
-                if *coord == Coordinate::Theta {
-                    c.push(
-                        p(&[&"bodies", &i, &field, &k]),
-                        &e,
-                        format!("`{field}` lists `theta`, but a point mass has no rotation"),
-                        "a point mass has coordinates x and y only; remove `theta`".into(),
-                    );
-                }
-            }
+            c.push(
+                p(&[&"bodies", &i, &field, &k]),
+                &e,
+                problem.0,
+                problem.1.into(),
+            );
         }
     }
 }

@@ -107,39 +107,57 @@ fn drivable(c: &mut Checker<'_>, e: &str, i: usize, name: &str, j: &JointSpec) {
 /// A driver of one body coordinate: a moving body, a coordinate it has; no `joint`.
 fn coordinate_driver(c: &mut Checker<'_>, e: &str, i: usize, d: &DriverSpec) {
     let at = |f: &str| p(&[&"drivers", &i, &f]);
-    let body = match &d.body {
-        None => {
-            let hint = format!(
-                "add `body = \"<name>\"`; {}",
-                suggest("", &c.body_names(false), "known bodies")
-            );
-            c.push(
-                at("body"),
-                e,
-                "a coordinate driver needs `body`".into(),
-                hint,
-            );
-            None
-        }
-        Some(name) => c.body_ref(at("body"), e, name, false),
+    let (name, coordinate) = driven_coordinate(c, e, at, d, &c.body_names(false), "\"theta\"");
+    let body = name.and_then(|name| c.body_ref(at("body"), e, name, false));
+    let problem = match coordinate {
+        Some(Coordinate::Theta) if body.is_some_and(|b| b.is_point_mass()) => Some((
+            format!(
+                "drives `theta`, but body `{}` is a point mass and has no rotation",
+                name.unwrap_or_default()
+            ),
+            "drive `x` or `y`, or make the body rigid",
+        )),
+        Some(Coordinate::Z) => Some((
+            "drives `z`, which a planar body does not have".into(),
+            "drive `x`, `y` or `theta`",
+        )),
+        _ => None,
     };
-    match d.coordinate {
-        None => c.push(
+    if let Some((message, hint)) = problem {
+        c.push(at("coordinate"), e, message, hint.into());
+    }
+}
+
+/// The body and coordinate a coordinate driver names (`None`, reported, when it names none),
+/// after refusing the fields a coordinate driver does not read; `bodies` are the names to
+/// suggest and `third` the model kind's third coordinate. Planar and spatial models alike.
+pub(super) fn driven_coordinate<'d>(
+    c: &mut Checker<'_>,
+    e: &str,
+    at: impl Fn(&str) -> Vec<PathSeg>,
+    d: &'d DriverSpec,
+    bodies: &[&str],
+    third: &str,
+) -> (Option<&'d str>, Option<Coordinate>) {
+    if d.body.is_none() {
+        let hint = format!(
+            "add `body = \"<name>\"`; {}",
+            suggest("", bodies, "known bodies")
+        );
+        c.push(
+            at("body"),
+            e,
+            "a coordinate driver needs `body`".into(),
+            hint,
+        );
+    }
+    if d.coordinate.is_none() {
+        c.push(
             at("coordinate"),
             e,
             "a coordinate driver needs `coordinate`".into(),
-            "add `coordinate = \"x\"`, `\"y\"` or `\"theta\"`".into(),
-        ),
-        Some(Coordinate::Theta) if body.is_some_and(|b| b.is_point_mass()) => c.push(
-            at("coordinate"),
-            e,
-            format!(
-                "drives `theta`, but body `{}` is a point mass and has no rotation",
-                d.body.as_deref().unwrap_or_default()
-            ),
-            "drive `x` or `y`, or make the body rigid".into(),
-        ),
-        Some(_) => {}
+            format!("add `coordinate = \"x\"`, `\"y\"` or `{third}`"),
+        );
     }
     if d.joint.is_some() {
         c.push(
@@ -149,4 +167,5 @@ fn coordinate_driver(c: &mut Checker<'_>, e: &str, i: usize, d: &DriverSpec) {
             "remove `joint`, or set `type = \"joint\"`".into(),
         );
     }
+    (d.body.as_deref(), d.coordinate)
 }

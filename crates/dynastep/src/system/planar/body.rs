@@ -198,14 +198,15 @@ impl Body {
         }
     }
 
-    /// Index in q of a centroidal coordinate (`None`: θ of a point mass).
+    /// Index in q of a centroidal coordinate (`None`: θ of a point mass, or z, which no planar
+    /// body has).
     pub(crate) fn coordinate(&self, c: Coordinate) -> Option<usize> {
         let col = self.common().col;
         match (c, self) {
             (Coordinate::X, _) => Some(col),
             (Coordinate::Y, _) => Some(col + 1),
             (Coordinate::Theta, Body::Rigid(_)) => Some(col + 2),
-            (Coordinate::Theta, Body::Point(_)) => None,
+            (Coordinate::Theta, Body::Point(_)) | (Coordinate::Z, _) => None,
         }
     }
 }

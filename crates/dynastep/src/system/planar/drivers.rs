@@ -34,12 +34,14 @@ pub(crate) enum DriverType {
         sj: [f64; 2],
         axis: [f64; 2],
     },
-    /// A body-frame coordinate; `com` in body axes \[m\].
-    Coordinate {
+    /// Coordinate k (0: x, 1: y) of a body frame's origin; `com` in body axes \[m\].
+    Origin {
         body: BodyRef,
         com: [f64; 2],
-        coordinate: Coordinate,
+        k: usize,
     },
+    /// The angle θ of a rigid body.
+    Angle { body: BodyRef },
 }
 
 impl DriverType {
@@ -49,7 +51,7 @@ impl DriverType {
             DriverType::Revolute { bi, bj } | DriverType::Prismatic { bi, bj, .. } => {
                 Slots::pair(*bi, *bj)
             }
-            DriverType::Coordinate { body, .. } => Slots::single(*body),
+            DriverType::Origin { body, .. } | DriverType::Angle { body } => Slots::single(*body),
         }
     }
 
@@ -108,14 +110,12 @@ impl Driver {
                 let name = spec.body.as_deref().unwrap_or_default();
                 let (body, k) = res.body(&el, name)?;
                 let k = k.ok_or_else(|| unchecked(&el, "the ground has no coordinates"))?;
-                let coordinate = spec
-                    .coordinate
-                    .filter(|&c| !(c == Coordinate::Theta && body.is_point_mass()))
-                    .ok_or_else(|| unchecked(&el, "no coordinate of the body to drive"))?;
-                DriverType::Coordinate {
-                    body,
-                    com: res.bodies[k].com(),
-                    coordinate,
+                let com = res.bodies[k].com();
+                match spec.coordinate {
+                    Some(Coordinate::X) => DriverType::Origin { body, com, k: 0 },
+                    Some(Coordinate::Y) => DriverType::Origin { body, com, k: 1 },
+                    Some(Coordinate::Theta) if !body.is_point_mass() => DriverType::Angle { body },
+                    _ => return Err(unchecked(&el, "no coordinate of the body to drive")),
                 }
             }
         };
@@ -168,17 +168,10 @@ impl Driver {
                 let p = PointPair::new(bi.frame(q), *si, bj.frame(q), *sj);
                 rates::body_vector_dot(&p, &PairRates::new(&p, vl), *axis, vl[TI])
             }
-            DriverType::Coordinate {
-                body,
-                com,
-                coordinate,
-            } => match coordinate {
-                Coordinate::X | Coordinate::Y => {
-                    let k = (*coordinate == Coordinate::Y) as usize;
-                    rates::frame_origin(body.frame(q).rot(*com), k, vl[TI])
-                }
-                Coordinate::Theta => [0.0; NS],
-            },
+            DriverType::Origin { body, com, k } => {
+                rates::frame_origin(body.frame(q).rot(*com), *k, vl[TI])
+            }
+            DriverType::Angle { .. } => [0.0; NS],
         }
     }
 
@@ -187,11 +180,9 @@ impl Driver {
         match &self.geometry {
             DriverType::Revolute { .. } => &ANGLE_ROW,
             DriverType::Prismatic { .. } => &ALL_SLOTS,
-            DriverType::Coordinate { coordinate, .. } => match coordinate {
-                Coordinate::X => &X_ROW,
-                Coordinate::Y => &Y_ROW,
-                Coordinate::Theta => &ANGLE_ROW,
-            },
+            DriverType::Origin { k: 0, .. } => &X_ROW,
+            DriverType::Origin { .. } => &Y_ROW,
+            DriverType::Angle { .. } => &ANGLE_ROW,
         }
     }
 
@@ -202,10 +193,8 @@ impl Driver {
         match &self.geometry {
             DriverType::Revolute { .. } => &NONE,
             DriverType::Prismatic { .. } => &AXIS_DOT_D,
-            DriverType::Coordinate { coordinate, .. } => match coordinate {
-                Coordinate::X | Coordinate::Y => &ROTATIONS,
-                Coordinate::Theta => &NONE,
-            },
+            DriverType::Origin { .. } => &ROTATIONS,
+            DriverType::Angle { .. } => &NONE,
         }
     }
 
@@ -231,28 +220,21 @@ impl Driver {
                 *axis,
                 hessian,
             ),
-            DriverType::Coordinate {
-                body,
-                com,
-                coordinate,
-            } => {
-                let f = frame(*body);
+            DriverType::Origin { body, com, k } => {
+                let (f, k) = (frame(*body), *k);
+                let a = f.rot(*com);
+                // x_o = x_cm − (A com)_x; ∂(A com)/∂θ = R A com, ∂² = −A com.
                 let mut r = Row::ZERO;
-                match coordinate {
-                    Coordinate::X | Coordinate::Y => {
-                        let k = (*coordinate == Coordinate::Y) as usize;
-                        let a = f.rot(*com);
-                        // x_o = x_cm − (A com)_x; ∂(A com)/∂θ = R A com, ∂² = −A com.
-                        r.phi = f.r[k] - a[k];
-                        r.grad[k] = 1.0;
-                        r.grad[TI] = -perp(a)[k];
-                        r.hess[TI][TI] = a[k];
-                    }
-                    Coordinate::Theta => {
-                        r.phi = f.theta;
-                        r.grad[TI] = 1.0;
-                    }
-                }
+                r.phi = f.r[k] - a[k];
+                r.grad[k] = 1.0;
+                r.grad[TI] = -perp(a)[k];
+                r.hess[TI][TI] = a[k];
+                r
+            }
+            DriverType::Angle { body } => {
+                let mut r = Row::ZERO;
+                r.phi = frame(*body).theta;
+                r.grad[TI] = 1.0;
                 r
             }
         }

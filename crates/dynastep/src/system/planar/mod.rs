@@ -444,9 +444,8 @@ impl PlanarSystem {
     /// When `k` is out of range.
     pub fn driver_is_angular(&self, k: usize) -> bool {
         match &self.drivers[k].geometry {
-            DriverType::Revolute { .. } => true,
-            DriverType::Prismatic { .. } => false,
-            DriverType::Coordinate { coordinate, .. } => *coordinate == Coordinate::Theta,
+            DriverType::Revolute { .. } | DriverType::Angle { .. } => true,
+            DriverType::Prismatic { .. } | DriverType::Origin { .. } => false,
         }
     }
 

@@ -792,6 +792,11 @@ fn construction_errors_name_the_entity() {
         "drivers[0].coordinate",
         "point mass and has no rotation",
     );
+    refused(
+        &with_driver(coordinate_driver("d", "crank", Coordinate::Z, c0.clone())),
+        "drivers[0].coordinate",
+        "which a planar body does not have",
+    );
     let mut rotation = joint_driver("d", "O", c0.clone());
     rotation.motion = Some(JointMotion::Rotation);
     refused(

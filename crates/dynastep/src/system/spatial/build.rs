@@ -21,7 +21,7 @@ use crate::model::spatial::{
     SpatialJointSpec, SpatialSpec,
 };
 use crate::model::validate::{self, Issue};
-use crate::model::{Axes, DriverSpec, ForceSpec, JointMotion, Model};
+use crate::model::{Axes, Coordinate, DriverKind, DriverSpec, ForceSpec, JointMotion, Model};
 use crate::system::force_elements::ForceElements;
 
 /// Why a spatial model cannot be built.
@@ -364,7 +364,7 @@ fn compiled(element: &str, f: &FunctionSpec) -> Result<TimeFunction, SpatialErro
 }
 
 impl Builder<'_> {
-    /// A driver of a joint built before it.
+    /// A driver of a joint built before it, or of a body's centroid coordinate.
     fn driver(
         &self,
         d: &DriverSpec,
@@ -372,6 +372,25 @@ impl Builder<'_> {
         row: usize,
     ) -> Result<SpatialDriver, SpatialError> {
         let element = format!("driver `{}`", d.name);
+        let function = compiled(&element, &d.function)?;
+        if d.kind == DriverKind::Coordinate {
+            let body = d.body.as_deref().and_then(|b| self.body(b));
+            let axis = match d.coordinate {
+                Some(Coordinate::X) => 0,
+                Some(Coordinate::Y) => 1,
+                Some(Coordinate::Z) => 2,
+                _ => return Err(unchecked(&element, "no coordinate x, y or z to drive")),
+            };
+            let body = body.ok_or_else(|| unchecked(&element, "it drives no moving body"))?;
+            let slots = self.slots(None, Some(body));
+            return Ok(SpatialDriver::coordinate(
+                d.name.clone(),
+                slots,
+                axis,
+                function,
+                row,
+            ));
+        }
         let joint = joints
             .iter()
             .find(|j| Some(&j.name) == d.joint.as_ref())
@@ -380,7 +399,6 @@ impl Builder<'_> {
             SpatialJointKind::Prismatic => JointMotion::Translation,
             _ => JointMotion::Rotation,
         });
-        let function = compiled(&element, &d.function)?;
         Ok(SpatialDriver::new(
             d.name.clone(),
             motion,

@@ -1,4 +1,5 @@
-//! Spatial drivers: a joint's rotation or translation prescribed in time, one row each.
+//! Spatial drivers: a joint's rotation or translation, or a coordinate of a body's centroid,
+//! prescribed in time, one row each.
 //!
 //! With the joint frame (f, g, h) of body i and its copy (f_j, g_j, h_j) in body j (equal at the
 //! initial configuration) and d = P_j − P_i:
@@ -7,6 +8,7 @@
 //! |---|---|
 //! | translation | h_iᵀd − f(t) \[m\] |
 //! | rotation | cos f(t) · g_iᵀf_j − sin f(t) · f_iᵀf_j = sin(θ − f(t)) |
+//! | coordinate k of body j's centroid | e_kᵀ r_j − f(t) \[m\] (a translation from the ground) |
 //!
 //! where θ is the angle of f_j from f_i about h (g_iᵀf_j = sin θ, f_iᵀf_j = cos θ for a revolute
 //! joint): the rotation row is zero at θ = f with unit slope there, so its multiplier is the torque
@@ -14,13 +16,14 @@
 //! switch). Both are `Σ c_k(t) K_k(q) − f₀(t)` with [`Kernel`]s K_k, whose time derivatives follow
 //! from the coefficients' (Φ_t, γ, Ḣ, Ḧ below).
 
+use super::euler::V3;
 use super::joints::SpatialJoint;
 use super::kinematics::Expr;
 use super::kinematics::{axpy, Kernel, LMat, LVec, Motion, Sides, Slots, NS};
 use crate::model::function::TimeFunction;
 use crate::model::JointMotion;
 
-/// A driver of a spatial joint.
+/// A driver of a spatial joint or of a body coordinate.
 #[derive(Debug, Clone)]
 pub(crate) struct SpatialDriver {
     /// Name in the model.
@@ -68,6 +71,27 @@ impl SpatialDriver {
             motion,
             slots: joint.slots,
             kernels,
+            function,
+            row,
+        }
+    }
+
+    /// The driver of coordinate `axis` (0, 1, 2: x, y, z) of the centroid of the body on side j of
+    /// `slots` (side i the ground) by `function`, at row `row`: e_kᵀ r_j − f(t), a translation
+    /// along e_k from the global origin.
+    pub fn coordinate(
+        name: String,
+        slots: Slots,
+        axis: usize,
+        function: TimeFunction,
+        row: usize,
+    ) -> Self {
+        let e_k = Expr::constant(V3::ith(axis, 1.0));
+        SpatialDriver {
+            name,
+            motion: JointMotion::Translation,
+            slots,
+            kernels: vec![Kernel::dot(Expr::between(V3::zeros(), V3::zeros()), e_k)],
             function,
             row,
         }

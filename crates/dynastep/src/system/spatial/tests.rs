@@ -4,7 +4,9 @@
 use super::*;
 use crate::model::function::{FunctionSpec, TaggedFunction};
 use crate::model::spatial::*;
-use crate::model::{Axes, DriverKind, DriverSpec, ForceSpec, JointMotion, MarkerSpec, Model};
+use crate::model::{
+    Axes, Coordinate, DriverKind, DriverSpec, ForceSpec, JointMotion, MarkerSpec, Model,
+};
 use crate::system::derivative_check::{check_derivatives, noise};
 use crate::system::mechanism::Mechanism;
 
@@ -380,6 +382,45 @@ fn drivers_of_rotation_and_translation() {
     }
 }
 
+/// A coordinate driver of each centroid coordinate of a rigid body and a point mass: its row is
+/// e_kᵀ r − f(t) (checked at the initial state against the body's position), and its derivatives
+/// pass the finite-difference checks.
+#[test]
+fn coordinate_drivers_of_a_centroid() {
+    for (body, k, coordinate) in [
+        ("a", 0, Coordinate::X),
+        ("b", 1, Coordinate::Y),
+        ("m", 2, Coordinate::Z),
+    ] {
+        let mut m = model(vec![], vec![]);
+        let mut d = drive(&SpatialJointKind::Revolute, None);
+        d.kind = DriverKind::Coordinate;
+        d.joint = None;
+        d.body = Some(body.into());
+        d.coordinate = Some(coordinate);
+        m.spatial.as_mut().unwrap().drivers = vec![d];
+        let sys = check(&m);
+        let x = sys.initial_state(0.0);
+        let mut phi = Vector::zeros(sys.m());
+        sys.constraints(0.0, &x.q, &mut phi);
+        let r = m
+            .spatial
+            .as_ref()
+            .unwrap()
+            .bodies
+            .iter()
+            .find(|b| b.name == body)
+            .unwrap()
+            .position;
+        let f0 = 0.7 * 0.4_f64.sin() + 0.2;
+        let row = phi[sys.m() - 1];
+        assert!(
+            (row - (r[k] - f0)).abs() < 1e-14,
+            "{body}.{coordinate:?}: {row}"
+        );
+    }
+}
+
 #[test]
 fn a_driver_holds_at_its_function_value() {
     // The driven joint at its initial configuration: angle and displacement 0, so the row equals
@@ -467,7 +508,15 @@ fn driver_and_load_errors_name_the_entry() {
     let mut coordinate = drive(&K::Revolute, None);
     coordinate.kind = DriverKind::Coordinate;
     m.spatial.as_mut().unwrap().drivers = vec![coordinate];
-    refused(&m, "spatial.drivers[0].type", "drives joints only");
+    refused(&m, "spatial.drivers[0].body", "needs `body`");
+    let mut theta = drive(&K::Revolute, None);
+    theta.kind = DriverKind::Coordinate;
+    theta.joint = None;
+    theta.body = Some("ground".into());
+    theta.coordinate = Some(Coordinate::Theta);
+    m.spatial.as_mut().unwrap().drivers = vec![theta];
+    refused(&m, "spatial.drivers[0].coordinate", "no single angle");
+    refused(&m, "spatial.drivers[0].body", "cannot act on the ground");
     let mut nameless = drive(&K::Revolute, None);
     nameless.joint = None;
     nameless.body = Some("a".into());

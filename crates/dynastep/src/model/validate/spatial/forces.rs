@@ -131,8 +131,8 @@ fn torque(c: &mut Checker<'_>, names: &Names<'_>, i: usize, f: &ForceSpec) {
     }
 }
 
-/// The body an applied load acts on: a moving body (not the ground).
-fn load_body(
+/// The body an applied load or a coordinate driver acts on: a moving body (not the ground).
+pub(super) fn load_body(
     c: &mut Checker<'_>,
     names: &Names<'_>,
     path: Vec<PathSeg>,

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use super::super::geometry::{is_usable_length, MIN_LENGTH};
 use super::super::spatial::*;
 use super::super::types::{
-    Axes, DriverKind, DriverSpec, ForceSpec, JointMotion, MarkerSpec, Model, GROUND,
+    Axes, Coordinate, DriverKind, DriverSpec, ForceSpec, JointMotion, MarkerSpec, Model, GROUND,
 };
 use super::checker::{label, p, AsSeg, Checker};
 use super::{suggest, PathSeg};
@@ -64,7 +64,7 @@ pub(super) fn check(c: &mut Checker<'_>, model: &Model, s: &SpatialSpec) {
     let mut driver_names = Names::new();
     for (i, d) in s.drivers.iter().enumerate() {
         unique(c, &mut driver_names, "drivers", "driver", i, &d.name);
-        driver(c, s, i, d);
+        driver(c, s, &names, i, d);
     }
     let mut force_names = Names::new();
     for (i, f) in s.forces.iter().enumerate() {
