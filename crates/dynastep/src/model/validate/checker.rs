@@ -197,6 +197,21 @@ impl<'m> Checker<'m> {
         }
     }
 
+    /// The time functions that are given among `fields` (name, function), each checked by
+    /// [`Checker::function`] at `path(name)`: the components of a force or torque.
+    pub(super) fn optional_functions(
+        &mut self,
+        path: impl Fn(&str) -> Vec<PathSeg>,
+        entity: &str,
+        fields: &[(&str, &Option<FunctionSpec>)],
+    ) {
+        for (field, f) in fields {
+            if let Some(f) = f {
+                self.function(path(field), entity, f);
+            }
+        }
+    }
+
     /// A spring's free length, when given: non-negative and finite (planar and spatial TSDAs).
     pub(super) fn free_length(&mut self, path: Vec<PathSeg>, entity: &str, l: Option<f64>) {
         if let Some(l) = l {

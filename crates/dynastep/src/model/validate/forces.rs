@@ -165,11 +165,8 @@ fn load(
     if let Some(b) = c.body_ref(at(i, "body"), e, body, false) {
         c.point_ref(at(i, "point"), e, b, point.unwrap_or("origin"));
     }
-    for (field, g) in ["fx", "fy"].into_iter().zip(components) {
-        if let Some(g) = g {
-            c.function(at(i, field), e, g);
-        }
-    }
+    let [fx, fy] = components;
+    c.optional_functions(|f| at(i, f), e, &[("fx", fx), ("fy", fy)]);
 }
 
 /// A torque on a moving rigid body: `torque`, about the z axis.

@@ -89,11 +89,7 @@ fn load(c: &mut Checker<'_>, s: &SpatialSpec, names: &Names<'_>, i: usize, f: &F
             );
         }
     }
-    for (field, f) in [("fx", fx), ("fy", fy), ("fz", fz)] {
-        if let Some(f) = f {
-            c.function(path(field), &e, f);
-        }
-    }
+    c.optional_functions(path, &e, &[("fx", fx), ("fy", fy), ("fz", fz)]);
 }
 
 /// An applied torque: on a moving rigid body (a point mass does not rotate).
@@ -124,11 +120,7 @@ fn torque(c: &mut Checker<'_>, names: &Names<'_>, i: usize, f: &ForceSpec) {
             );
         }
     }
-    for (field, f) in [("tx", tx), ("ty", ty), ("tz", tz)] {
-        if let Some(f) = f {
-            c.function(path(field), &e, f);
-        }
-    }
+    c.optional_functions(path, &e, &[("tx", tx), ("ty", ty), ("tz", tz)]);
 }
 
 /// The body an applied load or a coordinate driver acts on: a moving body (not the ground).
