@@ -318,7 +318,10 @@ fn impossible_times_are_refused_up_front() {
             ],
             "does not advance",
         ),
-        (&["--t-end", "1e308"], "floating-point spacing"),
+        (
+            &["--t-end", "1e308"],
+            "run option t_end (--t-end): t_end is 1e308, beyond 1e100",
+        ),
         (&["--t-end", "1e6", "--dt", "1e-6"], "max_steps"),
         (&["--set", "ground.points.O=[1e308,0]"], "beyond 1e100"),
     ];

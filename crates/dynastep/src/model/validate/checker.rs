@@ -243,11 +243,16 @@ impl<'m> Checker<'m> {
         {
             // Lengths, points and gravity this large leave nothing for the arithmetic: the
             // assembly's SVD looped on a joint point at 9e307 m.
+            let value = if values.len() == 1 {
+                format!("{what} is {v:e}")
+            } else {
+                format!("{what} has a component of {v:e}")
+            };
             self.push(
                 path,
                 entity,
-                format!("{what} has a component of {v:e}, beyond 1e100 in size"),
-                "write it in SI units (m, m/s², …); no mechanism spans 1e100".into(),
+                format!("{value}, beyond 1e100 in size"),
+                "write it in SI units (m, m/s², s, …); no mechanism spans 1e100".into(),
             );
         }
     }
