@@ -41,7 +41,7 @@ pub(super) fn label(kind: &str, array: &str, index: usize, name: &str) -> String
 }
 
 /// Why `what` = `v` is not a positive, finite value, or `None`: the one wording of the rule, for
-/// model files ([`Checker::positive`]) and for the settings a library caller builds (a step size in
+/// model files (`Checker::positive`) and for the settings a library caller builds (a step size in
 /// `analysis::dynamic::check_settings`).
 pub fn positive_problem(what: &str, v: f64) -> Option<String> {
     (!(v.is_finite() && v > 0.0)).then(|| format!("{what} must be positive and finite, got {v}"))
