@@ -200,7 +200,8 @@ fn bricard_runs_with_the_multistep_families() {
 /// rounding of the scaled constraint rows Φ/c_c over that pivot (∝ 1/h²), which no later
 /// least-squares correction removed: at h = 1e-4 s, ‖λ‖∞ reached 5e8 by t = 1.2477 s, where Φ_qᵀλ
 /// (30 N) was computed with a rounding error of 3e-7 N, above the residual tolerance, and Newton
-/// stalled. Kept to the least-squares solves once the null space is found, the run goes through
+/// stalled. Kept to solves without that component once the null space is found (least squares,
+/// or the pinned LU with the null space projected out, `linalg/pinned.rs`), the run goes through
 /// with one Newton iteration per step, λ stays of the size of the joint forces, and the energy is
 /// kept 100 times better than at h = 1e-3 s (second order).
 #[test]

@@ -352,7 +352,7 @@ fn whole_runs_match_the_dense_runs() {
 }
 
 #[test]
-fn redundant_constraints_fall_back_to_least_squares_on_both_paths() {
+fn redundant_constraints_give_minimum_norm_multipliers_on_both_paths() {
     let sys = PendulumChain {
         k: 60,
         redundant: true,
@@ -373,11 +373,17 @@ fn redundant_constraints_fall_back_to_least_squares_on_both_paths() {
     for r in [&dense, &sparse] {
         assert_eq!(r.status, RunStatus::Completed);
         assert!(r.newton.iterations > 0);
-        assert_eq!(r.newton.least_squares_solves, r.newton.iterations);
     }
+    // The dense path decomposes every matrix; the sparse one pins the duplicated row's unknown
+    // (linalg/pinned.rs) and projects out the null space.
+    assert_eq!(dense.newton.least_squares_solves, dense.newton.iterations);
+    assert_eq!(sparse.newton.least_squares_solves, 0);
     // Minimum-norm solutions: the multiplier of the duplicated rod is shared equally by its two rows.
     let l = &sparse.final_state.lambda;
     let (last, dup) = (l[sys.k - 1], l[sys.k]);
     assert!((last - dup).abs() <= 1e-8 * last.abs(), "{last} vs {dup}");
-    assert_same_run(&dense, &sparse, [1e-12, 1e-10, 1e-8], "redundant chain");
+    // The paths solve the singular matrix differently (an SVD with singular values below 1e-10
+    // of the largest dropped, a pinned LU), so the multipliers agree to Newton's tolerance on
+    // them (1.2e-7 measured), not to rounding.
+    assert_same_run(&dense, &sparse, [1e-12, 1e-10, 1e-6], "redundant chain");
 }

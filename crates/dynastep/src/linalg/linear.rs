@@ -21,6 +21,10 @@
 //! h = 1e-5 s stalled at t = 1.2442 s. Kept to the decomposition, every step takes one Newton
 //! iteration at h = 1e-3, 1e-4 and 1e-5 s over the 10 s, and ‖λ‖∞ stays below 46 (h = 1e-4 s,
 //! first 1.5 s).
+//!
+//! The sparse solver then avoids the decomposition at every iteration without going back to an LU
+//! of the singular matrix: it pins the unknowns of the null space the decomposition found and
+//! factors the regular rest (`linalg/pinned.rs`), with the same minimum-norm solutions.
 
 use crate::linalg::{max_abs, Matrix, Vector};
 
@@ -167,6 +171,45 @@ impl LeastSquares {
     /// [`SINGULAR_PIVOT`] of the largest (see the [module documentation](self)).
     pub(crate) fn is_rank_deficient(&self) -> bool {
         self.deficient
+    }
+
+    /// For a rank-deficient matrix, one index per vector of its right null space (the columns of
+    /// V whose singular value is at most [`SINGULAR_PIVOT`] of the largest), chosen by Gaussian
+    /// elimination with partial pivoting on those vectors, so that no two share a pivot: the
+    /// unknowns that, held at zero, leave a regular system when the left null space has the same
+    /// support (a saddle-point matrix with redundant constraint rows). Empty otherwise.
+    /// Allocates.
+    pub(crate) fn null_pivots(&self) -> Vec<usize> {
+        if !self.deficient {
+            return Vec::new();
+        }
+        let smax = (0..self.s.nrows()).fold(0.0_f64, |m, k| m.max(self.s[k]));
+        let null: Vec<usize> = (0..self.s.nrows())
+            .filter(|&k| self.s[k] <= SINGULAR_PIVOT * smax)
+            .collect();
+        let mut basis = Matrix::from_fn(self.v.nrows(), null.len(), |i, j| self.v[(i, null[j])]);
+        let mut pivots = Vec::with_capacity(null.len());
+        for j in 0..basis.ncols() {
+            let column = basis.column(j);
+            let Some(p) = (0..column.len())
+                .filter(|i| !pivots.contains(i))
+                .max_by(|&a, &b| column[a].abs().total_cmp(&column[b].abs()))
+            else {
+                break;
+            };
+            let pivot = basis[(p, j)];
+            if pivot == 0.0 {
+                break;
+            }
+            for k in j + 1..basis.ncols() {
+                let factor = basis[(p, k)] / pivot;
+                for i in 0..basis.nrows() {
+                    basis[(i, k)] -= factor * basis[(i, j)];
+                }
+            }
+            pivots.push(p);
+        }
+        pivots
     }
 
     /// Overwrites `b` with the minimum-norm least-squares solution of `A x = b` for the (square)

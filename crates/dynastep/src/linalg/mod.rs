@@ -20,6 +20,7 @@ use nalgebra::{DMatrix, DVector};
 pub mod convergence;
 pub mod linear;
 pub mod null_space;
+pub(crate) mod pinned;
 pub mod pseudo_inverse;
 pub mod refactor;
 pub mod small_dense;
