@@ -18,7 +18,9 @@
 //! the factor R of a QR factorization of A Q; George & Ng 1987, SIAM J. Sci. Stat. Comput. 8:877). A
 //! singular matrix (a structurally missing pivot, or a pivot tiny relative to the largest entry) is
 //! densified and solved in the least-squares sense by the same SVD fallback as
-//! [`super::linear::DenseSolver`].
+//! [`super::linear::DenseSolver`]. When that decomposition finds a null space (redundant
+//! constraints), the next matrices are factored with its unknowns pinned (`pinned.rs`), with the
+//! same minimum-norm solutions and no decomposition, until the rank changes.
 //!
 //! faer's numeric factorization searches the graph of L and chooses every pivot anew each time (53 %
 //! of a step of the N = 40 chain). The factors are therefore copied into [`super::refactor`]'s
@@ -431,13 +433,12 @@ impl SparseSolver {
         self.pinned_active = false;
         if let Some(pinned) = self.pinned.as_mut() {
             assert_eq!((a.nrows(), a.ncols()), (self.dim, self.dim), "matrix shape");
-            self.stats.factorizations += 1;
             if pinned.factor(a) {
+                self.stats.factorizations += 1;
                 self.pinned_active = true;
                 return;
             }
             // The rank changed: the decomposition judges this matrix, as below.
-            self.stats.factorizations -= 1;
             self.pinned = None;
         }
         if self.singular && self.fallback.is_rank_deficient() {
