@@ -240,6 +240,14 @@ fn expected_order(s: &SchemeInfo, formulation: &str, case: &Case) -> f64 {
     if esdirk && formulation == "index3" {
         p = p.min(2.0);
     }
+    // In the stabilized index-2 form the velocities are solved from their constraint, and the
+    // fourth- and fifth-order ESDIRKs (MSSTH(4, 5), ESDIRK4(3)6) show order 3 in the energy on
+    // the three pendulums (measured: 3.00 each). Their stage order is 2, and the stage order
+    // bounds the order on index-2 problems (Hairer, Lubich & Roche 1989, Lecture Notes in Math.
+    // 1409); the exact bound for this form is not derived here (docs/stabilized_index2.md).
+    if esdirk && formulation == "stabilized-index2" {
+        p = p.min(3.0);
+    }
     // G4 and G5 start by default with zero jerk and snap (the paper's start), which leaves
     // second-order errors from a moving start; `start = 1` keeps the order (tests/higher_degree.rs).
     if matches!(s.name, "g4" | "g5") {

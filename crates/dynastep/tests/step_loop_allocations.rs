@@ -264,6 +264,28 @@ fn planar_step_loop_does_not_allocate() {
     }
 }
 
+/// The stabilized index-2 formulation (twice the unknowns, the position correction handed to the
+/// scheme): planar and spatial, single-point and multistage schemes, fixed and adaptive steps, and
+/// Bricard's redundant constraint (pinned factorization).
+#[test]
+fn stabilized_index2_step_loop_does_not_allocate() {
+    let f = Some("stabilized-index2");
+    for (example, scheme, rtol, dt) in [
+        ("slider-crank", "generalized-alpha", None, 1e-3),
+        ("slider-crank", "lms2", Some(1e-6), 1e-3),
+        ("andrews", "esdirk3-4", Some(1e-6), 1e-5),
+        ("spatial-slider-crank", "ss2", None, 1e-4),
+        ("bricard", "generalized-alpha", None, 1e-3),
+    ] {
+        let short = planar_allocations_with(example, scheme, f, rtol, dt, 50);
+        let long = planar_allocations_with(example, scheme, f, rtol, dt, 500);
+        assert_eq!(
+            short, long,
+            "{example}/{scheme}/stabilized-index2: {short} allocations for 50 steps, {long} for 500"
+        );
+    }
+}
+
 /// Spatial models (Euler parameters; revolute, spherical, universal and prismatic joints; a
 /// redundant constraint) with index-3, tangent-space and acceleration-level pairs, fixed and
 /// adaptive steps.

@@ -162,8 +162,9 @@ class Model:
 
         scheme: registry name (``dynastep.schemes()``); params: scheme parameters, e.g.
         ``{"rho_inf": 0.6}``; dt: step [s] (with rtol, the first step); t_end: end time [s];
-        rtol, atol: local-error tolerances (adaptive steps); formulation: ``"index3"`` or
-        ``"tangent-space"``; output_interval: [s], 0 for every step; h_min, h_max: step bounds [s];
+        rtol, atol: local-error tolerances (adaptive steps); formulation: a registry name
+        (``dynastep formulations``: ``"index3"``, ``"stabilized-index2"``, ``"tangent-space"``, …);
+        output_interval: [s], 0 for every step; h_min, h_max: step bounds [s];
         max_steps: most steps; omega_max: add the ``omega_max`` column [rad/s] and its summary.
 
         Raises ``SimulationError`` when the run cannot start (unknown scheme, bad parameters, no

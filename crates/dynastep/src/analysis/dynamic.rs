@@ -406,7 +406,7 @@ pub fn run_with<S: System, F: Formulation<S> + ?Sized>(
     let span = settings.t_end - x0.t;
     let tol = settings.step.resolve(span);
     let mut report = RunReport::new(x0, e0, v0, tol.clone().ok().flatten());
-    let checked = check_settings(settings, x0.t, scheme)
+    let checked = check_settings(settings, x0.t, scheme, sys.m())
         .and(tol)
         .and_then(|tol| {
             let outputs = OutputTimes::new(x0.t, settings.output_interval, settings.t_end)?;
@@ -450,16 +450,20 @@ pub fn run_with<S: System, F: Formulation<S> + ?Sized>(
     report
 }
 
-/// Checks the settings of a run of `scheme` from `t0` before its first step.
+/// Checks the settings of a run of `scheme` from `t0` on a system with m constraints before its
+/// first step.
 ///
 /// # Errors
 /// A [`FailureKind::Settings`] failure when the span is empty, a fixed step is not positive or
 /// does not advance the time, the error-control settings are invalid, or the run is adaptive and
-/// the scheme has no error estimate or needs a constant step.
+/// the scheme has no error estimate or needs a constant step, or (m > 0) the formulation refuses
+/// `rtol` for the scheme on constrained models
+/// ([`crate::catalog::FormulationInfo::rtol_refused`]).
 pub fn check_settings(
     settings: &DynamicSettings,
     t0: f64,
     scheme: &dyn Scheme,
+    m: usize,
 ) -> Result<(), RunFailure> {
     if let Some(problem) = span_problem(t0, settings.t_end) {
         return Err(RunFailure::settings(problem).at_setting("solver.t_end"));
@@ -490,6 +494,7 @@ pub fn check_settings(
             "scheme `{}` needs a constant step, so it cannot run with rtol; run it with fixed steps (no rtol)",
             scheme.name()
         )),
+        Some(_) if m > 0 => rtol_refusal(settings.formulation, scheme.name()),
         _ => None,
     };
     // Every problem above is about the step: its size, or the tolerance that asks for control.
@@ -499,6 +504,17 @@ pub fn check_settings(
         "solver.dt"
     };
     problem.map_or(Ok(()), |p| Err(RunFailure::settings(p).at_setting(setting)))
+}
+
+/// Why `formulation` cannot control the error of `scheme` on a constrained model, when its
+/// registry entry says so ([`crate::catalog::FormulationInfo::rtol_refused`]), with the pair to use.
+fn rtol_refusal(formulation: &str, scheme: &str) -> Option<String> {
+    let info = formulation::find(formulation)?;
+    let refusal = info.rtol_refused.iter().find(|r| r.scheme == scheme)?;
+    Some(format!(
+        "scheme `{scheme}` with formulation `{}` cannot run with rtol on a constrained model: {}; use `--formulation stabilized-index2` with the same scheme, or fixed steps (docs/schemes.md, \"Error control on constrained models\")",
+        info.name, refusal.reason
+    ))
 }
 
 /// The state of one run of the loop: the scheme, the formulation and the step's work space,

@@ -112,8 +112,13 @@ impl Simulation {
         let settings = DynamicSettings::from_solver(&solver, formulation, opts.omega_max)
             .map_err(SimulationError::Settings)?;
         let t0 = solver.t_start.unwrap_or(0.0);
-        crate::analysis::dynamic::check_settings(&settings, t0, scheme.as_ref())
-            .map_err(SimulationError::Settings)?;
+        crate::analysis::dynamic::check_settings(
+            &settings,
+            t0,
+            scheme.as_ref(),
+            crate::system::System::m(&system),
+        )
+        .map_err(SimulationError::Settings)?;
         let (initial, assembly) = assembled(model, &system)?;
         let model = Model {
             solver: solver.clone(),

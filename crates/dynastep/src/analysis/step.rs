@@ -99,6 +99,7 @@ pub fn solve_step<S: System, F: Formulation<S> + ?Sized>(
                 u: &work.u,
                 lambda: &work.lambda,
                 force_terms: &work.force_terms,
+                position_correction: formulation.position_correction(),
             },
         );
     }

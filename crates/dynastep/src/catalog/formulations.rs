@@ -19,6 +19,35 @@ pub const INDEX3: FormulationInfo = FormulationInfo {
     schemes: SchemeRequirement::SECOND_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::ScaledByStep,
+    rtol_refused: &[
+        Refusal { scheme: "trapezoidal", reason: UNDAMPED_NOISE },
+        Refusal { scheme: "newmark", reason: UNDAMPED_NOISE },
+        Refusal { scheme: "fox-goodwin", reason: UNDAMPED_NOISE },
+        Refusal { scheme: "linear-acceleration", reason: UNDAMPED_NOISE },
+        Refusal { scheme: "lms2", reason: LMS2_NOISE },
+    ],
+};
+
+/// Why index 3 refuses `rtol` for the schemes without numerical dissipation.
+const UNDAMPED_NOISE: &str = "without numerical dissipation the index-3 velocities oscillate from step to step at the Newton tolerance over h, and the error estimate, which sees that noise, drives the step to h_min (measured on the pendulum at every rtol from 1e-4 to 1e-10, per step and per unit step: scripts/error_control.py)";
+/// Why index 3 refuses `rtol` for LMS2.
+const LMS2_NOISE: &str = "its predictor extrapolates the index-3 velocities, whose noise (the Newton tolerance over h) the estimate sees, so the step falls to h_min (measured on the pendulum, the slider-crank and Andrews at every rtol from 1e-4 to 1e-10: scripts/error_control.py)";
+
+/// Registry entry of the stabilized index-2 formulation (Gear–Gupta–Leimkuhler).
+pub const STABILIZED_INDEX2: FormulationInfo = FormulationInfo {
+    name: "stabilized-index2",
+    aliases: &["ggl", "si2", "stabilized-index-2"],
+    summary: "stabilized index-2 DAE (Gear-Gupta-Leimkuhler): Newton on (u, lambda, z, mu) per integration point; lambda enforces the velocity constraints, mu moves the positions onto the position constraints along M^-1 Phi_q^T; rows scaled as in index3",
+    source: "Gear, Gupta & Leimkuhler (1985) J. Comput. Appl. Math. 12-13:77; Hairer & Wanner (1996) Solving ODEs II, §VII.1 and §VII.3 (index-2 error norms)",
+    constraint_level: "positions and velocities (both to the Newton tolerance); accelerations hold only approximately",
+    schemes: SchemeRequirement {
+        form: EquationForm::SecondOrder,
+        positions: Positions::Implicit,
+        refused: &[],
+    },
+    linearized: LinearizedSystem::Constrained,
+    velocity_error: VelocityError::ScaledByStep,
+    rtol_refused: &[],
 };
 
 /// Why MSSTH(3–5) and the Kennedy–Carpenter ESDIRKs are not served yet (docs/tangent_space.md).
@@ -44,6 +73,7 @@ pub const TANGENT_SPACE: FormulationInfo = FormulationInfo {
     },
     linearized: LinearizedSystem::TangentSpace,
     velocity_error: VelocityError::ScaledByStep,
+    rtol_refused: &[],
 };
 
 /// Registry entry of direct integration.
@@ -56,6 +86,7 @@ pub const DIRECT: FormulationInfo = FormulationInfo {
     schemes: SchemeRequirement::FIRST_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
+    rtol_refused: &[],
 };
 
 /// Registry entry of Baumgarte stabilization.
@@ -68,6 +99,7 @@ pub const BAUMGARTE: FormulationInfo = FormulationInfo {
     schemes: SchemeRequirement::FIRST_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
+    rtol_refused: &[],
 };
 
 /// Registry entry of coordinate projection.
@@ -80,6 +112,7 @@ pub const PROJECTION: FormulationInfo = FormulationInfo {
     schemes: SchemeRequirement::FIRST_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
+    rtol_refused: &[],
 };
 
 /// Registry entry of coordinate partitioning.
@@ -92,6 +125,7 @@ pub const PARTITIONING: FormulationInfo = FormulationInfo {
     schemes: SchemeRequirement::FIRST_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
+    rtol_refused: &[],
 };
 
 /// Registry entry of the hybrid algorithm.
@@ -104,11 +138,13 @@ pub const HYBRID: FormulationInfo = FormulationInfo {
     schemes: SchemeRequirement::FIRST_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
+    rtol_refused: &[],
 };
 
 /// All formulations, in the order `dynastep formulations` lists them.
 pub const FORMULATIONS: &[FormulationInfo] = &[
     INDEX3,
+    STABILIZED_INDEX2,
     TANGENT_SPACE,
     DIRECT,
     BAUMGARTE,

@@ -86,6 +86,10 @@ pub struct FormulationInfo {
     pub linearized: LinearizedSystem,
     /// How the error norm weighs velocity errors (`analysis::step_control::error_norm`).
     pub velocity_error: VelocityError,
+    /// Schemes that this formulation serves with fixed steps but not with `rtol` on a constrained
+    /// model (m > 0): their error estimate, measured, does not control the error there
+    /// (`analysis::dynamic::check_settings` refuses the run up front and names a pair that works).
+    pub rtol_refused: &'static [Refusal],
 }
 
 /// How the local error of the velocities enters the error norm.

@@ -5,6 +5,7 @@ use crate::linalg::{copy, max_abs, norm_inf, same_bits, zero, Block, Sink, Vecto
 use crate::scheme::IntegrationPoint;
 use crate::system::System;
 
+use super::stabilized_index2::{GglRows, States};
 use super::workspace::{MatrixTerms, Workspace};
 use super::{
     Formulation, FormulationError, FormulationInfo, FormulationSettings, NewtonMethod,
@@ -34,11 +35,25 @@ struct IterationMatrix<'a, S> {
     pt: &'a IntegrationPoint,
     lambda: &'a Vector,
     st: EvalStates<'a>,
+    /// The rows of the stabilized index-2 formulation, when it is the one solving.
+    ggl: Option<&'a GglRows>,
 }
 
 impl<S: System> MatrixTerms for IterationMatrix<'_, S> {
     fn add<K: Sink>(&self, every: bool, jac: &mut K) {
-        add_iteration_matrix(self.sys, self.pt, self.lambda, &self.st, every, jac);
+        let st = &self.st;
+        match self.ggl {
+            None => add_iteration_matrix(self.sys, self.pt, self.lambda, st, every, jac),
+            Some(ggl) => {
+                add_equations_of_motion(self.sys, self.pt, self.lambda, st, true, jac);
+                let states = States {
+                    q_e: st.q_e,
+                    v_e: st.v_e,
+                    q_c: st.q_c,
+                };
+                ggl.add_blocks(self.sys, self.pt, &states, jac);
+            }
+        }
     }
 }
 
@@ -52,17 +67,7 @@ fn add_iteration_matrix<S: System, K: Sink>(
 ) {
     let (n, m) = (sys.n(), sys.m());
     let w = pt.force_weight;
-    sys.mass(st.q_e, pt.c_a, jac);
-    if every || pt.c_q != 0.0 {
-        sys.mass_acceleration_q(st.q_e, st.a_e, pt.c_q, jac);
-        sys.forces_q(pt.t_e, st.q_e, st.v_e, -pt.c_q * w, jac);
-        if m > 0 {
-            sys.constraint_force_q(pt.t_e, st.q_e, lambda, pt.c_q * w, jac);
-        }
-    }
-    if every || pt.c_v != 0.0 {
-        sys.forces_v(pt.t_e, st.q_e, st.v_e, -pt.c_v * w, jac);
-    }
+    add_equations_of_motion(sys, pt, lambda, st, every, jac);
     if m > 0 && !every && pt.t_e == pt.t_c && same_bits(st.q_e.as_slice(), st.q_c.as_slice()) {
         // Φ_q(q_e) = Φ_q(q_c) (the Newmark family evaluates both at q_(n+1)): one pass writes both
         // blocks. Each entry of either block gets exactly one term, so the dense sums are those
@@ -97,16 +102,47 @@ fn add_iteration_matrix<S: System, K: Sink>(
     }
 }
 
-/// Adds a Newton correction (n + m: Δu, then Δλ) to u (n) and λ (m); returns ‖Δu‖∞.
-fn add_correction(correction: &[f64], u: &mut Vector, lambda: &mut Vector) -> f64 {
-    let (du, dlambda) = correction.split_at(u.len());
+/// Adds the block J_11 of the iteration matrix, ∂r_1/∂u (n × n: rows and columns 0..n), to `jac`.
+fn add_equations_of_motion<S: System, K: Sink>(
+    sys: &S,
+    pt: &IntegrationPoint,
+    lambda: &Vector,
+    st: &EvalStates<'_>,
+    every: bool,
+    jac: &mut K,
+) {
+    let w = pt.force_weight;
+    sys.mass(st.q_e, pt.c_a, jac);
+    if every || pt.c_q != 0.0 {
+        sys.mass_acceleration_q(st.q_e, st.a_e, pt.c_q, jac);
+        sys.forces_q(pt.t_e, st.q_e, st.v_e, -pt.c_q * w, jac);
+        if sys.m() > 0 {
+            sys.constraint_force_q(pt.t_e, st.q_e, lambda, pt.c_q * w, jac);
+        }
+    }
+    if every || pt.c_v != 0.0 {
+        sys.forces_v(pt.t_e, st.q_e, st.v_e, -pt.c_v * w, jac);
+    }
+}
+
+/// Adds a Newton correction (Δu (n), Δλ (m), then, with `ggl`, Δz (n) and Δμ (m)) to u, λ and
+/// the GGL unknowns; returns ‖Δu‖∞ + ‖Δz‖∞, which bounds the change of the constrained positions
+/// per unit of c_c.
+fn add_correction(
+    correction: &[f64],
+    u: &mut Vector,
+    lambda: &mut Vector,
+    ggl: Option<&mut GglRows>,
+) -> f64 {
+    let (du, rest) = correction.split_at(u.len());
+    let (dlambda, rest) = rest.split_at(lambda.len());
     for (u, d) in u.as_mut_slice().iter_mut().zip(du) {
         *u += d;
     }
     for (l, d) in lambda.as_mut_slice().iter_mut().zip(dlambda) {
         *l += d;
     }
-    max_abs(du)
+    max_abs(du) + ggl.map_or(0.0, |g| g.add_correction(rest))
 }
 
 /// A sink that writes an entry (i, j) of Φ_q both at (n + i, j), the constraint rows of J, and,
@@ -153,8 +189,11 @@ pub struct Index3 {
     /// Time spent evaluating residuals \[s\] (when `clock` is on).
     residual_time: f64,
     clock: Stopwatch,
-    /// The simplified Newton correction δ (n + m: δu, then δλ).
+    /// The simplified Newton correction δ (n + m: δu, then δλ; then δz, δμ with `ggl`).
     simplified: Vector,
+    /// The rows of the stabilized index-2 formulation ([`super::stabilized_index2`]), when this
+    /// iteration serves it.
+    ggl: Option<GglRows>,
 }
 
 /// The state of one point's Newton iteration between two residual evaluations.
@@ -272,6 +311,9 @@ impl<S: System> Formulation<S> for Index3 {
         // Refresh before the first iteration unless a factorization at a close step size is kept.
         let refresh = !modified || !self.matrix.fits(pt, self.settings.max_step_change);
         let mut it = Iteration::start(modified, refresh);
+        if let Some(g) = self.ggl.as_mut() {
+            g.start();
+        }
         let mut result = Err(FormulationError::NonFinite);
         for iter in 0..=self.settings.max_iterations {
             let clock = self.clock.start();
@@ -310,6 +352,9 @@ impl<S: System> Formulation<S> for Index3 {
             }
         }
         stats.add_linear(before, self.work.stats());
+        if let (Ok(()), Some(g)) = (&result, self.ggl.as_mut()) {
+            g.finish(pt.c_c);
+        }
         if result.is_err() {
             // A failed point starts its retry with a new matrix.
             self.matrix.valid = false;
@@ -319,6 +364,10 @@ impl<S: System> Formulation<S> for Index3 {
 
     fn force_terms(&self) -> &Vector {
         &self.force_terms
+    }
+
+    fn position_correction(&self) -> Option<&Vector> {
+        self.ggl.as_ref().map(|g| &g.correction)
     }
 
     fn phase_times(&self) -> PhaseTimes {
@@ -337,10 +386,22 @@ impl Index3 {
     /// Work space for a system with n coordinates and m constraints; the linear solver (dense or sparse)
     /// is chosen here from `settings.linear_solver` and n + m.
     pub fn new(n: usize, m: usize, settings: NewtonSettings) -> Self {
+        Index3::build(n, m, settings, None)
+    }
+
+    /// [`Index3::new`] with the velocity-constraint and position-correction rows of the stabilized
+    /// index-2 formulation ([`super::stabilized_index2`]): 2(n + m) unknowns. Without constraints
+    /// (m = 0) there is nothing to stabilize, and it is [`Index3::new`].
+    pub fn with_stabilization(n: usize, m: usize, settings: NewtonSettings) -> Self {
+        Index3::build(n, m, settings, (m > 0).then(|| GglRows::new(n, m)))
+    }
+
+    fn build(n: usize, m: usize, settings: NewtonSettings, ggl: Option<GglRows>) -> Self {
         let clock = Stopwatch {
             on: settings.time_phases,
         };
-        let work = Workspace::new(n + m, settings.linear_solver, clock);
+        let size = ggl.as_ref().map_or(n + m, GglRows::size);
+        let work = Workspace::new(size, settings.linear_solver, clock);
         Index3 {
             n,
             m,
@@ -353,8 +414,9 @@ impl Index3 {
             forces: Vector::zeros(n),
             inertia: Vector::zeros(n),
             phi: Vector::zeros(m),
-            residual: Vector::zeros(n + m),
-            simplified: Vector::zeros(n + m),
+            residual: Vector::zeros(size),
+            simplified: Vector::zeros(size),
+            ggl,
             work,
             matrix: FactoredMatrix::NONE,
             residual_time: 0.0,
@@ -385,6 +447,9 @@ impl Index3 {
             v_e[i] = v_hat[i] + pt.c_v * u[i];
             a_e[i] = a_hat[i] + pt.c_a * u[i];
             q_c[i] = qc_hat[i] + pt.c_c * u[i];
+        }
+        if let Some(g) = &self.ggl {
+            g.shift(pt.c_c, q_c);
         }
     }
 
@@ -449,7 +514,7 @@ impl Index3 {
             .for_each(|r| *r = -*r);
         self.solve_linear();
         stats.iterations += 1;
-        let du = add_correction(self.residual.as_slice(), u, lambda);
+        let du = add_correction(self.residual.as_slice(), u, lambda, self.ggl.as_mut());
         let previous = it.change;
         (it.correction, it.change) = self.relative_change(pt, du);
         if !it.change.is_finite() {
@@ -499,7 +564,13 @@ impl Index3 {
         self.work.solve_in_place(&mut self.simplified);
         let delta = self.simplified.as_mut_slice();
         delta.iter_mut().for_each(|d| *d = -*d);
-        let size = max_abs(&delta[..self.n]);
+        let (n, m) = (self.n, self.m);
+        let size = max_abs(&delta[..n])
+            + if self.ggl.is_some() {
+                max_abs(&delta[n + m..2 * n + m])
+            } else {
+                0.0
+            };
         let (correction, simplified) = self.relative_change(pt, size);
         let theta = simplified / change;
         let eta = theta / (1.0 - theta).max(f64::EPSILON);
@@ -510,7 +581,7 @@ impl Index3 {
         if !(correction <= test.position_tolerance(&self.q_c) && settled) {
             return false;
         }
-        add_correction(self.simplified.as_slice(), u, lambda);
+        add_correction(self.simplified.as_slice(), u, lambda, self.ggl.as_mut());
         self.states(pt, u);
         true
     }
@@ -549,7 +620,14 @@ impl Index3 {
                 *r += h;
             }
         }
-        if m > 0 {
+        if let Some(g) = self.ggl.as_mut() {
+            let st = States {
+                q_e: &self.q_e,
+                v_e: &self.v_e,
+                q_c: &self.q_c,
+            };
+            g.residual(sys, pt, &st, r_phi);
+        } else if m > 0 {
             sys.constraints(pt.t_c, &self.q_c, &mut self.phi);
             for (r, phi) in r_phi.iter_mut().zip(self.phi.as_slice()) {
                 *r = phi / pt.c_c;
@@ -576,6 +654,7 @@ impl Index3 {
                 a_e: &self.a_e,
                 q_c: &self.q_c,
             },
+            ggl: self.ggl.as_ref(),
         };
         self.work.factor(&terms);
     }
@@ -585,3 +664,7 @@ impl Index3 {
         self.work.solve_in_place(&mut self.residual);
     }
 }
+
+#[cfg(test)]
+#[path = "index3_jacobian_tests.rs"]
+mod jacobian_tests;

@@ -69,6 +69,7 @@ pub mod index3;
 pub mod partitioning;
 pub mod projection;
 mod registry;
+pub mod stabilized_index2;
 pub mod tangent_space;
 pub mod workspace;
 
@@ -77,6 +78,7 @@ pub use registry::{
     build, compatible, find, formulations_for, Incompatible, Registered, UnknownFormulation,
     REGISTRY,
 };
+pub use stabilized_index2::StabilizedIndex2;
 pub use tangent_space::TangentSpace;
 
 use std::time::Instant;
@@ -265,6 +267,13 @@ pub trait Formulation<S: System> {
 
     /// The force terms Φ_q(q_e)ᵀλ − Q(q_e, v_e, t_e) (n) \[N\] of the last solution.
     fn force_terms(&self) -> &Vector;
+
+    /// The position correction Δq (n) \[m or rad\] of the last solution, which the scheme adds to
+    /// the position it keeps for that point (the stabilized index-2 formulation,
+    /// [`stabilized_index2`]); `None` for a formulation without one.
+    fn position_correction(&self) -> Option<&Vector> {
+        None
+    }
 
     /// The time spent so far in the parts of the Newton iteration ([`PhaseTimes`]); zero for a
     /// formulation that does not measure it.

@@ -47,6 +47,7 @@ macro_rules! formulations {
 
 formulations!(
     super::index3::Index3,
+    super::stabilized_index2::StabilizedIndex2,
     super::tangent_space::TangentSpace,
     super::direct::DirectIntegration,
     super::baumgarte::Baumgarte,

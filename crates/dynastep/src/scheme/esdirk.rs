@@ -384,6 +384,9 @@ impl Scheme for Esdirk {
             self.vs[i][r] = self.v_hat[r] + c_v * u;
             self.qs[i][r] = self.q_hat[r] + c_q * u;
         }
+        if let Some(dq) = sol.position_correction {
+            self.qs[i] += dq;
+        }
         self.lambdas[i].copy_from(sol.lambda);
     }
 

@@ -125,6 +125,7 @@ pub struct Lms {
     c_v: f64,
     new_a: Vector,
     new_lambda: Vector,
+    correction: super::KeptCorrection,
 }
 
 impl Lms {
@@ -171,6 +172,7 @@ impl Lms {
             c_v: 0.0,
             new_a: z.clone(),
             new_lambda: z,
+            correction: Default::default(),
         })
     }
 
@@ -309,6 +311,7 @@ impl Scheme for Lms {
     fn accept_point(&mut self, _k: usize, sol: &PointSolution<'_>) {
         self.new_a.copy_from(sol.u);
         self.new_lambda.copy_from(sol.lambda);
+        self.correction.record(sol);
     }
 
     fn local_error(&self, err: &mut LocalError) -> bool {
@@ -345,6 +348,7 @@ impl Scheme for Lms {
             x.v[i] = self.v_hat[i] + self.c_v * u;
             x.a[i] = u;
         }
+        self.correction.apply(&mut x.q);
         x.lambda.copy_from(&self.new_lambda);
         x.t = self.t_n + self.h;
         hist.h = self.h;

@@ -159,6 +159,42 @@ pub struct PointSolution<'a> {
     pub lambda: &'a Vector,
     /// The force terms Φ_q(q_e)ᵀλ − Q(q_e, v_e, t_e) (n) \[N\], evaluated at the converged point.
     pub force_terms: &'a Vector,
+    /// A correction Δq (n) \[m or rad\] of the point's position that the formulation made beside
+    /// the scheme's map q̂_c + c_c u (the stabilized index-2 formulation; `None` for the others).
+    /// A scheme that can serve such a formulation (implicit in positions) adds it to the position
+    /// it keeps for the point, so that the step ends on the corrected positions; it leaves the
+    /// velocities and accelerations alone.
+    pub position_correction: Option<&'a Vector>,
+}
+
+/// The position correction of a single-point scheme's solved point
+/// ([`PointSolution::position_correction`]), kept from `accept_point` until `end_step` adds it to the
+/// new positions.
+#[derive(Debug, Clone, Default)]
+pub struct KeptCorrection {
+    dq: Vector,
+    active: bool,
+}
+
+impl KeptCorrection {
+    /// Keeps the correction of `solution`, or none (allocates only when its size changes).
+    pub fn record(&mut self, solution: &PointSolution<'_>) {
+        self.active = solution.position_correction.is_some();
+        if let Some(dq) = solution.position_correction {
+            if self.dq.len() == dq.len() {
+                self.dq.copy_from(dq);
+            } else {
+                self.dq = dq.clone();
+            }
+        }
+    }
+
+    /// Adds the kept correction (n) to the positions `q` (n); nothing when none was kept.
+    pub fn apply(&self, q: &mut Vector) {
+        if self.active {
+            *q += &self.dq;
+        }
+    }
 }
 
 /// What a scheme can do, declared in its registry entry. The CLI lists it, the time loop checks it

@@ -59,6 +59,7 @@ pub struct NewmarkFamily {
     a_start: Vector,
     new_qdd: Vector,
     new_lambda: Vector,
+    correction: super::KeptCorrection,
     new_a: Vector,
     // The Newton starting values: q̈ and λ of the level before the last, and the step between them
     // (0 when there is none: after a start or restart).
@@ -101,6 +102,7 @@ impl NewmarkFamily {
             a_start: z.clone(),
             new_qdd: z.clone(),
             new_lambda: z.clone(),
+            correction: Default::default(),
             new_a: z.clone(),
             guess_v: z.clone(),
             guess_qdd: z.clone(),
@@ -257,6 +259,7 @@ impl Scheme for NewmarkFamily {
         self.extrapolate = self.guess_h > 0.0 && miss(&self.predicted) < miss(last);
         copy(&mut self.new_qdd, sol.u);
         copy(&mut self.new_lambda, sol.lambda);
+        self.correction.record(sol);
         let x = &self.history.levels[0];
         let known = x.a.as_slice().iter().zip(self.a_start.as_slice());
         let new_a = self.new_a.as_mut_slice().iter_mut().zip(sol.u.as_slice());
@@ -287,6 +290,7 @@ impl Scheme for NewmarkFamily {
             *q += h * *v + h * h * ((0.5 - b) * a + b * a_new);
             *v += h * ((1.0 - g) * a + g * a_new);
         }
+        self.correction.apply(&mut x.q);
         x.t = self.t_n + h;
         copy(&mut x.a, &self.new_qdd);
         copy(&mut x.lambda, &self.new_lambda);

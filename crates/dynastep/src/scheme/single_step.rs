@@ -131,6 +131,7 @@ pub struct SingleStep {
     c_v: f64,
     new_a: Vector,
     new_lambda: Vector,
+    correction: super::KeptCorrection,
     /// Whether the start sets the auxiliaries consistently (`start = 1`, module documentation).
     consistent_start: bool,
     /// True from a start until the first step sets the consistent auxiliaries (h is known then).
@@ -182,6 +183,7 @@ impl SingleStep {
             c_v: 0.0,
             new_a: Vector::zeros(0),
             new_lambda: Vector::zeros(0),
+            correction: Default::default(),
             consistent_start: true,
             fresh: false,
             start_jerk: Vector::zeros(0),
@@ -346,6 +348,7 @@ impl Scheme for SingleStep {
     fn accept_point(&mut self, _k: usize, sol: &PointSolution<'_>) {
         self.new_a.copy_from(sol.u);
         self.new_lambda.copy_from(sol.lambda);
+        self.correction.record(sol);
     }
 
     fn end_step(&mut self, state: &mut State) {
@@ -368,6 +371,7 @@ impl Scheme for SingleStep {
             x.a[i] = u;
         }
         let x = &mut hist.levels[0];
+        self.correction.apply(&mut x.q);
         x.lambda.copy_from(&self.new_lambda);
         x.t = self.t_n + self.h;
         hist.h = self.h;
