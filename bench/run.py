@@ -160,10 +160,15 @@ METHODS = ("full", "modified")
 TIMED = tuple(m + "-timed" for m in METHODS)
 
 
-def run_dynastep(case, out_dir, method, timed=False):
-    """One run with Newton `method`, its phases timed when `timed`; returns (loop time, process
-    time, summary)."""
-    cmd = [BIN, "run", *model_args(case), "--scheme", "generalized-alpha", "--param",
+# The formulation of the first table, and the one measured beside it (docs/stabilized_index2.md).
+GGL = "stabilized-index2"
+
+
+def run_dynastep(case, out_dir, method, timed=False, formulation="index3"):
+    """One run with Newton `method` in `formulation`, its phases timed when `timed`; returns (loop
+    time, process time, summary)."""
+    cmd = [BIN, "run", *model_args(case), "--formulation", formulation,
+           "--scheme", "generalized-alpha", "--param",
            f"rho_inf={RHO_INF}", "--dt", repr(case.h), "--t-end", repr(case.t_end),
            "--output-interval", repr(case.t_end), "--set", f'solver.newton.method="{method}"',
            "--set", f"solver.newton.time_phases={'true' if timed else 'false'}",
@@ -319,6 +324,31 @@ def table_marker(ident, date, first=False):
     return lines + ["-->"]
 
 
+def formulation_section(results, date):
+    """Time per step and error of the stabilized index-2 formulation beside index 3 (full Newton,
+    the same generalized-α runs)."""
+    lines = ["", "## The stabilized index-2 formulation beside index 3", "",
+             f"The same runs (generalized-α, full Newton) in `--formulation {GGL}` "
+             "(docs/stabilized_index2.md): twice the unknowns, the velocity constraints imposed. "
+             "Time per step [µs] (loop time / steps, the fastest run), the ratio of the two, "
+             "Newton iterations per step and the error at the end against the reference.", ""]
+    lines += table_marker("formulations", date) + [
+        "| case | unknowns index3 / GGL | index3 [µs/step] | GGL [µs/step] | GGL / index3 | "
+        "iterations per step index3 / GGL | error index3 | error GGL |",
+        "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        full, ggl = r.get("full"), r.get("ggl")
+        if not full or not ggl:
+            continue
+        a, b = full["time"] / full["steps"], ggl["time"] / ggl["steps"]
+        lines.append(
+            f"| {r['case']} | {full['unknowns']} / {2 * full['unknowns']} | {1e6 * a:.2f} | "
+            f"{1e6 * b:.2f} | {b / a:.2f} | {full['per_step']['iterations']:.2f} / "
+            f"{ggl['per_step']['iterations']:.2f} | {full['error']:.2e} {r['unit']} | "
+            f"{ggl['error']:.2e} {r['unit']} |")
+    return lines
+
+
 def parts_section(results, date):
     """Time per step of the N-four-bar cases against its parts: the mean time of one residual, one
     assembly, one factorization and one solve (summary.json's `newton_iterations.time_s` divided by
@@ -424,6 +454,7 @@ def write_markdown(results, meta, path):
         lines.append(f"| {r['case']} | {d['unknowns']} | {d['process']:.4g} | {d['startup']:.3g} | "
                      f"{d['time']:.4g} | {1e6 * d['process'] / d['unknowns']:.0f} |")
     lines += parts_section(results, meta["date"])
+    lines += formulation_section(results, meta["date"])
     lines += ["", "## Refactorization: KLU, faer, and ours", "",
               "One iteration matrix of the N = 40 chain (n + m = 485, 4581 stored entries before "
               "the joints stopped writing structural zeros on 2026-11-26), measured once on 2026-11-25 "
@@ -493,7 +524,7 @@ def main():
     if args.cases:
         names = args.cases.split(",")
         selected = [c for c in selected if c.name in names]
-    best = {c.name: {m: {"time": math.inf} for m in METHODS + TIMED}
+    best = {c.name: {m: {"time": math.inf} for m in METHODS + TIMED + ("ggl",)}
             for c in selected}
     for rep in range(repeat):
         for c in selected:
@@ -508,6 +539,11 @@ def main():
                     b[method] = {"time": loop, "process": process, "summary": summary,
                                  "dir": out_dir}
                 line += f" dynastep {method} {loop:.4g} s,"
+            out_dir = os.path.join(WORK, f"{c.name}-ggl")
+            loop, process, summary = run_dynastep(c, out_dir, "full", formulation=GGL)
+            if loop < b["ggl"]["time"]:
+                b["ggl"] = {"time": loop, "process": process, "summary": summary, "dir": out_dir}
+            line += f" {GGL} {loop:.4g} s,"
             if c.name.startswith("nfourbar"):
                 for method in METHODS:
                     out_dir = os.path.join(WORK, f"{c.name}-{method}-timed")
@@ -531,7 +567,7 @@ def main():
     for c in selected:
         b, ref = best[c.name], c.reference()
         r = {"case": c.name, "h": c.h, "unit": c.unit}
-        for method in METHODS + TIMED:
+        for method in METHODS + TIMED + ("ggl",):
             if "summary" not in b[method]:
                 continue
             s = b[method]["summary"]
