@@ -4,9 +4,9 @@
 //! term, including the O(μ) curvature terms of the GGL rows, is non-zero).
 
 use super::*;
-use crate::system::mechanism::Mechanism;
 use crate::linalg::Matrix;
 use crate::model::parse;
+use crate::system::mechanism::Mechanism;
 use crate::system::multibody::Multibody;
 
 /// The residual (N) at the unknowns `x` = (u, λ[, z, μ]) of length N.
