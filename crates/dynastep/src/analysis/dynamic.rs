@@ -507,13 +507,14 @@ pub fn check_settings(
 }
 
 /// Why `formulation` cannot control the error of `scheme` on a constrained model, when its
-/// registry entry says so ([`crate::catalog::FormulationInfo::rtol_refused`]), with the pair to use.
+/// registry entry says so ([`crate::catalog::FormulationInfo::rtol_refused`]), with the
+/// formulation it recommends instead (`rtol_instead`).
 fn rtol_refusal(formulation: &str, scheme: &str) -> Option<String> {
     let info = formulation::find(formulation)?;
     let refusal = info.rtol_refused.iter().find(|r| r.scheme == scheme)?;
     Some(format!(
-        "scheme `{scheme}` with formulation `{}` cannot run with rtol on a constrained model: {}; use `--formulation stabilized-index2` with the same scheme, or fixed steps (docs/schemes.md, \"Error control on constrained models\")",
-        info.name, refusal.reason
+        "scheme `{scheme}` with formulation `{}` cannot run with rtol on a constrained model: {}; use `--formulation {}` with the same scheme, or fixed steps (docs/schemes.md, \"Error control on constrained models\")",
+        info.name, refusal.reason, info.rtol_instead
     ))
 }
 

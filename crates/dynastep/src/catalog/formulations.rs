@@ -26,6 +26,7 @@ pub const INDEX3: FormulationInfo = FormulationInfo {
         Refusal { scheme: "linear-acceleration", reason: UNDAMPED_NOISE },
         Refusal { scheme: "lms2", reason: LMS2_NOISE },
     ],
+    rtol_instead: "stabilized-index2",
 };
 
 /// Why index 3 refuses `rtol` for the schemes without numerical dissipation.
@@ -48,6 +49,7 @@ pub const STABILIZED_INDEX2: FormulationInfo = FormulationInfo {
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::ScaledByStep,
     rtol_refused: &[],
+    rtol_instead: "",
 };
 
 /// Why MSSTH(3–5) and the Kennedy–Carpenter ESDIRKs are not served yet (docs/tangent_space.md).
@@ -74,6 +76,7 @@ pub const TANGENT_SPACE: FormulationInfo = FormulationInfo {
     linearized: LinearizedSystem::TangentSpace,
     velocity_error: VelocityError::ScaledByStep,
     rtol_refused: &[],
+    rtol_instead: "",
 };
 
 /// Registry entry of direct integration.
@@ -87,6 +90,7 @@ pub const DIRECT: FormulationInfo = FormulationInfo {
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
     rtol_refused: &[],
+    rtol_instead: "",
 };
 
 /// Registry entry of Baumgarte stabilization.
@@ -100,6 +104,7 @@ pub const BAUMGARTE: FormulationInfo = FormulationInfo {
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
     rtol_refused: &[],
+    rtol_instead: "",
 };
 
 /// Registry entry of coordinate projection.
@@ -113,6 +118,7 @@ pub const PROJECTION: FormulationInfo = FormulationInfo {
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
     rtol_refused: &[],
+    rtol_instead: "",
 };
 
 /// Registry entry of coordinate partitioning.
@@ -126,6 +132,7 @@ pub const PARTITIONING: FormulationInfo = FormulationInfo {
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
     rtol_refused: &[],
+    rtol_instead: "",
 };
 
 /// Registry entry of the hybrid algorithm.
@@ -139,6 +146,7 @@ pub const HYBRID: FormulationInfo = FormulationInfo {
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
     rtol_refused: &[],
+    rtol_instead: "",
 };
 
 /// All formulations, in the order `dynastep formulations` lists them.

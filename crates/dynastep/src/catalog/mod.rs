@@ -90,6 +90,9 @@ pub struct FormulationInfo {
     /// model (m > 0): their error estimate, measured, does not control the error there
     /// (`analysis::dynamic::check_settings` refuses the run up front and names a pair that works).
     pub rtol_refused: &'static [Refusal],
+    /// The formulation that the refusals of `rtol_refused` recommend instead (empty when there
+    /// are none).
+    pub rtol_instead: &'static str,
 }
 
 /// How the local error of the velocities enters the error norm.

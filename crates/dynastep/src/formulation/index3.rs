@@ -5,7 +5,7 @@ use crate::linalg::{copy, max_abs, norm_inf, same_bits, zero, Block, Sink, Vecto
 use crate::scheme::IntegrationPoint;
 use crate::system::System;
 
-use super::stabilized_index2::{GglRows, States};
+use super::stabilized_index2::GglRows;
 use super::workspace::{MatrixTerms, Workspace};
 use super::{
     Formulation, FormulationError, FormulationInfo, FormulationSettings, NewtonMethod,
@@ -19,12 +19,14 @@ use crate::linalg::convergence::ROUNDING;
 /// reads it.
 pub const INFO: FormulationInfo = crate::catalog::formulations::INDEX3;
 
-/// The states at which the iteration matrix is evaluated.
-struct EvalStates<'a> {
-    q_e: &'a Vector,
-    v_e: &'a Vector,
-    a_e: &'a Vector,
-    q_c: &'a Vector,
+/// The states of one Newton iterate, at which the residual rows and the iteration matrix are
+/// evaluated: q_e, v_e, a_e (n each) of the equations of motion and the constrained positions q_c
+/// (n).
+pub(super) struct EvalStates<'a> {
+    pub(super) q_e: &'a Vector,
+    pub(super) v_e: &'a Vector,
+    pub(super) a_e: &'a Vector,
+    pub(super) q_c: &'a Vector,
 }
 
 /// The iteration matrix J (see the module documentation) at the evaluation states. With `every`,
@@ -46,12 +48,7 @@ impl<S: System> MatrixTerms for IterationMatrix<'_, S> {
             None => add_iteration_matrix(self.sys, self.pt, self.lambda, st, every, jac),
             Some(ggl) => {
                 add_equations_of_motion(self.sys, self.pt, self.lambda, st, true, jac);
-                let states = States {
-                    q_e: st.q_e,
-                    v_e: st.v_e,
-                    q_c: st.q_c,
-                };
-                ggl.add_blocks(self.sys, self.pt, &states, jac);
+                ggl.add_blocks(self.sys, self.pt, st, jac);
             }
         }
     }
@@ -126,14 +123,13 @@ fn add_equations_of_motion<S: System, K: Sink>(
 }
 
 /// Adds a Newton correction (Δu (n), Δλ (m), then, with `ggl`, Δz (n) and Δμ (m)) to u, λ and
-/// the GGL unknowns; returns ‖Δu‖∞ + ‖Δz‖∞, which bounds the change of the constrained positions
-/// per unit of c_c.
+/// the GGL unknowns.
 fn add_correction(
     correction: &[f64],
     u: &mut Vector,
     lambda: &mut Vector,
     ggl: Option<&mut GglRows>,
-) -> f64 {
+) {
     let (du, rest) = correction.split_at(u.len());
     let (dlambda, rest) = rest.split_at(lambda.len());
     for (u, d) in u.as_mut_slice().iter_mut().zip(du) {
@@ -142,7 +138,9 @@ fn add_correction(
     for (l, d) in lambda.as_mut_slice().iter_mut().zip(dlambda) {
         *l += d;
     }
-    max_abs(du) + ggl.map_or(0.0, |g| g.add_correction(rest))
+    if let Some(g) = ggl {
+        g.add_correction(rest);
+    }
 }
 
 /// A sink that writes an entry (i, j) of Φ_q both at (n + i, j), the constraint rows of J, and,
@@ -514,7 +512,8 @@ impl Index3 {
             .for_each(|r| *r = -*r);
         self.solve_linear();
         stats.iterations += 1;
-        let du = add_correction(self.residual.as_slice(), u, lambda, self.ggl.as_mut());
+        let du = self.position_change(self.residual.as_slice());
+        add_correction(self.residual.as_slice(), u, lambda, self.ggl.as_mut());
         let previous = it.change;
         (it.correction, it.change) = self.relative_change(pt, du);
         if !it.change.is_finite() {
@@ -530,6 +529,18 @@ impl Index3 {
             it.refresh = !it.modified || theta > self.settings.max_contraction;
         }
         Ok(())
+    }
+
+    /// The size of a Newton correction `delta` (Δu, Δλ[, Δz, Δμ]) in the constrained positions, per
+    /// unit of c_c: ‖Δu‖∞, plus ‖Δz‖∞ with the GGL rows (a bound of ‖Δu + Δz‖∞).
+    fn position_change(&self, delta: &[f64]) -> f64 {
+        let (n, m) = (self.n, self.m);
+        let dz = if self.ggl.is_some() {
+            max_abs(&delta[n + m..2 * n + m])
+        } else {
+            0.0
+        };
+        max_abs(&delta[..n]) + dz
     }
 
     /// The position correction c_c‖Δu‖∞ of a Newton update with ‖Δu‖∞ = `du`, and the relative
@@ -562,15 +573,11 @@ impl Index3 {
     ) -> bool {
         copy(&mut self.simplified, &self.residual);
         self.work.solve_in_place(&mut self.simplified);
-        let delta = self.simplified.as_mut_slice();
-        delta.iter_mut().for_each(|d| *d = -*d);
-        let (n, m) = (self.n, self.m);
-        let size = max_abs(&delta[..n])
-            + if self.ggl.is_some() {
-                max_abs(&delta[n + m..2 * n + m])
-            } else {
-                0.0
-            };
+        self.simplified
+            .as_mut_slice()
+            .iter_mut()
+            .for_each(|d| *d = -*d);
+        let size = self.position_change(self.simplified.as_slice());
         let (correction, simplified) = self.relative_change(pt, size);
         let theta = simplified / change;
         let eta = theta / (1.0 - theta).max(f64::EPSILON);
@@ -621,9 +628,10 @@ impl Index3 {
             }
         }
         if let Some(g) = self.ggl.as_mut() {
-            let st = States {
+            let st = EvalStates {
                 q_e: &self.q_e,
                 v_e: &self.v_e,
+                a_e: &self.a_e,
                 q_c: &self.q_c,
             };
             g.residual(sys, pt, &st, r_phi);

@@ -41,11 +41,11 @@
 //! ([`crate::catalog::VelocityError::Differential`]); λ and μ are not judged (Hairer & Wanner
 //! 1996, *Solving Ordinary Differential Equations II*, §VII.3, index-2 components).
 
-use crate::linalg::{max_abs, zero, Block, Sink, Vector};
+use crate::linalg::{zero, Block, Sink, Vector};
 use crate::scheme::IntegrationPoint;
 use crate::system::System;
 
-use super::index3::Index3;
+use super::index3::{EvalStates, Index3};
 use super::{
     Formulation, FormulationError, FormulationInfo, FormulationSettings, NewtonSettings,
     NewtonStats, PhaseTimes, Registered,
@@ -162,9 +162,8 @@ impl GglRows {
         }
     }
 
-    /// Adds the (z, μ) part of a Newton correction (the entries after the first n + m) and returns
-    /// ‖Δz‖∞.
-    pub(super) fn add_correction(&mut self, correction: &[f64]) -> f64 {
+    /// Adds the (z, μ) part of a Newton correction (the entries after the first n + m).
+    pub(super) fn add_correction(&mut self, correction: &[f64]) {
         let (dz, dmu) = correction.split_at(self.n);
         for (z, d) in self.z.as_mut_slice().iter_mut().zip(dz) {
             *z += d;
@@ -172,7 +171,6 @@ impl GglRows {
         for (mu, d) in self.mu.as_mut_slice().iter_mut().zip(dmu) {
             *mu += d;
         }
-        max_abs(dz)
     }
 
     /// Sets z and μ from `x` (n + m entries: z, then μ); for tests of the residual.
@@ -201,7 +199,7 @@ impl GglRows {
         &mut self,
         sys: &S,
         pt: &IntegrationPoint,
-        st: &States<'_>,
+        st: &EvalStates<'_>,
         out: &mut [f64],
     ) {
         let (n, m) = (self.n, self.m);
@@ -233,7 +231,7 @@ impl GglRows {
         &self,
         sys: &S,
         pt: &IntegrationPoint,
-        st: &States<'_>,
+        st: &EvalStates<'_>,
         jac: &mut K,
     ) {
         let (n, m) = (self.n, self.m);
@@ -270,12 +268,4 @@ fn at<K: Sink>(jac: &mut K, row: usize, col: usize, transpose: bool) -> Block<'_
         scale: 1.0,
         transpose,
     }
-}
-
-/// The states of one Newton iterate that the GGL rows are evaluated at: q_e, v_e (n) of the
-/// equations of motion and the corrected constrained positions q_c (n).
-pub(super) struct States<'a> {
-    pub(super) q_e: &'a Vector,
-    pub(super) v_e: &'a Vector,
-    pub(super) q_c: &'a Vector,
 }
