@@ -644,7 +644,7 @@ impl Index3 {
         let r1 = max_abs(r_q);
         let scale = norm_inf(&self.inertia)
             .max(w.abs() * reaction)
-            .max(w.abs() * norm_inf(&self.forces))
+            .max(w.abs() * norm_inf(&self.forces).max(sys.internal_force_scale()))
             .max(1.0);
         (r1, scale)
     }

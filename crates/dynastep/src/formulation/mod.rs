@@ -46,7 +46,8 @@
 //!
 //! Convergence: the last correction of the constrained positions, ‖c_c Δu‖∞, is at most
 //! `position_tol · (1 + ‖q_c‖∞)` and the equilibrium residual ‖r_1‖∞ is at most
-//! `residual_tol ·` (the largest of ‖M a_e‖∞, ‖w_f Φ_qᵀλ‖∞, ‖w_f Q‖∞, 1 N). When the point is linear in u
+//! `residual_tol ·` (the largest of ‖M a_e‖∞, ‖w_f Φ_qᵀλ‖∞, ‖w_f Q‖∞, w_f times the system's
+//! `internal_force_scale` (a beam's EA), 1 N). When the point is linear in u
 //! (no constraints, positions known, forces independent of velocity) one solve is exact and ends the
 //! iteration. When a full Newton correction is too large for the test but the residual passes,
 //! the index-3 formulation first tries Deuflhard's simplified correction, the new residual solved

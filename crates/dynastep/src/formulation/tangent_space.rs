@@ -268,7 +268,7 @@ impl TangentSpace {
             .gemv_tr(1.0, &self.lin.basis, &self.residual, 0.0);
         let scale = norm_inf(&self.inertia)
             .max(w.abs() * reaction)
-            .max(w.abs() * norm_inf(&self.forces))
+            .max(w.abs() * norm_inf(&self.forces).max(sys.internal_force_scale()))
             .max(1.0);
         (norm_inf(&self.red.residual), scale)
     }

@@ -5,6 +5,7 @@
 //! - [`equations`]: equation-based models (`[equations]`: M(q) q̈ = Q(q, q̇, t), Φ(q, t) = 0 as expressions).
 //! - [`expressions`]: the `[equations]` expressions compiled and differentiated once.
 
+pub mod beam;
 pub mod equations;
 pub mod expressions;
 pub mod function;

@@ -41,12 +41,13 @@ use super::validate::{self, suggest, PathSeg};
 pub const COMMAND_LINE: &str = "<command line>";
 
 /// Arrays of tables whose elements are addressed by their `name` in overrides, with the entity kind.
-const NAMED_ARRAYS: [(&str, &str); 5] = [
+const NAMED_ARRAYS: [(&str, &str); 6] = [
     ("bodies", "body"),
     ("joints", "joint"),
     ("drivers", "driver"),
     ("forces", "force"),
     ("markers", "marker"),
+    ("beams", "beam"),
 ];
 
 /// Deepest nesting the span walkers descend to (the TOML parser bounds nesting of values; dotted keys

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::beam::BeamSpec;
 use super::types::{Axes, DriverSpec, ForceSpec, MarkerSpec};
 
 /// A spatial mechanism.
@@ -40,6 +41,9 @@ pub struct SpatialSpec {
     /// Points whose global position, velocity, orientation and angular velocity are output.
     #[serde(default)]
     pub markers: Vec<MarkerSpec>,
+    /// Flexible beams; each generates its nodes as bodies `<name>.0`, `<name>.1`, ….
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub beams: Vec<BeamSpec>,
 }
 
 /// Kind of a spatial body.
@@ -471,6 +475,21 @@ impl SpatialBodySpec {
 }
 
 impl SpatialSpec {
+    /// The spec with every beam's nodes appended to `bodies` and `beams` emptied, so that every
+    /// rule and builder that looks bodies up by name finds the nodes (borrowed when there is no
+    /// beam). A beam whose geometry is invalid adds no node (its own rules report it). Expanding
+    /// twice adds nothing.
+    pub fn with_beam_nodes(&self) -> std::borrow::Cow<'_, SpatialSpec> {
+        if self.beams.is_empty() {
+            return std::borrow::Cow::Borrowed(self);
+        }
+        let mut s = self.clone();
+        for b in std::mem::take(&mut s.beams) {
+            s.bodies.extend(b.node_bodies().unwrap_or_default());
+        }
+        std::borrow::Cow::Owned(s)
+    }
+
     /// The initial global position \[m\] of `point` (default `origin`, the centroid) of `body`
     /// (`ground` allowed: its named points are global): the body's centroid plus the point
     /// rotated by the body's initial orientation. `None` when the body or point is unknown or

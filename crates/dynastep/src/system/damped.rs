@@ -122,6 +122,9 @@ impl<S: System> System for ArtificialDamping<'_, S> {
     fn potential_energy(&self, t: f64, q: &Vector) -> f64 {
         self.inner.potential_energy(t, q)
     }
+    fn internal_force_scale(&self) -> f64 {
+        self.inner.internal_force_scale()
+    }
     fn nonconservative_power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
         let mut p = self.inner.nonconservative_power(t, q, v);
         if self.c != 0.0 {

@@ -36,6 +36,12 @@ pub(crate) trait ForceElement {
     fn power(&self, t: f64, q: &Vector, v: &Vector) -> f64;
     /// Appends the times where its time functions are not smooth.
     fn breakpoints(&self, _out: &mut Vec<f64>) {}
+    /// The size of the internal forces that cancel in its Q \[N\] (a beam's section forces at its
+    /// reference strains); 0 for an element whose Q is not such a difference. See
+    /// [`crate::system::System::internal_force_scale`].
+    fn internal_force_scale(&self) -> f64 {
+        0.0
+    }
 }
 
 /// The force elements of a system in file order, each with the label messages name it by (e.g.
@@ -46,6 +52,8 @@ pub(crate) struct ForceElements<E> {
     labels: Vec<String>,
     /// True when any element depends on the velocities (fixed at construction).
     velocity: bool,
+    /// The largest element's internal force scale \[N\] (fixed at construction).
+    internal: f64,
 }
 
 impl<E: ForceElement> ForceElements<E> {
@@ -53,10 +61,15 @@ impl<E: ForceElement> ForceElements<E> {
     pub fn new(elements: Vec<(String, E)>) -> Self {
         let (labels, elements): (Vec<_>, Vec<_>) = elements.into_iter().unzip();
         let velocity = elements.iter().any(E::depends_on_velocity);
+        let internal = elements
+            .iter()
+            .map(E::internal_force_scale)
+            .fold(0.0, f64::max);
         ForceElements {
             elements,
             labels,
             velocity,
+            internal,
         }
     }
 
@@ -84,6 +97,11 @@ impl<E: ForceElement> ForceElements<E> {
     /// True when any element depends on the velocities.
     pub fn depend_on_velocity(&self) -> bool {
         self.velocity
+    }
+
+    /// The largest internal force scale of its elements \[N\].
+    pub fn internal_force_scale(&self) -> f64 {
+        self.internal
     }
 
     /// Adds every element's potential energy at q to `u` \[J\], in order.

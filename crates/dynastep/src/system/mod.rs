@@ -138,6 +138,15 @@ pub trait System {
     /// Potential energy of the conservative applied forces (gravity, springs) \[J\].
     fn potential_energy(&self, t: f64, q: &Vector) -> f64;
 
+    /// The size of the internal forces that cancel inside Q \[N\]: a flexible beam's section
+    /// forces at its reference strains (EA for a straight beam), whose rounding (EA times the
+    /// machine epsilon, amplified by |r|/ℓ) Q carries even when the net force is small. Newton's
+    /// residual test counts it among the sizes of its terms (see `formulation`), so that this
+    /// rounding does not stall it; 0 (the default) for systems without such forces.
+    fn internal_force_scale(&self) -> f64 {
+        0.0
+    }
+
     /// Power \[W\] of the applied forces that are not derived from the potential: dampers, actuators,
     /// applied loads. The power of driving constraints is computed by the caller as λᵀ Φ_t.
     fn nonconservative_power(&self, t: f64, q: &Vector, v: &Vector) -> f64;

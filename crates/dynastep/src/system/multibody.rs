@@ -169,6 +169,9 @@ impl System for Multibody {
     fn nonconservative_power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {
         forward!(self, s => s.nonconservative_power(t, q, v))
     }
+    fn internal_force_scale(&self) -> f64 {
+        forward!(self, s => s.internal_force_scale())
+    }
     fn assembly_constraint_count(&self) -> usize {
         forward!(self, s => s.assembly_constraint_count())
     }

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use nalgebra::Matrix3;
 
+use super::beam::element::BeamElement;
+use super::beam::Beam;
 use super::body::SpatialBody;
 use super::drivers::SpatialDriver;
 use super::element::SpatialForce;
@@ -15,6 +17,8 @@ use super::kinematics::{Expr, Slots};
 use super::loads::{Load, LoadKind};
 use super::rsda::Rsda;
 use super::{SpatialMarker, SpatialSystem};
+use crate::linalg::Vector;
+use crate::model::beam::BeamSpec;
 use crate::model::function::{FunctionSpec, TimeFunction};
 use crate::model::spatial::{
     sequence_axes, JointFrameSpec, SpatialBodyKind, SpatialBodySpec, SpatialJointKind,
@@ -169,10 +173,11 @@ impl SpatialSystem {
         if !issues.is_empty() {
             return Err(SpatialError::Invalid { issues });
         }
-        let (b, n) = Builder::with_bodies(spec);
+        let expanded = spec.with_beam_nodes();
+        let (b, n) = Builder::with_bodies(&expanded);
         let normalizations = b.bodies.iter().filter(|x| x.p.is_some()).count();
         let (joints, drivers, m) = b.constraints(normalizations)?;
-        let forces = b.forces(&joints)?;
+        let forces = b.forces(&joints, &spec.beams, n)?;
         let markers = b.markers();
         Ok(SpatialSystem {
             bodies: b.bodies,
@@ -272,10 +277,15 @@ impl Builder<'_> {
         Ok((joints, drivers, m))
     }
 
-    /// The force elements (spring–dampers, rotational spring–dampers, applied loads), in file
-    /// order.
-    fn forces(&self, joints: &[SpatialJoint]) -> Result<ForceElements<SpatialForce>, SpatialError> {
-        let mut forces = Vec::with_capacity(self.spec.forces.len());
+    /// The force elements (spring–dampers, rotational spring–dampers, applied loads) in file
+    /// order, then the beams.
+    fn forces(
+        &self,
+        joints: &[SpatialJoint],
+        beams: &[BeamSpec],
+        n: usize,
+    ) -> Result<ForceElements<SpatialForce>, SpatialError> {
+        let mut forces = Vec::with_capacity(self.spec.forces.len() + beams.len());
         for f in &self.spec.forces {
             let element = match f {
                 ForceSpec::Tsda { .. } => SpatialForce::Tsda(self.tsda(f)?),
@@ -283,6 +293,12 @@ impl Builder<'_> {
                 _ => SpatialForce::Load(self.load(f)?),
             };
             forces.push((f.label(), element));
+        }
+        for b in beams {
+            forces.push((
+                format!("beam `{}`", b.name),
+                SpatialForce::Beam(self.beam(b, n)?),
+            ));
         }
         Ok(ForceElements::new(forces))
     }
@@ -306,6 +322,36 @@ impl Builder<'_> {
 }
 
 impl Builder<'_> {
+    /// A beam's elements on its nodes, with their reference configuration the nodes' initial
+    /// poses (`n` coordinates in all).
+    fn beam(&self, b: &BeamSpec, n: usize) -> Result<Beam, SpatialError> {
+        let element = format!("beam `{}`", b.name);
+        let stiffness = b
+            .stiffness_matrix()
+            .map_err(|(_, e)| unchecked(&element, &e))?;
+        let mut q0 = Vector::zeros(n);
+        let mut node = |k: usize| -> Result<(usize, usize), SpatialError> {
+            let i = self
+                .body(&b.node_name(k))
+                .ok_or_else(|| unchecked(&element, "a node is missing"))?;
+            let body = &self.bodies[i];
+            let p = body
+                .p
+                .ok_or_else(|| unchecked(&element, "a node is a point mass"))?;
+            q0.fixed_rows_mut::<3>(body.r).copy_from(&body.initial.0);
+            q0.fixed_rows_mut::<4>(p).copy_from(&body.initial.1);
+            Ok((body.r, p))
+        };
+        let count = b.nodes().map_err(|(_, e)| unchecked(&element, &e))?.len();
+        let nodes = (0..count).map(&mut node).collect::<Result<Vec<_>, _>>()?;
+        let elements = nodes
+            .windows(3)
+            .step_by(2)
+            .map(|w| BeamElement::new([w[0], w[1], w[2]], &q0, stiffness, b.damping))
+            .collect();
+        Ok(Beam { elements })
+    }
+
     /// A spring–damper–actuator (`f` is a `tsda`).
     fn tsda(&self, f: &ForceSpec) -> Result<Tsda, SpatialError> {
         let ForceSpec::Tsda {

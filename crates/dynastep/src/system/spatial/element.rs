@@ -6,6 +6,7 @@
 //! beam) implements the trait in its own file and adds one name to the `force_elements!` line
 //! below.
 
+use super::beam::Beam;
 use super::forces::Tsda;
 use super::loads::Load;
 use super::rsda::Rsda;
@@ -103,6 +104,32 @@ impl ForceElement for Load {
     }
 }
 
+impl ForceElement for Beam {
+    fn add_force(&self, _t: f64, q: &Vector, v: &Vector, out: &mut Vector) {
+        Beam::add_force(self, q, v, out);
+    }
+    fn add_force_q<S: Sink>(&self, _t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+        self.add_jacobian(q, v, false, scale, out);
+    }
+    fn add_force_v<S: Sink>(&self, _t: f64, q: &Vector, v: &Vector, scale: f64, out: &mut S) {
+        if self.damped() {
+            self.add_jacobian(q, v, true, scale, out);
+        }
+    }
+    fn depends_on_velocity(&self) -> bool {
+        self.damped()
+    }
+    fn potential(&self, q: &Vector) -> f64 {
+        self.strain_energy(q)
+    }
+    fn power(&self, _t: f64, q: &Vector, v: &Vector) -> f64 {
+        Beam::power(self, q, v)
+    }
+    fn internal_force_scale(&self) -> f64 {
+        Beam::internal_force_scale(self)
+    }
+}
+
 /// Defines [`SpatialForce`], one variant per kind, and forwards [`ForceElement`] to the kinds.
 macro_rules! force_elements {
     ($($kind:ident),* $(,)?) => {
@@ -139,8 +166,11 @@ macro_rules! force_elements {
             fn breakpoints(&self, out: &mut Vec<f64>) {
                 match self { $(SpatialForce::$kind(e) => ForceElement::breakpoints(e, out)),* }
             }
+            fn internal_force_scale(&self) -> f64 {
+                match self { $(SpatialForce::$kind(e) => ForceElement::internal_force_scale(e)),* }
+            }
         }
     };
 }
 
-force_elements!(Tsda, Rsda, Load);
+force_elements!(Tsda, Rsda, Load, Beam);

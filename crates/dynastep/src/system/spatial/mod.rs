@@ -16,6 +16,7 @@
 //! (`kinematics.rs`) and returns exact first, second and third derivatives built from the
 //! Euler-parameter identities of `euler.rs`; the tests check each against finite differences.
 
+mod beam;
 mod body;
 mod build;
 mod drivers;
@@ -335,6 +336,10 @@ impl System for SpatialSystem {
         }
         self.forces.add_potential(q, &mut u);
         u
+    }
+
+    fn internal_force_scale(&self) -> f64 {
+        self.forces.internal_force_scale()
     }
 
     fn nonconservative_power(&self, t: f64, q: &Vector, v: &Vector) -> f64 {

@@ -88,6 +88,7 @@ fn model(joints: Vec<SpatialJointSpec>, forces: Vec<ForceSpec>) -> Model {
                 point: Some("P".into()),
                 angles: Some("zyx".into()),
             }],
+            beams: Vec::new(),
         }),
         ..Default::default()
     }

@@ -3,9 +3,9 @@
 
 use super::*;
 
-pub(super) fn bodies<'m>(c: &mut Checker<'_>, s: &'m SpatialSpec) -> Names<'m> {
+pub(super) fn bodies<'m>(c: &mut Checker<'_>, bodies: &'m [SpatialBodySpec]) -> Names<'m> {
     let mut names = Names::new();
-    for (i, b) in s.bodies.iter().enumerate() {
+    for (i, b) in bodies.iter().enumerate() {
         unique(c, &mut names, "bodies", "body", i, &b.name);
         if let Some(entry) = names.get_mut(b.name.as_str()) {
             if entry.0 == i {

@@ -13,12 +13,14 @@ use super::super::types::{
 use super::checker::{label, p, AsSeg, Checker};
 use super::{suggest, PathSeg};
 
+mod beams;
 mod bodies;
 mod drivers;
 mod forces;
 mod joints;
 mod markers;
 
+use beams::beams;
 use bodies::bodies;
 use drivers::driver;
 use forces::force;
@@ -55,7 +57,11 @@ pub(super) fn check(c: &mut Checker<'_>, model: &Model, s: &SpatialSpec) {
     for (name, x) in &s.ground {
         c.finite(at(&[&"ground", name]), "ground", "a ground point", x);
     }
-    let names = bodies(c, s);
+    let explicit = s.bodies.len();
+    let x = s.with_beam_nodes();
+    let mut names = bodies(c, &x.bodies[..explicit]);
+    beams(c, s, &mut names, explicit, &x.bodies[explicit..]);
+    let s = &*x;
     let mut joint_names = Names::new();
     for (i, j) in s.joints.iter().enumerate() {
         unique(c, &mut joint_names, "joints", "joint", i, &j.name);
