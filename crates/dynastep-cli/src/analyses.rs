@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use dynastep::analysis::dynamic::{Observer, RunStatus};
 use dynastep::analysis::equilibrium::settle::SettleSettings;
@@ -182,8 +182,14 @@ pub struct EquilibriumArgs {
     #[arg(long)]
     dt: Option<f64>,
     /// Settle: the longest time allowed to come to rest \[s\] (default: the model's t_end).
+    /// Newton with `--increments`: the time the loads are followed to.
     #[arg(long = "t-end")]
     t_end: Option<f64>,
+    /// Newton: follow the time-dependent loads and drivers (a ramp) from t₀ to t_end in this many
+    /// equal steps of time, each started from the last equilibrium; the result is the equilibrium
+    /// at t_end. Without it, the equilibrium at t₀.
+    #[arg(long, value_parser = at_least_one)]
+    increments: Option<usize>,
 }
 
 /// The output directory, created.
@@ -399,7 +405,15 @@ pub fn equilibrium(args: EquilibriumArgs) -> Result<ExitCode> {
         let system = Multibody::new(&model).map_err(|e| anyhow!("{e}"))?;
         let (x0, assembly) =
             assembled(&model, &system).map_err(|e| src.located_error(e.to_string()))?;
-        let result = if method == EquilibriumMethod::Newton {
+        let result = if let Some(k) = args.increments {
+            if method != EquilibriumMethod::Newton {
+                bail!("--increments goes with --method newton");
+            }
+            let Some(t_end) = args.t_end.or(model.solver.t_end) else {
+                bail!("--increments follows the loads to t_end: give --t-end or the model's [solver] t_end");
+            };
+            equilibrium::newton::solve_increments(&system, (x0.t, t_end), k, &x0.q, &statics)
+        } else if method == EquilibriumMethod::Newton {
             equilibrium::newton::solve(&system, x0.t, &x0.q, &statics)
         } else {
             equilibrium::potential::solve(&system, x0.t, &x0.q, &statics)

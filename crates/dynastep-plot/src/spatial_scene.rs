@@ -231,7 +231,10 @@ impl SpatialScene {
     /// [`PlotError::Data`] for a run that is not spatial (see [`spatial_spec`]) or whose history
     /// lacks a body's pose columns (`NAME.x`, …, `NAME.e3`).
     pub fn read(run: &RunFolder, rows: &[usize], what: &str) -> Result<Self, PlotError> {
-        let spec = spatial_spec(run, what)?;
+        // A beam's nodes are bodies like the others: each drawn as the box of its lumped mass and
+        // inertia, a segment of the beam as long as the length it carries.
+        let expanded = spatial_spec(run, what)?.with_beam_nodes();
+        let spec = &*expanded;
         let names = Names { spec };
         let mut bodies = Vec::with_capacity(spec.bodies.len());
         for b in &spec.bodies {

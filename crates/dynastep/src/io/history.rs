@@ -24,6 +24,10 @@
 //! - per driver `<driver>.torque` \[N m\] (an angle driver) or `<driver>.force` \[N\] (a length driver):
 //!   the generalized force the actuator applies in the direction in which the driven quantity grows
 //!   (−λ of its row); `driver.<driver>.…` if that name is already taken by a joint column;
+//! - per beam section j (a spatial model with beams; element j / 2, its evaluation point I for
+//!   even j and II for odd j): `<beam>.sec<j>.N`, `.Vy`, `.Vz` \[N\] and `.T`, `.My`, `.Mz`
+//!   \[N m\], the section's axial and shear forces and its torsional and bending moments, in
+//!   section axes;
 //! - `energy.kinetic`, `energy.potential`, `energy.total`, `energy.work_nc` (work of non-conservative
 //!   applied forces and of drivers since the start), `energy.balance` (E − E₀ − W_nc) \[J\];
 //! - `constraint.position`, `constraint.velocity`, `constraint.acceleration`: Euclidean norms of
@@ -70,6 +74,8 @@ pub struct HistoryColumns {
     markers: usize,
     joints: usize,
     drivers: usize,
+    /// Whether the mechanism reports element loads (a beam's section forces).
+    element_loads: bool,
     forces: bool,
     omega_max: bool,
 }
@@ -116,6 +122,7 @@ impl HistoryColumns {
             markers: markers.len(),
             joints: system.joint_names().len(),
             drivers: system.driver_names().len(),
+            element_loads: forces && !system.element_load_columns().is_empty(),
             forces,
             omega_max,
         }
@@ -135,6 +142,7 @@ impl HistoryColumns {
                 names.push(column);
             }
         }
+        names.extend(system.element_load_columns());
         names.extend(
             [
                 "energy.kinetic",
@@ -191,6 +199,9 @@ impl HistoryColumns {
         }
         for k in 0..self.drivers {
             row.push(sys.driver_effort(k, &x.lambda));
+        }
+        if self.element_loads {
+            sys.push_element_loads(&x.q, &x.v, row);
         }
         let e = s.energy;
         row.extend_from_slice(&[

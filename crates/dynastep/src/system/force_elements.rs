@@ -94,6 +94,11 @@ impl<E: ForceElement> ForceElements<E> {
         }
     }
 
+    /// The elements, in order.
+    pub fn elements(&self) -> impl Iterator<Item = &E> {
+        self.elements.iter()
+    }
+
     /// True when any element depends on the velocities.
     pub fn depend_on_velocity(&self) -> bool {
         self.velocity

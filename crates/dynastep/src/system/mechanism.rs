@@ -89,4 +89,14 @@ pub trait Mechanism: System {
     /// The generalized force of driver `k` from λ (m entries): the torque \[N m\] or force \[N\]
     /// an actuator applies in the direction in which the driven quantity grows (−λ of its row).
     fn driver_effort(&self, k: usize, lambda: &Vector) -> f64;
+
+    /// Names of the history columns of the force elements that report internal loads (a beam's
+    /// section forces and moments), in model order; none by default.
+    fn element_load_columns(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// Appends the values of [`Mechanism::element_load_columns`] at q, v (n entries each), one
+    /// per column \[N, N m\].
+    fn push_element_loads(&self, _q: &Vector, _v: &Vector, _out: &mut Vec<f64>) {}
 }

@@ -271,4 +271,10 @@ impl Mechanism for Multibody {
     fn driver_effort(&self, k: usize, lambda: &Vector) -> f64 {
         forward!(self, s => Mechanism::driver_effort(s, k, lambda))
     }
+    fn element_load_columns(&self) -> Vec<String> {
+        forward!(self, s => s.element_load_columns())
+    }
+    fn push_element_loads(&self, q: &Vector, v: &Vector, out: &mut Vec<f64>) {
+        forward!(self, s => s.push_element_loads(q, v, out))
+    }
 }

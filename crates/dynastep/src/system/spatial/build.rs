@@ -349,7 +349,10 @@ impl Builder<'_> {
             .step_by(2)
             .map(|w| BeamElement::new([w[0], w[1], w[2]], &q0, stiffness, b.damping))
             .collect();
-        Ok(Beam { elements })
+        Ok(Beam {
+            name: b.name.clone(),
+            elements,
+        })
     }
 
     /// A spring–damper–actuator (`f` is a `tsda`).

@@ -188,4 +188,42 @@ impl Mechanism for SpatialSystem {
     fn driver_effort(&self, k: usize, lambda: &Vector) -> f64 {
         -lambda[self.drivers[k].row]
     }
+
+    /// Per beam section j (element j / 2, its point I for even j and II for odd j, in order along
+    /// the beam): `<beam>.sec<j>.N`, `.Vy`, `.Vz` (axial and shear forces \[N\]), `.T`, `.My`,
+    /// `.Mz` (torsional and bending moments \[N m\]), in section axes.
+    fn element_load_columns(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        for b in self.beams() {
+            for j in 0..2 * b.elements.len() {
+                names.extend(
+                    SECTION_LOADS
+                        .iter()
+                        .map(|c| format!("{}.sec{j}.{c}", b.name)),
+                );
+            }
+        }
+        names
+    }
+
+    fn push_element_loads(&self, q: &Vector, v: &Vector, out: &mut Vec<f64>) {
+        for b in self.beams() {
+            for k in 0..b.elements.len() {
+                out.extend(b.section_loads(k, q, v).iter().flatten());
+            }
+        }
+    }
+}
+
+/// Column suffixes of a beam section's loads, in section axes.
+const SECTION_LOADS: [&str; 6] = ["N", "Vy", "Vz", "T", "My", "Mz"];
+
+impl SpatialSystem {
+    /// The beams among the force elements, in order.
+    fn beams(&self) -> impl Iterator<Item = &super::beam::Beam> {
+        self.forces.elements().filter_map(|e| match e {
+            super::element::SpatialForce::Beam(b) => Some(b),
+            _ => None,
+        })
+    }
 }

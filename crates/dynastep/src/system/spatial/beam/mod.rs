@@ -16,6 +16,8 @@ use crate::linalg::{Sink, Vector};
 /// A beam: its elements in order along it.
 #[derive(Debug, Clone)]
 pub(crate) struct Beam {
+    /// Its name in the model.
+    pub name: String,
     /// The elements.
     pub elements: Vec<BeamElement>,
 }
