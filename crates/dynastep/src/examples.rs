@@ -232,6 +232,17 @@ pub const EXAMPLES: &[Example] = &[
             schemes: &["generalized-alpha", "esdirk3-4"], dt: &[2e-2, 1e-2, 5e-3], rtol: &[], columns: &["tip.x", "tip.y", "tip.z"], measure: "end",
         },
     },
+    Example {
+        name: "cantilever",
+        title: "Cantilever falling under gravity (flexible beam)",
+        description: "A 1 m steel cantilever of 16 three-node beam elements released straight under \
+                      gravity, 0.1 s; checked against Exudyn's converged ANCF tip deflection.",
+        text: include_str!("../../../examples/cantilever.toml"),
+        file: "cantilever.toml",
+        compare: DefaultComparison {
+            schemes: FAMILIES, dt: &[1e-3, 5e-4, 2.5e-4, 1.25e-4], rtol: &[], columns: &["tip.z"], measure: "end",
+        },
+    },
 ];
 
 /// The example called `name`, if any.
