@@ -27,11 +27,17 @@ impl Model {
         }
     }
 
-    /// Names of the moving bodies, in file order (none for an equation-based model).
-    pub fn body_names(&self) -> Vec<&str> {
+    /// Names of the moving bodies, in file order, then a spatial model's beam nodes (none for an
+    /// equation-based model).
+    pub fn body_names(&self) -> Vec<String> {
         match &self.spatial {
-            Some(s) => s.bodies.iter().map(|b| b.name.as_str()).collect(),
-            None => self.bodies.iter().map(|b| b.name.as_str()).collect(),
+            Some(s) => s
+                .with_beam_nodes()
+                .bodies
+                .iter()
+                .map(|b| b.name.clone())
+                .collect(),
+            None => self.bodies.iter().map(|b| b.name.clone()).collect(),
         }
     }
 
@@ -61,16 +67,27 @@ impl Model {
             )
         };
         match (&self.spatial, &self.equations) {
-            (Some(s), _) => mechanism(
-                "spatial",
-                [
-                    s.bodies.len(),
-                    s.joints.len(),
-                    s.drivers.len(),
-                    s.forces.len(),
-                    s.markers.len(),
-                ],
-            ),
+            (Some(s), _) => {
+                let line = mechanism(
+                    "spatial",
+                    [
+                        s.bodies.len(),
+                        s.joints.len(),
+                        s.drivers.len(),
+                        s.forces.len(),
+                        s.markers.len(),
+                    ],
+                );
+                if s.beams.is_empty() {
+                    return line;
+                }
+                let nodes = s.with_beam_nodes().bodies.len() - s.bodies.len();
+                format!(
+                    "{line}, {} ({})",
+                    count(s.beams.len(), "beam", "beams"),
+                    count(nodes, "node", "nodes")
+                )
+            }
             (None, Some(e)) => format!(
                 "equations: {}, {}",
                 count(e.coordinates.len(), "coordinate", "coordinates"),
@@ -114,6 +131,13 @@ mod tests {
         assert_eq!(
             spatial.inventory(),
             "spatial: 1 body, 1 joint, 0 drivers, 0 forces, 1 marker"
+        );
+        let beam = find("rollup");
+        assert_eq!(beam.body_names().len(), 17);
+        assert_eq!(beam.body_names()[16], "beam.16");
+        assert_eq!(
+            beam.inventory(),
+            "spatial: 0 bodies, 1 joint, 0 drivers, 1 force, 1 marker, 1 beam (17 nodes)"
         );
         let equations = find("spinning-top");
         assert_eq!(equations.kind(), ModelKind::Equations);
