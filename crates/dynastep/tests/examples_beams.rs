@@ -103,8 +103,8 @@ fn bathe_bolourchi_bend_meets_the_converged_tip_displacement_whatever_the_increm
         }
         tips.push(x);
     }
-    for k in 0..3 {
-        let d = (tips[0][k] - tips[1][k]).abs();
+    for (k, (a, b)) in tips[0].iter().zip(&tips[1]).enumerate() {
+        let d = (a - b).abs();
         assert!(
             d <= 1e-9 * 100.0,
             "8 and 10 increments differ by {d} in component {k}"

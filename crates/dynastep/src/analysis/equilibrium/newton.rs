@@ -98,7 +98,7 @@ pub fn solve_increments<S: System>(
     q0: &Vector,
     settings: &StaticSettings,
 ) -> Result<Equilibrium, EquilibriumError> {
-    if increments == 0 || !(t_end > t0) {
+    if increments == 0 || t_end.partial_cmp(&t0) != Some(std::cmp::Ordering::Greater) {
         return Err(EquilibriumError::NotApplicable(format!(
             "load increments need at least one increment and t_end after t0 (got {increments} increments from {t0} s to {t_end} s)"
         )));

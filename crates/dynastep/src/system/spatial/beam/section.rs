@@ -46,26 +46,32 @@ pub(crate) fn shape_derivative(xi: f64) -> [f64; 3] {
     [xi - 0.5, -2.0 * xi, xi + 0.5]
 }
 
+/// 0 as a scalar.
 fn zero<T: Scalar>() -> T {
     T::from(0.0)
 }
 
+/// a + b.
 pub(crate) fn add<T: Scalar>(a: &V<T>, b: &V<T>) -> V<T> {
     [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
 }
 
+/// a − b.
 pub(crate) fn sub<T: Scalar>(a: &V<T>, b: &V<T>) -> V<T> {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 
+/// a c.
 pub(crate) fn scale<T: Scalar>(a: &V<T>, c: T) -> V<T> {
     [a[0] * c, a[1] * c, a[2] * c]
 }
 
+/// aᵀb.
 pub(crate) fn dot<T: Scalar>(a: &V<T>, b: &V<T>) -> T {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 
+/// a × b.
 pub(crate) fn cross<T: Scalar>(a: &V<T>, b: &V<T>) -> V<T> {
     [
         a[1] * b[2] - a[2] * b[1],
