@@ -9,7 +9,7 @@ use dynastep::system::multibody::Multibody;
 
 #[test]
 fn every_example_parses_and_assembles_in_place() {
-    assert_eq!(EXAMPLES.len(), 18);
+    assert_eq!(EXAMPLES.len(), 19);
     for ex in EXAMPLES {
         let model = from_str(ex.text, ex.file).unwrap_or_else(|e| panic!("{}: {e}", ex.file));
         assert!(
@@ -60,8 +60,16 @@ fn every_example_parses_and_assembles_in_place() {
             "{}: assembly moved the coordinates by {dq:e}",
             ex.file
         );
+        // The flexible four-bar starts in the rigid motion of the mechanism, as MBDyn's deck
+        // does; its joint C is tilted by 5° (the benchmark's defect), so that motion breaks C's
+        // velocity constraint and assembly corrects it (by 9.2e-3 m/s).
+        let tolerance = if ex.name == "flexible-fourbar" {
+            1e-2
+        } else {
+            1e-9
+        };
         assert!(
-            dv < 1e-9,
+            dv < tolerance,
             "{}: assembly changed the velocities by {dv:e}",
             ex.file
         );

@@ -4,6 +4,7 @@
 use crate::analysis::assembly::{assemble, AssemblyError, AssemblyReport, AssemblySettings};
 use crate::analysis::dynamic::{run, DynamicSettings, Observer, RunFailure, RunReport};
 use crate::formulation;
+use crate::model::settings::StartState;
 use crate::model::validate::DEFAULT_FORMULATION;
 use crate::model::Model;
 use crate::scheme::{build, Scheme, SchemeError, SchemeParams, State};
@@ -14,10 +15,14 @@ use crate::system::multibody::{BuildError, Multibody};
 pub const DEFAULT_SCHEME: &str = "generalized-alpha";
 
 /// The consistent state of `system` (built from `model`) at the model's start time, and what
-/// assembly found: where every analysis starts.
+/// assembly found: where every analysis starts. With `[solver] start = "equilibrium"` the
+/// positions are then moved to the static equilibrium under the loads at the start time (Newton,
+/// `equilibrium::newton::solve`), the velocities set to rest, and the state assembled again for
+/// consistent velocities, accelerations and multipliers.
 ///
 /// # Errors
-/// [`SimulationError::Assembly`] when the constraints cannot be met.
+/// [`SimulationError::Assembly`] when the constraints cannot be met;
+/// [`SimulationError::Equilibrium`] when the start equilibrium is not found.
 pub fn assembled<M: Mechanism>(
     model: &Model,
     system: &M,
@@ -28,6 +33,14 @@ pub fn assembled<M: Mechanism>(
         linear_solver: model.solver.newton.linear_solver,
         ..Default::default()
     };
+    let report = assemble(system, &mut initial, &system.given_values(), &settings)?;
+    if model.solver.start == StartState::Given {
+        return Ok((initial, report));
+    }
+    let statics = crate::analysis::equilibrium::StaticSettings::default();
+    let e = crate::analysis::equilibrium::newton::solve(system, initial.t, &initial.q, &statics)?;
+    initial.q.copy_from(&e.state.q);
+    initial.v.fill(0.0);
     let report = assemble(system, &mut initial, &system.given_values(), &settings)?;
     Ok((initial, report))
 }
@@ -46,6 +59,9 @@ pub enum SimulationError {
     /// Assembly failed.
     #[error(transparent)]
     Assembly(#[from] AssemblyError),
+    /// The start equilibrium (`[solver] start = "equilibrium"`) was not found.
+    #[error("the start equilibrium ([solver] start = \"equilibrium\") was not found: {0}")]
+    Equilibrium(#[from] crate::analysis::equilibrium::EquilibriumError),
     /// A setting is missing or out of range.
     #[error("{0}")]
     Settings(RunFailure),

@@ -64,6 +64,13 @@ pub struct BeamSpec {
     /// default 0.
     #[serde(default)]
     pub damping: f64,
+    /// Initial velocity of node 0 [m/s], global axes; default 0. With `angular_velocity`, the
+    /// beam starts in the rigid motion v_k = velocity + ω × (x_k − x_0).
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    /// Initial angular velocity ω of every node [rad/s], global axes; default 0.
+    #[serde(default)]
+    pub angular_velocity: [f64; 3],
 }
 
 /// A straight beam's reference line.
@@ -349,8 +356,10 @@ impl BeamSpec {
     pub fn node_bodies(&self) -> Result<Vec<SpatialBodySpec>, BeamFault> {
         let [j1, j2, j3] = self.inertia_per_length;
         let m = self.mass_per_length;
-        Ok(self
-            .nodes()?
+        let nodes = self.nodes()?;
+        let x0 = nodes[0].position;
+        let omega = Vector3::from(self.angular_velocity);
+        Ok(nodes
             .into_iter()
             .enumerate()
             .map(|(k, node)| {
@@ -368,8 +377,9 @@ impl BeamSpec {
                         matrix: Some(std::array::from_fn(|r| std::array::from_fn(|c| f[(r, c)]))),
                         ..OrientationSpec::default()
                     },
-                    velocity: [0.0; 3],
-                    angular_velocity: [0.0; 3],
+                    velocity: (Vector3::from(self.velocity) + omega.cross(&(node.position - x0)))
+                        .into(),
+                    angular_velocity: self.angular_velocity,
                     angular_velocity_axes: Default::default(),
                     points: Default::default(),
                     shape: None,

@@ -202,6 +202,29 @@ pub enum RedundancyPolicy {
     Error,
 }
 
+/// Where a dynamic run starts (`[solver] start`).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum StartState {
+    /// The poses and velocities of the model file, made consistent by assembly (default).
+    #[default]
+    Given,
+    /// The static equilibrium under the loads at the start time, found by Newton's method from
+    /// the file's poses, at rest: a flexible structure starts sagged under gravity instead of
+    /// oscillating about its sag (the settling phase MBDyn's decks run with damping).
+    Equilibrium,
+}
+
 /// Error-control settings of an adaptive run (`[solver.step]`, `--rtol` …). A run is adaptive when
 /// `rtol` is given; otherwise its steps are fixed.
 #[derive(

@@ -439,6 +439,10 @@ pub struct SolverSpec {
     /// Redundant constraints: `warn` (default) or `error`.
     #[serde(default)]
     pub redundancy: RedundancyPolicy,
+    /// Where the run starts: `given` (the file's poses and velocities, default) or `equilibrium`
+    /// (the static equilibrium under the loads at the start time, at rest).
+    #[serde(default)]
+    pub start: super::settings::StartState,
     /// Most steps a run may take (accepted and rejected) [default 1e9]: a fixed-step run that
     /// would need more is refused at start, an adaptive one fails when it gets there.
     #[serde(default)]
