@@ -267,6 +267,18 @@ pub const EXAMPLES: &[Example] = &[
             schemes: &["bathe", "generalized-alpha", "msstc4"], dt: &[1.6e-2, 8e-3, 4e-3], rtol: &[], columns: &["C.x", "C.z"], measure: "max",
         },
     },
+    Example {
+        name: "rotating-shaft",
+        title: "Rotating shaft with an unbalanced disk (flexible beam)",
+        description: "A 6 m tube of 16 beam elements with an eccentric disk at mid-span, spun up through \
+                      its critical speed (Bauchau et al. 2016; MBDyn's deck) from its static sag, \
+                      checked against the clamped–clamped Timoshenko sag.",
+        text: include_str!("../../../examples/rotating-shaft.toml"),
+        file: "rotating-shaft.toml",
+        compare: DefaultComparison {
+            schemes: &["bathe", "generalized-alpha", "esdirk3-4"], dt: &[4e-3, 2e-3, 1e-3], rtol: &[], columns: &["mid.z"], measure: "max",
+        },
+    },
 ];
 
 /// The example called `name`, if any.

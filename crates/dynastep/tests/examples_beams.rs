@@ -178,3 +178,37 @@ fn flexible_fourbar_without_its_defect_follows_the_parallelogram() {
     println!("max |C − C_rigid| = {worst:.2e} m over {} samples", t.len());
     assert!(worst < 1e-4, "{worst}");
 }
+
+/// The rotating shaft starts from its static equilibrium under gravity (`start = "equilibrium"`):
+/// at rest, its mid-span sagged as a clamped–clamped Timoshenko beam sags (the revolute and
+/// cylindrical joints both block bending rotations) under its weight q and the disk's P:
+/// δ = qL⁴/(384 EI) + PL³/(192 EI) + qL²/(8 GA) + PL/(4 GA).
+#[test]
+fn rotating_shaft_starts_sagged_under_gravity() {
+    use dynastep::analysis::simulation::{RunOptions, Simulation};
+    let ex = find("rotating-shaft").expect("example");
+    let model = dynastep::model::parse::from_str(ex.text, ex.file).expect("parses");
+    let sim = Simulation::new(&model, &RunOptions::default()).expect("starts");
+    let (l, ei, ga, g): (f64, f64, f64, f64) = (6.0, 354.5e3, 60.5e6, 9.81);
+    let (q, p) = (11.639600781 * g, 70.573 * g);
+    let exact = q * l.powi(4) / (384.0 * ei)
+        + p * l.powi(3) / (192.0 * ei)
+        + q * l * l / (8.0 * ga)
+        + p * l / (4.0 * ga);
+    let b = sim
+        .system
+        .body_names()
+        .iter()
+        .position(|b| *b == "shaft.16")
+        .expect("node");
+    let mut pose = Vec::new();
+    sim.system.push_body_pose(b, &sim.initial.q, &mut pose);
+    let sag = -pose[2];
+    println!("mid-span sag {sag:.6e} m, clamped–clamped Timoshenko {exact:.6e} m");
+    assert!((sag / exact - 1.0).abs() < 5e-3, "{sag} vs {exact}");
+    assert!(
+        sim.initial.v.amax() < 1e-9,
+        "not at rest: {}",
+        sim.initial.v.amax()
+    );
+}

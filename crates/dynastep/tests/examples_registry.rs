@@ -9,7 +9,7 @@ use dynastep::system::multibody::Multibody;
 
 #[test]
 fn every_example_parses_and_assembles_in_place() {
-    assert_eq!(EXAMPLES.len(), 19);
+    assert_eq!(EXAMPLES.len(), 20);
     for ex in EXAMPLES {
         let model = from_str(ex.text, ex.file).unwrap_or_else(|e| panic!("{}: {e}", ex.file));
         assert!(

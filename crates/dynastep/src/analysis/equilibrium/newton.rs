@@ -53,27 +53,31 @@ pub fn solve<S: System>(
             break;
         }
         jac.fill(0.0);
-        jac.view_mut((0, 0), (n, n))
-            .copy_from(&stiffness(sys, t, &q, &lambda));
+        let k = stiffness(sys, t, &q, &lambda);
+        // The constraint rows and columns are scaled to the stiffness, so that the LU's pivots do
+        // not span the range between a beam's EA/ℓ and the unit entries of Φ_q (which the
+        // singularity test, relative to the largest entry, would read as a null space).
+        let s = k.amax().max(1.0);
+        jac.view_mut((0, 0), (n, n)).copy_from(&k);
         for transpose in [true, false] {
             let (row, col) = if transpose { (0, n) } else { (n, 0) };
             let mut block = Block {
                 inner: &mut jac,
                 row,
                 col,
-                scale: 1.0,
+                scale: s,
                 transpose,
             };
             sys.constraint_jacobian(t, &q, 1.0, &mut block);
         }
         rhs.rows_mut(0, n).copy_from(&(-&r));
-        rhs.rows_mut(n, m).copy_from(&(-&phi));
+        rhs.rows_mut(n, m).copy_from(&(-&phi * s));
         solver.factor(&jac);
         solver.solve_in_place(&mut rhs);
         let step = rhs.rows(0, n).amax();
         let damp = if step > 0.5 { 0.5 / step } else { 1.0 };
         q += rhs.rows(0, n) * damp;
-        lambda += rhs.rows(n, m) * damp;
+        lambda += rhs.rows(n, m) * (damp * s);
     }
     Err(EquilibriumError::NotConverged {
         method: "newton",
