@@ -102,6 +102,19 @@ fn combine<T: Scalar>(w: &[f64; 3], x: &[V<T>; 3]) -> V<T> {
     std::array::from_fn(|k| x[0][k] * w[0] + x[1][k] * w[1] + x[2][k] * w[2])
 }
 
+/// Entry (r, k) of the skew-symmetric matrix v× (v× x = v × x): −ε_{rkl} v_l.
+fn skew_entry<T: Scalar>(v: &V<T>, r: usize, k: usize) -> T {
+    match (r, k) {
+        (0, 1) => -v[2],
+        (1, 0) => v[2],
+        (0, 2) => v[1],
+        (2, 0) => -v[1],
+        (1, 2) => -v[0],
+        (2, 1) => v[0],
+        _ => zero(),
+    }
+}
+
 /// Euler parameters (e₀, e) of a node.
 pub(crate) type Quaternion<T> = (T, V<T>);
 
@@ -129,17 +142,7 @@ pub(crate) fn rotation<T: Scalar>(p: &Quaternion<T>) -> M<T> {
             if r == k {
                 a += c;
             }
-            // e₀ e× entries: (e×)_{r k} = −ε_{r k l} e_l.
-            let skew = match (r, k) {
-                (0, 1) => -e[2],
-                (1, 0) => e[2],
-                (0, 2) => e[1],
-                (2, 0) => -e[1],
-                (1, 2) => -e[0],
-                (2, 1) => e[0],
-                _ => zero(),
-            };
-            a + skew * e0 * two
+            a + skew_entry(&e, r, k) * e0 * two
         })
     })
 }
@@ -155,16 +158,7 @@ pub(crate) fn cgr_rotation<T: Scalar>(g: &V<T>) -> M<T> {
             if r == k {
                 a += T::from(1.0) - gg * d * 0.5;
             }
-            let skew = match (r, k) {
-                (0, 1) => -g[2],
-                (1, 0) => g[2],
-                (0, 2) => g[1],
-                (2, 0) => -g[1],
-                (1, 2) => -g[0],
-                (2, 1) => g[0],
-                _ => zero(),
-            };
-            a + skew * d
+            a + skew_entry(g, r, k) * d
         })
     })
 }
