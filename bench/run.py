@@ -4,6 +4,7 @@
     python3 bench/run.py                # every case, writes docs/performance.md and bench/results.json
     python3 bench/run.py --quick        # one repeat, short N-four-bar runs (a smoke test)
     python3 bench/run.py --cases andrews-1e-5,pendulum-1e-3
+    python3 bench/run.py --beams        # only the flexible-beam section (bench/beams.py), spliced in
 
 It builds the release binary, then for each case:
 
@@ -500,12 +501,50 @@ def write_markdown(results, meta, path):
         f.write("\n".join(lines) + "\n")
 
 
+BEAMS_HEADING = "## Flexible beams: the cantilever"
+
+
+def splice_beams(path, lines):
+    """Puts the beam section `lines` into the page at `path`, in place of the old one, before
+    "Not measured or not done yet"."""
+    with open(path) as f:
+        page = f.read()
+    start = page.find(BEAMS_HEADING)
+    if start >= 0:
+        end = page.find("\n## ", start + len(BEAMS_HEADING))
+        page = page[:start].rstrip("\n") + "\n" + (page[end:] if end >= 0 else "")
+    text = "\n".join(lines).strip("\n") + "\n\n"
+    anchor = page.find("## Not measured or not done yet")
+    page = (page[:anchor] + text + page[anchor:]) if anchor >= 0 else page + "\n" + text
+    with open(path, "w") as f:
+        f.write(page)
+
+
+def run_beams(repeat, have_exudyn, out):
+    """The flexible-beam case (bench/beams.py): measured, kept in bench/results_beams.json, and
+    spliced into the page."""
+    import beams
+    m = beams.measure(BIN, WORK, repeat, have_exudyn)
+    date = datetime.date.today().isoformat()
+    with open(os.path.join(ROOT, "bench", "results_beams.json"), "w") as f:
+        json.dump({"date": date, "machine": machine(), **m}, f, indent=1)
+    if m["reference"] is None:
+        print("the beam section needs Exudyn (its reference): not written", file=sys.stderr)
+        return
+    marker = [f"<!-- table: performance/beams", "command: python3 bench/run.py --beams",
+              "output: rewrites", "check: slow",
+              "time: minutes: both programs on five meshes, the reference in Exudyn",
+              f"made: {date}", f"note: times depend on the machine: {machine()}", "-->"]
+    splice_beams(out, beams.section(m, date, marker))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="one repeat, short chains")
     ap.add_argument("--cases", help="comma-separated case names")
     ap.add_argument("--no-exudyn", action="store_true")
+    ap.add_argument("--beams", action="store_true", help="only the flexible-beam section")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
     args = ap.parse_args()
     repeat = 1 if args.quick else args.repeat
@@ -520,6 +559,10 @@ def main():
             have_exudyn = True
         except ImportError:
             print("exudyn is not installed (pip install exudyn): dynastep only", file=sys.stderr)
+    if args.beams:
+        run_beams(repeat, have_exudyn, args.out)
+        print(f"wrote {args.out}", file=sys.stderr)
+        return
     selected = cases(args.quick)
     if args.cases:
         names = args.cases.split(",")
@@ -603,6 +646,7 @@ def main():
     with open(raw, "w") as f:
         json.dump({"meta": meta, "results": results}, f, indent=1)
     write_markdown(results, meta, args.out)
+    run_beams(repeat, have_exudyn, args.out)
     print(f"wrote {args.out}", file=sys.stderr)
 
 
