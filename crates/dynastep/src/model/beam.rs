@@ -122,6 +122,20 @@ impl BeamSpec {
         format!("{}.{k}", self.name)
     }
 
+    /// The number of nodes the beam generates, 2 · elements · segments + 1, when the element count
+    /// and the kind of geometry say it (whatever the geometry's values); `None` otherwise.
+    pub fn node_count(&self) -> Option<usize> {
+        if self.elements == 0 || self.elements > MAX_BEAM_ELEMENTS {
+            return None;
+        }
+        let segments = match (&self.line, &self.polyline, &self.arc) {
+            (Some(_), None, None) | (None, None, Some(_)) => 1,
+            (None, Some(p), None) if p.len() >= 2 => p.len() - 1,
+            _ => return None,
+        };
+        Some(2 * self.elements * segments + 1)
+    }
+
     /// The section stiffness (6 × 6), or what is wrong with it: exactly one of `stiffness`,
     /// `stiffness_matrix`, finite, symmetric to 1e-9 relative and positive definite.
     ///

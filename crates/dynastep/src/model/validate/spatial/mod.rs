@@ -59,8 +59,9 @@ pub(super) fn check(c: &mut Checker<'_>, model: &Model, s: &SpatialSpec) {
     }
     let explicit = s.bodies.len();
     let x = s.with_beam_nodes();
+    let unplaced = beams::unplaced_nodes(s);
     let mut names = bodies(c, &x.bodies[..explicit]);
-    beams(c, s, &mut names, explicit, &x.bodies[explicit..]);
+    beams(c, s, &mut names, explicit, &x.bodies[explicit..], &unplaced);
     let s = &*x;
     let mut joint_names = Names::new();
     for (i, j) in s.joints.iter().enumerate() {
@@ -180,10 +181,14 @@ fn point_ref(
             s.ground.keys().map(String::as_str).collect(),
             "the ground".into(),
         ),
-        Some((i, _)) => (
-            s.bodies[i].points.keys().map(String::as_str).collect(),
-            format!("body `{}`", s.bodies[i].name),
-        ),
+        // A node of a beam whose geometry is refused has no body to look in (and no points).
+        Some((i, _)) => match s.bodies.get(i) {
+            Some(b) => (
+                b.points.keys().map(String::as_str).collect(),
+                format!("body `{}`", b.name),
+            ),
+            None => (Vec::new(), "a beam node".into()),
+        },
     };
     if !points.contains(&point) {
         let mut known = points.clone();
