@@ -98,7 +98,7 @@ impl Model {
         let model = &self.inner;
         let outcome = py.detach(move || -> Result<_, String> {
             let mut sim = Simulation::new(model, &opts).map_err(|e| e.to_string())?;
-            let columns = HistoryColumns::new(&sim.system, true, opts.omega_max);
+            let columns = HistoryColumns::of_run(&sim.system, &sim.model.solver, opts.omega_max);
             let mut recorder = HistoryRecorder::new(columns);
             let mut signals = PythonSignals::new();
             let report = sim.run(&mut [&mut recorder, &mut signals]);

@@ -43,7 +43,7 @@ use clap::{Args, Parser, Subcommand};
 use dynastep::analysis::dynamic::{Flow, Observer, RunStatus, Sample};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::analysis::step_control::{StepControl, StepSettings};
-use dynastep::io::history::HistoryWriter;
+use dynastep::io::history::{HistoryColumns, HistoryWriter};
 use dynastep::io::summary::Summary;
 use dynastep::model::{parse, Model};
 use dynastep::scheme::{SchemeParams, REGISTRY};
@@ -394,11 +394,8 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     let history_path = out.join("history.csv");
     let file = fs::File::create(&history_path)
         .with_context(|| format!("cannot create {}", history_path.display()))?;
-    let mut writer = if args.omega_max {
-        HistoryWriter::with_omega_max(&sim.system, file)?
-    } else {
-        HistoryWriter::new(&sim.system, file)?
-    };
+    let columns = HistoryColumns::of_run(&sim.system, &sim.model.solver, args.omega_max);
+    let mut writer = HistoryWriter::with_columns(columns, file)?;
     let t0 = sim.initial.t;
     let show = !src.quiet && std::io::stderr().is_terminal();
     let mut progress = Progress {

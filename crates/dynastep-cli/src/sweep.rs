@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::analysis::step_control::StepSettings;
-use dynastep::io::history::HistoryWriter;
+use dynastep::io::history::{HistoryColumns, HistoryWriter};
 use dynastep::io::summary::Summary;
 use dynastep::scheme::SchemeParams;
 use dynastep::study::sweep::{
@@ -248,7 +248,8 @@ fn try_case(
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     write_model(dir, &sim.model)?;
     let (history, file) = history_file(dir)?;
-    let mut writer = HistoryWriter::new(&sim.system, file)?;
+    let columns = HistoryColumns::of_run(&sim.system, &sim.model.solver, false);
+    let mut writer = HistoryWriter::with_columns(columns, file)?;
     let report = sim.run(&mut [&mut writer, &mut crate::signals::watch()]);
     writer
         .flush()

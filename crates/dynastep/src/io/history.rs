@@ -32,6 +32,9 @@
 //!   applied forces and of drivers since the start), `energy.balance` (E − E₀ − W_nc) \[J\];
 //! - `constraint.position`, `constraint.velocity`, `constraint.acceleration`: Euclidean norms of
 //!   Φ, Φ_q v + Φ_t and Φ_q a − γ;
+//! - with `[solver] accelerations = true` ([`HistoryColumns::with_accelerations`]), last: per
+//!   coordinate `<name>_ddot`, per body `.ax`, `.ay` (`.az`) \[m/s²\] and `.alpha` (planar) or
+//!   `.alphax`, `.alphay`, `.alphaz` (spatial, global axes) \[rad/s²\];
 //! - `omega_max` \[rad/s\], only from [`HistoryWriter::with_omega_max`]: the largest natural
 //!   frequency of the system the formulation integrates ([`crate::analysis::natural_frequency`]),
 //!   `NaN` where the run does not compute it or it cannot be computed.
@@ -54,6 +57,17 @@ use std::time::{Duration, Instant};
 use super::history_table::HistoryTable;
 use crate::analysis::dynamic::{Flow, Observer, ObserverError, Sample};
 use crate::system::mechanism::Mechanism;
+
+/// The acceleration column of a velocity column: `vx` → `ax`, `omega` → `alpha`, `wx` → `alphax`.
+fn acceleration_column(velocity: &str) -> String {
+    if let Some(axis) = velocity.strip_prefix('w') {
+        return format!("alpha{axis}");
+    }
+    if velocity == "omega" {
+        return "alpha".into();
+    }
+    velocity.replacen('v', "a", 1)
+}
 
 /// Rows gathered before they are written out.
 const FLUSH_BYTES: usize = 1 << 16;
@@ -78,6 +92,8 @@ pub struct HistoryColumns {
     element_loads: bool,
     forces: bool,
     omega_max: bool,
+    /// Whether the last columns are accelerations ([`HistoryColumns::with_accelerations`]).
+    accelerations: bool,
 }
 
 impl HistoryColumns {
@@ -125,7 +141,45 @@ impl HistoryColumns {
             element_loads: forces && !system.element_load_columns().is_empty(),
             forces,
             omega_max,
+            accelerations: false,
         }
+    }
+
+    /// The columns of a dynamic run of `system` with the settings `solver` (its `[solver]` after
+    /// the run options): [`HistoryColumns::new`] with forces, with `omega_max` when asked, and
+    /// [`HistoryColumns::with_accelerations`] when `solver.accelerations`.
+    pub fn of_run<M: Mechanism>(
+        system: &M,
+        solver: &crate::model::SolverSpec,
+        omega_max: bool,
+    ) -> Self {
+        let columns = HistoryColumns::new(system, true, omega_max);
+        if solver.accelerations {
+            columns.with_accelerations(system)
+        } else {
+            columns
+        }
+    }
+
+    /// The same columns and, last, the accelerations: per coordinate of an equation-based model
+    /// `<name>_ddot`, per body its velocity columns with `v` → `a` and `omega`/`w` → `alpha`
+    /// (`.ax`, `.ay`, `.alpha` planar; `.ax`, `.ay`, `.az`, `.alphax`, `.alphay`, `.alphaz` spatial,
+    /// global axes). A body's acceleration is its velocity map applied to q̈: exact for planar
+    /// coordinates, and for Euler parameters because ω = 2E(p)ṗ gives ω̇ = 2E(p)p̈ (E(ṗ)ṗ = 0).
+    pub fn with_accelerations<M: Mechanism>(mut self, system: &M) -> Self {
+        let coordinates = system.equations().map_or(&[][..], |e| e.coordinate_names());
+        self.names
+            .extend(coordinates.iter().map(|c| format!("{c}_ddot")));
+        for (b, name) in system.body_names().iter().enumerate() {
+            let columns = system
+                .body_columns(b)
+                .1
+                .iter()
+                .map(|c| acceleration_column(c));
+            self.names.extend(columns.map(|c| format!("{name}.{c}")));
+        }
+        self.accelerations = true;
+        self
     }
 
     /// Names of the reaction, driver and energy columns.
@@ -188,6 +242,12 @@ impl HistoryColumns {
         ]);
         if self.omega_max {
             row.push(s.omega_max.unwrap_or(f64::NAN));
+        }
+        if self.accelerations {
+            row.extend(x.a.iter().take(self.coordinates));
+            for b in 0..self.bodies {
+                sys.push_body_velocity(b, &x.q, &x.a, row);
+            }
         }
     }
 

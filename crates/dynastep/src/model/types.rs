@@ -439,6 +439,11 @@ pub struct SolverSpec {
     /// Redundant constraints: `warn` (default) or `error`.
     #[serde(default)]
     pub redundancy: RedundancyPolicy,
+    /// Also write accelerations to the history, as its last columns: per body `<body>.ax`, `.ay`
+    /// (`.az`) [m/s²] and `.alpha` (planar) or `.alphax`, `.alphay`, `.alphaz` (spatial, global
+    /// axes) [rad/s²]; per coordinate of an `[equations]` model `<name>_ddot`. Default false.
+    #[serde(default)]
+    pub accelerations: bool,
     /// Where the run starts: `given` (the file's poses and velocities, default) or `equilibrium`
     /// (the static equilibrium under the loads at the start time, at rest).
     #[serde(default)]
