@@ -36,15 +36,10 @@ def test_the_readme_one_liner_completes():
     assert r["mass.x"].dtype == np.float64 and r["mass.x"].shape == r.t.shape
 
 
-def test_columns_equal_the_cli_history_bit_for_bit(tmp_path):
-    args = dict(scheme="bathe", dt=1e-3, t_end=2.0, formulation="tangent-space")
-    r = dynastep.load_example("double-fourbar").run(**args, omega_max=True)
-    out = tmp_path / "cli"
-    subprocess.run(
-        [str(cli_binary()), "run", "--example", "double-fourbar", "--scheme", "bathe", "--dt", "1e-3",
-         "--t-end", "2", "--formulation", "tangent-space", "--omega-max", "--quiet", "--out", str(out)],
-        check=True,
-    )
+def assert_same_as_cli(r, out, cli_args):
+    """Runs `dynastep run *cli_args --quiet --out out` and asserts that its history.csv holds
+    the columns and values of the Python result `r`, bit for bit."""
+    subprocess.run([str(cli_binary()), "run", *cli_args, "--quiet", "--out", str(out)], check=True)
     with open(out / "history.csv") as f:
         rows = list(csv.reader(f))
     assert rows[0] == r.names
@@ -53,6 +48,14 @@ def test_columns_equal_the_cli_history_bit_for_bit(tmp_path):
     assert cli.shape == ours.shape
     # Bit for bit: the CSV's shortest round-trip formatting reads back to the same float64.
     assert np.array_equal(cli.view(np.uint64), ours.view(np.uint64))
+
+
+def test_columns_equal_the_cli_history_bit_for_bit(tmp_path):
+    args = dict(scheme="bathe", dt=1e-3, t_end=2.0, formulation="tangent-space")
+    r = dynastep.load_example("double-fourbar").run(**args, omega_max=True)
+    out = tmp_path / "cli"
+    assert_same_as_cli(r, out, ["--example", "double-fourbar", "--scheme", "bathe", "--dt", "1e-3",
+                                "--t-end", "2", "--formulation", "tangent-space", "--omega-max"])
     import json
 
     summary = json.loads((out / "summary.json").read_text())
@@ -65,19 +68,10 @@ def test_a_beam_model_with_overrides_equals_the_cli_bit_for_bit(tmp_path):
     over = {"spatial.beams.beam.elements": 4, "spatial.markers.tip.body": "beam.8"}
     r = dynastep.load_example("cantilever", overrides=over).run(dt=1e-3, t_end=0.05)
     assert "beam.sec7.My" in r.names and "beam.8.z" in r.names
-    out = tmp_path / "cli"
-    subprocess.run(
-        [str(cli_binary()), "run", "--example", "cantilever", "--dt", "1e-3", "--t-end", "0.05",
-         "--set", "spatial.beams.beam.elements=4", "--set", 'spatial.markers.tip.body="beam.8"',
-         "--quiet", "--out", str(out)],
-        check=True,
-    )
-    with open(out / "history.csv") as f:
-        rows = list(csv.reader(f))
-    assert rows[0] == r.names
-    cli = np.array([[float(x) for x in row] for row in rows[1:]])
-    ours = np.column_stack([r[name] for name in r.names])
-    assert np.array_equal(cli.view(np.uint64), ours.view(np.uint64))
+    assert_same_as_cli(r, tmp_path / "cli",
+                       ["--example", "cantilever", "--dt", "1e-3", "--t-end", "0.05",
+                        "--set", "spatial.beams.beam.elements=4",
+                        "--set", 'spatial.markers.tip.body="beam.8"'])
     # The beam sags under gravity: the tip moves down.
     assert r["tip.z"][-1] < -1e-4
 
