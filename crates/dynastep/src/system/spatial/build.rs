@@ -1,6 +1,7 @@
 //! [`SpatialSystem::new`]: number the coordinates and rows of a checked `[spatial]` model and
 //! let each element build itself from the initial configuration.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use nalgebra::Matrix3;
@@ -11,6 +12,7 @@ use super::body::SpatialBody;
 use super::drivers::SpatialDriver;
 use super::element::SpatialForce;
 use super::euler::{e_matrix, from_rotation, V3, V4};
+use super::evaluation::EvaluationCache;
 use super::forces::Tsda;
 use super::joints::{frame_from, JointGeometry, SpatialJoint};
 use super::kinematics::{Expr, Slots};
@@ -189,6 +191,7 @@ impl SpatialSystem {
             n,
             m,
             normalizations,
+            cache: RefCell::new(EvaluationCache::new(n, m)),
         })
     }
 }

@@ -118,7 +118,8 @@ impl Tsda {
                 kq[r][c] -= lq[r] * fq[c];
             }
         }
-        add_jt_j(&s.dq, &uq, -f, kq);
+        let c = self.d.columns(&self.slots);
+        add_jt_j(&s.dq, c, &uq, c, -f, kq);
         self.d.add_hessian(&self.slots, &s.u, -f, kq);
     }
 

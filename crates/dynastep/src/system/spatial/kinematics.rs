@@ -16,7 +16,7 @@
 //! wᵀ(A s) is the constant H(w, s). The kernels combine these by the product rule; nothing is
 //! differentiated numerically.
 
-use nalgebra::{Matrix3x4, Matrix4};
+use nalgebra::{Matrix3, Matrix3x4, Matrix4};
 
 use super::euler::{b_matrix, h_matrix, rotation, V3, V4};
 
@@ -28,6 +28,24 @@ pub(crate) type LVec = [f64; NS];
 pub(crate) type LMat = [[f64; NS]; NS];
 /// A local 3 × 14 Jacobian of a 3-vector.
 pub(crate) type LJac = [[f64; NS]; 3];
+
+/// The local columns (slots) in which a Jacobian may be nonzero, one bit per slot: the products
+/// of local Jacobians skip the others (a body-fixed direction touches 4 of the 14 slots, a
+/// constant none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cols(u16);
+
+impl Cols {
+    /// The slots `first .. first + len`, added to these.
+    const fn with(self, first: usize, len: usize) -> Cols {
+        Cols(self.0 | (((1u16 << len) - 1) << first))
+    }
+
+    /// The slots, in increasing order.
+    pub fn iter(self) -> impl Iterator<Item = usize> {
+        (0..NS).filter(move |k| self.0 & (1 << k) != 0)
+    }
+}
 
 /// First slot of side `side`'s position (0 = body i, 1 = body j).
 pub(crate) const fn r_slot(side: usize) -> usize {
@@ -46,6 +64,8 @@ pub(crate) struct Sides {
     pub r: [V3; 2],
     /// Euler parameters ((1, 0, 0, 0) for the ground and point masses).
     pub p: [V4; 2],
+    /// The rotation matrices A(p) of the two sides, computed once for every row of the element.
+    pub a: [Matrix3<f64>; 2],
 }
 
 /// The local layout of an element: which slots exist, and where they are in q.
@@ -87,12 +107,14 @@ impl Slots {
         let mut s = Sides {
             r: [V3::zeros(); 2],
             p: [V4::new(1.0, 0.0, 0.0, 0.0); 2],
+            a: [Matrix3::identity(); 2],
         };
         for side in 0..2 {
             let (r, p) = (r_slot(side), p_slot(side));
             s.r[side] = V3::new(x[r], x[r + 1], x[r + 2]);
             if self.p[side].is_some() {
                 s.p[side] = V4::new(x[p], x[p + 1], x[p + 2], x[p + 3]);
+                s.a[side] = rotation(&s.p[side]);
             }
         }
         s
@@ -189,7 +211,7 @@ impl Expr {
                 * match t.side {
                     None => t.s,
                     Some(k) => {
-                        let a = rotation(&x.p[k]) * t.s;
+                        let a = x.a[k] * t.s;
                         if t.point {
                             x.r[k] + a
                         } else {
@@ -224,6 +246,21 @@ impl Expr {
             }
         }
         out
+    }
+
+    /// The slots in which [`Self::jacobian`] (with translations) may be nonzero.
+    pub fn columns(&self, slots: &Slots) -> Cols {
+        let mut c = Cols(0);
+        for t in self.terms() {
+            let Some(k) = t.side else { continue };
+            if t.point && slots.r[k].is_some() {
+                c = c.with(r_slot(k), 3);
+            }
+            if slots.p[k].is_some() {
+                c = c.with(p_slot(k), 4);
+            }
+        }
+        c
     }
 
     /// The velocity-dependent part of the acceleration, Σ ± B(ṗ, s) ṗ (the rest is the Jacobian
@@ -271,11 +308,31 @@ pub(crate) fn j_times(j: &LJac, y: &LVec) -> V3 {
     V3::new(row(&j[0]), row(&j[1]), row(&j[2]))
 }
 
-/// `out += scale · aᵀ b` for local Jacobians a, b (14 × 14).
-pub(crate) fn add_jt_j(a: &LJac, b: &LJac, scale: f64, out: &mut LMat) {
-    for r in 0..NS {
-        for c in 0..NS {
+/// `out += scale · aᵀ b` for local Jacobians a, b (14 × 14) that vanish outside the columns
+/// `ca` and `cb`.
+pub(crate) fn add_jt_j(a: &LJac, ca: Cols, b: &LJac, cb: Cols, scale: f64, out: &mut LMat) {
+    for r in ca.iter() {
+        for c in cb.iter() {
             out[r][c] += scale * (a[0][r] * b[0][c] + a[1][r] * b[1][c] + a[2][r] * b[2][c]);
+        }
+    }
+}
+
+/// `out += scale · (aᵀ b + bᵀ a)` for local Jacobians a, b that vanish outside the columns `ca`
+/// and `cb`: one product, added with its transpose.
+pub(crate) fn add_jt_j_symmetric(
+    a: &LJac,
+    ca: Cols,
+    b: &LJac,
+    cb: Cols,
+    scale: f64,
+    out: &mut LMat,
+) {
+    for r in ca.iter() {
+        for c in cb.iter() {
+            let v = scale * (a[0][r] * b[0][c] + a[1][r] * b[1][c] + a[2][r] * b[2][c]);
+            out[r][c] += v;
+            out[c][r] += v;
         }
     }
 }
@@ -357,6 +414,15 @@ impl Kernel {
         g
     }
 
+    /// Φ and Φ_q (14) at the sides' state, from one evaluation of u, w and their Jacobians.
+    pub fn value_and_gradient(&self, slots: &Slots, x: &Sides) -> (f64, LVec) {
+        let s = self.parts(slots, x);
+        let mut g = jt_times(&s.uq, &s.w);
+        axpy(&mut g, 1.0, &jt_times(&s.wq, &s.u));
+        g.iter_mut().for_each(|e| *e *= self.scale);
+        (self.scale * s.u.dot(&s.w) - self.offset, g)
+    }
+
     /// Ḣ row = dΦ_q/dt (14) along the motion m (accelerations unused):
     /// `scale · (U_qᵀẇ + U̇_qᵀw + W_qᵀu̇ + Ẇ_qᵀu)`.
     pub fn rate(&self, slots: &Slots, m: &Motion) -> LVec {
@@ -410,8 +476,8 @@ impl Kernel {
     pub fn add_hessian(&self, slots: &Slots, x: &Sides, lambda: f64, out: &mut LMat) {
         let s = self.parts(slots, x);
         let l = lambda * self.scale;
-        add_jt_j(&s.uq, &s.wq, l, out);
-        add_jt_j(&s.wq, &s.uq, l, out);
+        let (cu, cw) = (self.u.columns(slots), self.w.columns(slots));
+        add_jt_j_symmetric(&s.uq, cu, &s.wq, cw, l, out);
         self.u.add_hessian(slots, &s.w, l, out);
         self.w.add_hessian(slots, &s.u, l, out);
     }

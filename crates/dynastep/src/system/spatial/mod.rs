@@ -22,6 +22,7 @@ mod build;
 mod drivers;
 mod element;
 pub(crate) mod euler;
+mod evaluation;
 mod forces;
 mod joints;
 pub(crate) mod kinematics;
@@ -31,12 +32,15 @@ mod rsda;
 #[cfg(test)]
 mod tests;
 
+use std::cell::{Ref, RefCell};
+
 use nalgebra::Matrix4;
 
 use self::body::SpatialBody;
 use self::drivers::SpatialDriver;
 use self::element::SpatialForce;
 use self::euler::V3;
+use self::evaluation::{Evaluation, EvaluationCache};
 use self::joints::SpatialJoint;
 use self::kinematics::{LMat, LVec, Motion, Slots, NS};
 use super::force_elements::ForceElements;
@@ -71,6 +75,9 @@ pub struct SpatialSystem {
     m: usize,
     /// Rows of the Euler-parameter normalizations (one per rigid body, first in Φ).
     normalizations: usize,
+    /// The joint rows of the last two configurations asked for (`evaluation.rs`): each joint is
+    /// evaluated once per configuration.
+    cache: RefCell<EvaluationCache>,
 }
 
 /// Adds a local row (14 slots) to row `row` of `out`, every existing slot.
@@ -125,6 +132,12 @@ impl SpatialSystem {
             a: al,
             pddot: slots.p_rates(&al),
         }
+    }
+
+    /// The joint rows (values and gradients) at q, computed on the first request for this q.
+    fn evaluated(&self, q: &Vector) -> Ref<'_, Evaluation> {
+        let k = self.cache.borrow_mut().find_or_fill(&self.joints, q);
+        Ref::map(self.cache.borrow(), |c| c.slot(k))
     }
 
     /// Rigid bodies with their Euler-parameter index, in row order of the normalizations.
@@ -193,11 +206,11 @@ impl System for SpatialSystem {
             let p = q.rows(i, 4);
             out[row] = 0.5 * (p.norm_squared() - 1.0);
         }
+        let e = self.evaluated(q);
         for j in &self.joints {
-            let x = j.slots.sides(&j.slots.gather(q));
-            for (r, k) in j.rows.iter().enumerate() {
-                out[j.first_row + r] = k.value(&x);
-            }
+            let rows = j.first_row..j.first_row + j.rows.len();
+            out.rows_mut(j.first_row, j.rows.len())
+                .copy_from_slice(&e.values[rows]);
         }
         for d in &self.drivers {
             out[d.row] = d.value(t, &d.slots.sides(&d.slots.gather(q)));
@@ -210,16 +223,10 @@ impl System for SpatialSystem {
                 out.add(row, i + k, scale * q[i + k]);
             }
         }
+        let e = self.evaluated(q);
         for j in &self.joints {
-            let x = j.slots.sides(&j.slots.gather(q));
-            for (r, k) in j.rows.iter().enumerate() {
-                add_row(
-                    out,
-                    &j.slots,
-                    j.first_row + r,
-                    &k.gradient(&j.slots, &x),
-                    scale,
-                );
+            for row in j.first_row..j.first_row + j.rows.len() {
+                add_row(out, &j.slots, row, &e.gradients[row], scale);
             }
         }
         for d in &self.drivers {

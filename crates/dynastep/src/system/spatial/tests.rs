@@ -126,6 +126,41 @@ fn every_joint_kind_between_two_bodies_and_to_the_ground() {
     check(&model(vec![joint(K::Distance, "m", "b")], vec![]));
 }
 
+/// The evaluation cache (`evaluation.rs`) answers a configuration asked for again, after one or two
+/// others, with what a system that never saw the others computes.
+#[test]
+fn cached_rows_are_those_of_the_configuration_asked_for() {
+    use crate::linalg::Matrix;
+    use SpatialJointKind as K;
+    let m = model(
+        vec![
+            joint(K::Revolute, "ground", "a"),
+            joint(K::Universal, "a", "b"),
+        ],
+        vec![],
+    );
+    let sys = SpatialSystem::new(&m).expect("builds");
+    let x = sys.initial_state(0.0);
+    let qs: Vec<Vector> = (1..4).map(|k| &x.q + noise(sys.n(), k) * 0.1).collect();
+    let rows = |s: &SpatialSystem, q: &Vector| {
+        let mut phi = Vector::zeros(s.m());
+        let mut jac = Matrix::zeros(s.m(), s.n());
+        s.constraints(0.0, q, &mut phi);
+        s.constraint_jacobian(0.0, q, 1.0, &mut jac);
+        (phi, jac)
+    };
+    for order in [[0, 1, 0], [0, 1, 2], [2, 1, 0], [1, 1, 2]] {
+        for &k in &order {
+            let fresh = SpatialSystem::new(&m).expect("builds");
+            assert_eq!(
+                rows(&sys, &qs[k]),
+                rows(&fresh, &qs[k]),
+                "configuration {k} of {order:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn spring_dampers_and_gyroscopic_forces() {
     let tsda = |bi: &str, bj: &str| ForceSpec::Tsda {
