@@ -8,9 +8,10 @@ use std::process::ExitCode;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use dynastep::io::history_table::HistoryTable;
+use dynastep::model::Model;
 use dynastep::study::compare::{
-    auto_reference, observed_orders, run_comparison, write_csv, ErrorMeasure, Method, Quantity,
-    Record, Sweep,
+    auto_reference, observed_orders, pose_columns, run_comparison, write_csv, ErrorMeasure, Method,
+    Quantity, Record, Sweep,
 };
 use dynastep_plot::work_precision::{chart, Labels};
 
@@ -49,6 +50,11 @@ pub struct CompareArgs {
     /// Measure the energy balance |E − E0 − W_nc| instead of columns (no reference needed).
     #[arg(long, conflicts_with = "columns")]
     energy: bool,
+    /// Rank the candidate pairs of `run --scheme auto` at one tolerance (--rtol, else the
+    /// model's) on the trial that the choice measures, print the ranking and the pair chosen,
+    /// and write compare.csv.
+    #[arg(long, conflicts_with_all = ["schemes", "formulations", "dt", "columns", "energy"])]
+    auto: bool,
 }
 
 /// The methods: each scheme with the parameters it has, × each formulation.
@@ -72,7 +78,7 @@ fn methods(args: &CompareArgs, schemes: &[String]) -> Result<Vec<Method>> {
 }
 
 /// Prints one finished run.
-fn print_record(r: &Record) {
+pub(crate) fn print_record(r: &Record) {
     if r.error.is_finite() {
         eprintln!(
             "  {:<28} {:>10.3e}  error {:>10.3e}  {:>8.3} s  {:>8} steps",
@@ -89,6 +95,9 @@ fn print_record(r: &Record) {
 pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     let src = &args.source;
     let (model, stem) = load_model(src.model.as_deref(), src.example.as_deref(), &src.set)?;
+    if args.auto {
+        return compare_auto(&args, &model, &stem);
+    }
     let defaults = src
         .example
         .as_deref()
@@ -119,7 +128,7 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
         match defaults {
             Some(d) if d.columns.is_empty() => Quantity::Energy,
             Some(d) => Quantity::Columns(d.columns.iter().map(|c| c.to_string()).collect()),
-            None => Quantity::Columns(pose_columns(&model)?),
+            None => Quantity::Columns(pose_columns(&model).map_err(|e| anyhow!(e))?),
         }
     };
     let measure = args
@@ -217,6 +226,29 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `compare --auto`: the choice's ranking on the terminal and in compare.csv.
+fn compare_auto(args: &CompareArgs, model: &Model, stem: &str) -> Result<ExitCode> {
+    let rtol = match &args.rtol[..] {
+        [] => crate::auto::tolerance(None, model)?,
+        [r] => *r,
+        _ => bail!("compare --auto ranks the pairs at one tolerance: give a single --rtol"),
+    };
+    let choice = crate::auto::choose(model, None, rtol, args.source.quiet, true)?;
+    let out = args
+        .source
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(format!("{stem}-compare")));
+    fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let csv_path = out.join("compare.csv");
+    let file = fs::File::create(&csv_path)
+        .with_context(|| format!("cannot create {}", csv_path.display()))?;
+    write_csv(&choice.ranking, file).map_err(|e| anyhow!("{}: {e}", csv_path.display()))?;
+    crate::auto::print_ranking(&choice);
+    eprintln!("wrote {}", csv_path.display());
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Prints each method's observed orders between consecutive step sizes (fixed-step sweeps).
 fn print_orders(records: &[Record], sweep: &Sweep) {
     if !matches!(sweep, Sweep::Steps(_)) {
@@ -235,28 +267,4 @@ fn print_orders(records: &[Record], sweep: &Sweep) {
             .collect();
         eprintln!("  observed order {:<28} {}", r.method, orders.join("  "));
     }
-}
-
-/// The columns compared when neither the command line nor the example names any: every body's
-/// pose columns (planar `*.x`, `*.y`, `*.theta`; spatial `*.x` … `*.e3`), or an equation-based
-/// model's coordinates.
-fn pose_columns(model: &dynastep::model::types::Model) -> Result<Vec<String>> {
-    use dynastep::system::mechanism::Mechanism;
-    let system = dynastep::system::multibody::Multibody::new(model).map_err(|e| anyhow!("{e}"))?;
-    if let Some(eq) = system.equations() {
-        return Ok(eq.coordinate_names().to_vec());
-    }
-    let mut columns: Vec<String> = Vec::new();
-    for b in 0..system.body_names().len() {
-        for c in system.body_columns(b).0 {
-            let pattern = format!("*.{c}");
-            if !columns.contains(&pattern) {
-                columns.push(pattern);
-            }
-        }
-    }
-    if columns.is_empty() {
-        bail!("the model has no bodies to compare: name the columns with --columns");
-    }
-    Ok(columns)
 }

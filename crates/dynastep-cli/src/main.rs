@@ -27,6 +27,7 @@
 //! input (model file, options).
 
 mod analyses;
+mod auto;
 mod compare;
 mod plots;
 mod signals;
@@ -112,7 +113,9 @@ enum Command {
 struct RunArgs {
     #[command(flatten)]
     source: analyses::Source,
-    /// Time-integration scheme (see `dynastep schemes`); default: the model's, else generalized-alpha.
+    /// Time-integration scheme (see `dynastep schemes`), or `auto`: the pair of scheme and
+    /// formulation measured fastest at the tolerance on a trial of the model (docs/schemes.md).
+    /// Default: the model's; else `auto` when --rtol is given; else generalized-alpha.
     #[arg(long)]
     scheme: Option<String>,
     /// Scheme parameter, e.g. `--param rho_inf=0.6`.
@@ -338,18 +341,45 @@ fn parse_step_control(s: &str) -> Result<StepControl, String> {
     }
 }
 
+/// summary.json of `dynastep run`: the run's summary and, with `--scheme auto`, the choice.
+#[derive(serde::Serialize)]
+struct RunSummary<'a> {
+    #[serde(flatten)]
+    summary: Summary,
+    /// The pair chosen, the trial and every candidate's outcome (`--scheme auto` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method_choice: Option<&'a dynastep::study::choice::MethodChoice>,
+}
+
 fn run(args: RunArgs) -> Result<ExitCode> {
     let src = &args.source;
     let (model, stem) = load_model(src.model.as_deref(), src.example.as_deref(), &src.set)?;
+    let choice = if auto::wanted(args.scheme.as_deref(), args.rtol, &model) {
+        if args.formulation.is_some() {
+            bail!("--scheme auto chooses the formulation as well: leave out --formulation, or name the scheme");
+        }
+        let rtol = auto::tolerance(args.rtol, &model)?;
+        let c = auto::choose(&model, args.t_end, rtol, src.quiet, false)?;
+        if !src.quiet {
+            auto::print_ranking(&c);
+        }
+        Some(c)
+    } else {
+        None
+    };
+    let (scheme, formulation) = match &choice {
+        Some(c) => (Some(c.method.scheme.clone()), c.method.formulation.clone()),
+        None => (args.scheme.clone(), args.formulation.clone()),
+    };
     let opts = RunOptions {
-        scheme: args.scheme.clone(),
+        scheme,
         params: parse_params(&args.params)?,
         dt: args.dt,
         t_end: args.t_end,
         output_interval: args.output_interval,
-        formulation: args.formulation.clone(),
+        formulation,
         step: StepSettings {
-            rtol: args.rtol,
+            rtol: args.rtol.or(choice.as_ref().map(|c| c.rtol)),
             atol: args.atol,
             h_min: args.h_min,
             h_max: args.h_max,
@@ -361,7 +391,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     let mut sim = Simulation::new(&model, &opts).map_err(|e| src.start_error(&opts, &e))?;
     if !src.quiet {
         eprintln!(
-            "{} with {} ({}): {}",
+            "{} with {} ({}){}: {}",
             if model.name.is_empty() {
                 &stem
             } else {
@@ -369,6 +399,11 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             },
             sim.scheme.name(),
             sim.settings.formulation,
+            if choice.is_some() {
+                ", chosen by --scheme auto (the ranking is in summary.json)"
+            } else {
+                ""
+            },
             sim.step_policy()
         );
         report_assembly(&sim.system, &sim.initial);
@@ -425,7 +460,10 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     writer
         .flush()
         .with_context(|| format!("cannot write {}", history_path.display()))?;
-    let summary = Summary::new(&sim, &report);
+    let summary = RunSummary {
+        summary: Summary::new(&sim, &report),
+        method_choice: choice.as_ref(),
+    };
     let summary_path = analyses::write_summary(&out, &summary)?;
     if args.plot {
         match plots::plot_folder(&out, &[], "plot") {

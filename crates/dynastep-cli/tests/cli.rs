@@ -423,3 +423,78 @@ fn run_options_are_checked_by_the_model_rules_and_named() {
         assert!(err.contains(said), "{flag}: {err}");
     }
 }
+
+#[test]
+fn a_tolerance_without_a_scheme_chooses_the_pair_and_says_why() {
+    let out = scratch("auto");
+    // The pendulum without its scheme line: `--rtol` alone asks for the choice.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/pendulum.toml"
+    ))
+    .unwrap()
+    .lines()
+    .filter(|l| !l.trim_start().starts_with("scheme"))
+    .collect::<Vec<_>>()
+    .join("\n");
+    let file = out.join("pendulum.toml");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(&file, text).unwrap();
+    let o = dynastep(&[
+        "run",
+        file.to_str().unwrap(),
+        "--rtol",
+        "1e-6",
+        "--t-end",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("chosen by --scheme auto"), "{err}");
+    let s = summary(&out);
+    let c = &s["method_choice"];
+    assert_eq!(
+        c["chosen"],
+        format!(
+            "{} / {}",
+            s["scheme"].as_str().unwrap(),
+            s["formulation"].as_str().unwrap()
+        ),
+        "{c}"
+    );
+    assert_eq!(c["ranking"].as_array().unwrap().len(), 5, "{c}");
+    assert_eq!(c["trial_t_end"], 0.2);
+    assert_eq!(s["step_control"]["rtol"], 1e-6);
+    // The choice also chooses the formulation: naming one is refused.
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "pendulum",
+        "--scheme",
+        "auto",
+        "--rtol",
+        "1e-6",
+        "--formulation",
+        "index3",
+        "--quiet",
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("leave out --formulation"));
+    // compare --auto writes the ranking.
+    let o = dynastep(&[
+        "compare",
+        "--example",
+        "pendulum",
+        "--auto",
+        "--rtol",
+        "1e-6",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let csv = std::fs::read_to_string(out.join("compare.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 5, "{csv}");
+}

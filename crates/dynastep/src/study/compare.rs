@@ -508,6 +508,36 @@ pub fn observed_orders(records: &[&Record]) -> Vec<Option<f64>> {
         .collect()
 }
 
+/// The columns compared when nothing names any: every body's pose columns (planar `*.x`, `*.y`,
+/// `*.theta`; spatial `*.x` … `*.e3`), or an equation-based model's coordinates.
+///
+/// # Errors
+/// [`StudyError::Run`] when the model does not build, [`StudyError::Usage`] when it has no bodies
+/// and no coordinates.
+pub fn pose_columns(model: &Model) -> Result<Vec<String>, StudyError> {
+    use crate::system::mechanism::Mechanism;
+    let system = crate::system::multibody::Multibody::new(model)
+        .map_err(|e| StudyError::Run(e.to_string()))?;
+    if let Some(eq) = system.equations() {
+        return Ok(eq.coordinate_names().to_vec());
+    }
+    let mut columns: Vec<String> = Vec::new();
+    for b in 0..system.body_names().len() {
+        for c in system.body_columns(b).0 {
+            let pattern = format!("*.{c}");
+            if !columns.contains(&pattern) {
+                columns.push(pattern);
+            }
+        }
+    }
+    if columns.is_empty() {
+        return Err(StudyError::Usage(
+            "the model has no bodies to compare: name the columns with --columns".into(),
+        ));
+    }
+    Ok(columns)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,10 @@
 //! Studies over many runs, above the analyses and io/: [`sweep`] (a grid of model values, schemes
 //! and step sizes; the sweep table and the merge of shard tables) and [`compare`] (every method at
-//! every step size or tolerance, its error against a reference and its cost: work–precision data).
+//! every step size or tolerance, its error against a reference and its cost: work–precision data)
+//! and [`choice`] (the scheme × formulation pair that reaches a tolerance fastest on a model, from
+//! measured trial runs).
 
+pub mod choice;
 pub mod compare;
 pub mod error;
 pub mod sweep;

@@ -1,0 +1,90 @@
+//! `--scheme auto` of `dynastep run` and `dynastep compare --auto`: the pair measured fastest on
+//! the model's trial (`dynastep::study::choice`), and its ranking on the terminal.
+
+use anyhow::{anyhow, bail, Result};
+use dynastep::model::Model;
+use dynastep::study::choice::{choose_method, MethodChoice, TRIAL_FRACTION};
+use dynastep::study::compare::Record;
+
+/// The scheme name that asks for the choice.
+pub const AUTO: &str = "auto";
+
+/// True when the run should choose its pair: `--scheme auto`, or a valid tolerance given on the
+/// command line with no scheme on it or in the model file (an invalid one is reported by the run's
+/// own checks).
+pub fn wanted(scheme: Option<&str>, rtol: Option<f64>, model: &Model) -> bool {
+    match scheme {
+        Some(s) => s == AUTO,
+        None => rtol.is_some_and(|r| r > 0.0 && r.is_finite()) && model.solver.scheme.is_none(),
+    }
+}
+
+/// The tolerance of the choice: the command line's, else the model's.
+///
+/// # Errors
+/// When neither gives one.
+pub fn tolerance(rtol: Option<f64>, model: &Model) -> Result<f64> {
+    rtol.or(model.solver.step.rtol).ok_or_else(|| {
+        anyhow!("--scheme auto chooses the pair that reaches a tolerance fastest: give one with --rtol (e.g. --rtol 1e-6)")
+    })
+}
+
+/// Measures the candidates on the trial of `model` (with `t_end` applied) at `rtol` and chooses;
+/// says so unless `quiet`, and prints each trial run as it ends with `each`.
+///
+/// # Errors
+/// The study's message when nothing can be chosen.
+pub fn choose(
+    model: &Model,
+    t_end: Option<f64>,
+    rtol: f64,
+    quiet: bool,
+    each: bool,
+) -> Result<MethodChoice> {
+    let mut model = model.clone();
+    if t_end.is_some() {
+        model.solver.t_end = t_end;
+    }
+    if !quiet {
+        eprintln!(
+            "choosing a scheme for rtol = {rtol:e}: trial runs over the first {:.0} % of the run ...",
+            100.0 * TRIAL_FRACTION
+        );
+    }
+    crate::signals::install();
+    let mut progress = |r: &Record| {
+        if each && !quiet {
+            crate::compare::print_record(r);
+        }
+    };
+    let choice = choose_method(&model, rtol, &mut progress, &crate::signals::interrupted)
+        .map_err(|e| anyhow!(e))?;
+    if crate::signals::interrupted() {
+        bail!("interrupted while choosing a scheme");
+    }
+    Ok(choice)
+}
+
+/// Prints the ranking of a choice, best first, the accepted pairs marked.
+pub fn print_ranking(c: &MethodChoice) {
+    eprintln!(
+        "ranking at rtol = {:e} over [t0, {}] s (reference: {}; accepted: error <= {:.3e}):",
+        c.rtol, c.trial_t_end, c.reference, c.accepted_error
+    );
+    for (k, r) in c.ranking.iter().enumerate() {
+        let mark = if r.error.is_finite() && r.error <= c.accepted_error {
+            format!("{:>2}.", k + 1)
+        } else {
+            "  -".to_string()
+        };
+        if r.error.is_finite() {
+            eprintln!(
+                "{mark} {:<40} error {:>10.3e}  {:>9.4} s  {:>8} steps",
+                r.method, r.error, r.cpu_time_s, r.steps
+            );
+        } else {
+            eprintln!("{mark} {:<40} {}: {}", r.method, r.status, r.note);
+        }
+    }
+    eprintln!("chosen: {}", c.chosen);
+}

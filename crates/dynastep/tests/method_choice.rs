@@ -1,0 +1,86 @@
+//! `--scheme auto` (`study::choice`): the pair chosen reaches the accuracy asked for on the whole
+//! run, and the ranking is the one the module documents. Which pair is fastest depends on timing,
+//! which no test asserts; the step counts behind a choice are asserted instead.
+
+#[path = "common/examples.rs"]
+mod util;
+
+use dynastep::analysis::simulation::RunOptions;
+use dynastep::analysis::step_control::StepSettings;
+use dynastep::study::choice::{candidates, choose_method, MethodChoice};
+
+fn choice(example: &str, rtol: f64) -> MethodChoice {
+    let model = util::model(example);
+    choose_method(&model, rtol, &mut |_| {}, &|| false).expect("a pair is chosen")
+}
+
+/// Accepted pairs first, by time; the chosen one is the first.
+fn check_ranking(c: &MethodChoice) {
+    let accepted = |e: f64| e.is_finite() && e <= c.accepted_error;
+    assert_eq!(c.ranking[0].method, c.chosen);
+    assert!(accepted(c.ranking[0].error));
+    for w in c.ranking.windows(2) {
+        let (a, b) = (&w[0], &w[1]);
+        assert!(accepted(a.error) || !accepted(b.error), "{c:#?}");
+        if accepted(a.error) && accepted(b.error) {
+            assert!(a.cpu_time_s <= b.cpu_time_s, "{c:#?}");
+        }
+    }
+}
+
+#[test]
+fn the_pendulum_run_with_the_chosen_pair_meets_the_tolerance() {
+    let rtol = 1e-6;
+    let c = choice("pendulum", rtol);
+    check_ranking(&c);
+    assert_eq!(c.ranking.len(), candidates(1).len());
+    let model = util::model("pendulum");
+    let opts = RunOptions {
+        scheme: Some(c.method.scheme.clone()),
+        formulation: c.method.formulation.clone(),
+        step: StepSettings {
+            rtol: Some(rtol),
+            atol: Some(rtol),
+            ..StepSettings::default()
+        },
+        output_interval: Some(0.01),
+        ..RunOptions::default()
+    };
+    let run = util::run_with(&model, &opts);
+    run.assert_completed();
+    // Against the DOP853 solution of the minimal-coordinate equation (reference/), over 10 s.
+    let p1 = run.marker("P1");
+    let mut worst = 0.0f64;
+    for row in util::reference("derived_simple_pendulum_10s_dt0.01.csv")
+        .iter()
+        .step_by(50)
+    {
+        let p = run.marker_at(p1, util::sample_at(&run.rec, row[0]));
+        worst = worst.max((p[0] - row[1]).abs()).max((p[1] - row[2]).abs());
+    }
+    println!("chosen {}: max |P1 - ref| = {worst:.3e} m", c.chosen);
+    assert!(worst < 1e3 * rtol, "{} misses: {worst:.3e} m", c.chosen);
+}
+
+#[test]
+fn on_the_stiff_governor_explicit_pairs_need_many_more_steps() {
+    // The measurement behind the choice of an implicit pair on the stiff flyball governor: its
+    // spring (and the governor's fast mode) bound the explicit steps by stability, not accuracy.
+    let c = choice("flyball-governor", 1e-6);
+    check_ranking(&c);
+    let steps = |label: &str| {
+        c.ranking
+            .iter()
+            .find(|r| r.method == label)
+            .map(|r| r.steps)
+            .expect("candidate ran")
+    };
+    let implicit = steps("esdirk4-6 / stabilized-index2");
+    for explicit in ["dopri5 / projection", "abm / projection"] {
+        assert!(
+            steps(explicit) > 20 * implicit,
+            "{explicit}: {} steps, esdirk4-6: {implicit}",
+            steps(explicit)
+        );
+    }
+}
