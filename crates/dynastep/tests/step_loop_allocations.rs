@@ -299,8 +299,9 @@ fn spatial_step_loop_does_not_allocate() {
         Option<f64>,
         f64,
     );
-    let cases: [Case; 7] = [
+    let cases: [Case; 8] = [
         ("bricard", "generalized-alpha", None, None, 1e-3),
+        ("flyball-governor", "generalized-alpha", None, None, 1e-3),
         // Flexible beams: dual-number Jacobians on the sparse path, fixed and adaptive steps.
         ("bend45", "generalized-alpha", None, None, 1e-3),
         ("rollup", "esdirk3-4", None, Some(1e-6), 1e-3),
