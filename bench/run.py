@@ -5,8 +5,14 @@
     python3 bench/run.py --quick        # one repeat, short N-four-bar runs (a smoke test)
     python3 bench/run.py --cases andrews-1e-5,pendulum-1e-3
     python3 bench/run.py --beams        # only the flexible-beam section (bench/beams.py), spliced in
+    python3 bench/run.py --peers        # only the cross-engine section: dynastep, Exudyn and MuJoCo
+                                        # at equal accuracy (bench/peers.py), spliced in
+    python3 bench/run.py --spatial      # only the spatial examples against Exudyn at equal
+                                        # accuracy (bench/spatial.py), spliced in
+    DYNASTEP_BIN=/path/to/dynastep python3 bench/run.py ...   # that binary, no cargo build
 
-It builds the release binary, then for each case:
+It builds the release binary (or, when the environment variable DYNASTEP_BIN names a binary,
+uses that one and builds nothing), then for each case:
 
 - runs `dynastep run` with generalized-alpha (rho_inf = 0.9), index 3, fixed steps, output only at
   the end, and reads the loop time, the counts and the final state from summary.json;
@@ -36,7 +42,8 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "target", "release", "dynastep")
+# DYNASTEP_BIN: a prebuilt binary to use instead of target/release/dynastep (no cargo build).
+BIN = os.environ.get("DYNASTEP_BIN") or os.path.join(ROOT, "target", "release", "dynastep")
 WORK = os.path.join(ROOT, "target", "bench")
 RHO_INF = 0.9
 
@@ -495,8 +502,8 @@ def write_markdown(results, meta, path):
               "factorization that the pinned rows stay dependent: Bricard's mechanism, n + m = 70, "
               "10 000 steps in 1.5 s, against 8.6 s with an SVD at every iteration (`loop_time_s` "
               "of `dynastep run --example bricard`, by hand on 2026-11-27). The dense and small-"
-              "dense paths still decompose every singular matrix. No spatial case is in this "
-              "harness yet.", ""]
+              "dense paths still decompose every singular matrix. The spatial examples, Bricard's "
+              "among them, are measured against Exudyn in their own section (`--spatial`).", ""]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -504,20 +511,25 @@ def write_markdown(results, meta, path):
 BEAMS_HEADING = "## Flexible beams: the cantilever"
 
 
-def splice_beams(path, lines):
-    """Puts the beam section `lines` into the page at `path`, in place of the old one, before
-    "Not measured or not done yet"."""
+def splice_section(path, heading, lines):
+    """Puts the section `lines` (headed `heading`) into the page at `path`: in place of the section
+    under that heading, or, when the page has none, before "Not measured or not done yet"."""
     with open(path) as f:
         page = f.read()
-    start = page.find(BEAMS_HEADING)
-    if start >= 0:
-        end = page.find("\n## ", start + len(BEAMS_HEADING))
-        page = page[:start].rstrip("\n") + "\n" + (page[end:] if end >= 0 else "")
     text = "\n".join(lines).strip("\n") + "\n\n"
-    anchor = page.find("## Not measured or not done yet")
-    page = (page[:anchor] + text + page[anchor:]) if anchor >= 0 else page + "\n" + text
+    start = page.find(heading + "\n")
+    if start >= 0:
+        end = page.find("\n## ", start + len(heading))
+        page = page[:start] + text + (page[end + 1:] if end >= 0 else "")
+    else:
+        anchor = page.find("## Not measured or not done yet")
+        page = (page[:anchor] + text + page[anchor:]) if anchor >= 0 else page + "\n" + text
     with open(path, "w") as f:
-        f.write(page)
+        f.write(page.rstrip("\n") + "\n")
+
+
+def splice_beams(path, lines):
+    splice_section(path, BEAMS_HEADING, lines)
 
 
 def run_beams(repeat, have_exudyn, out):
@@ -545,11 +557,16 @@ def main():
     ap.add_argument("--cases", help="comma-separated case names")
     ap.add_argument("--no-exudyn", action="store_true")
     ap.add_argument("--beams", action="store_true", help="only the flexible-beam section")
+    ap.add_argument("--peers", action="store_true",
+                    help="only the cross-engine section (bench/peers.py: dynastep, Exudyn, MuJoCo)")
+    ap.add_argument("--spatial", action="store_true",
+                    help="only the spatial examples against Exudyn (bench/spatial.py)")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
     args = ap.parse_args()
     repeat = 1 if args.quick else args.repeat
-    subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "dynastep-cli"], cwd=ROOT,
-                   check=True)
+    if not os.environ.get("DYNASTEP_BIN"):
+        subprocess.run(["cargo", "build", "--release", "--quiet", "-p", "dynastep-cli"], cwd=ROOT,
+                       check=True)
     os.makedirs(WORK, exist_ok=True)
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     have_exudyn = False
@@ -561,6 +578,16 @@ def main():
             print("exudyn is not installed (pip install exudyn): dynastep only", file=sys.stderr)
     if args.beams:
         run_beams(repeat, have_exudyn, args.out)
+        print(f"wrote {args.out}", file=sys.stderr)
+        return
+    if args.spatial:
+        import spatial
+        spatial.run(BIN, WORK, repeat, args.quick, have_exudyn, args.out, splice_section)
+        print(f"wrote {args.out}", file=sys.stderr)
+        return
+    if args.peers:
+        import peers
+        peers.run(BIN, WORK, repeat, args.quick, have_exudyn, args.out, splice_section)
         print(f"wrote {args.out}", file=sys.stderr)
         return
     selected = cases(args.quick)
@@ -647,6 +674,10 @@ def main():
         json.dump({"meta": meta, "results": results}, f, indent=1)
     write_markdown(results, meta, args.out)
     run_beams(repeat, have_exudyn, args.out)
+    import peers
+    peers.splice_saved(args.out, splice_section)  # the last --peers section, not measured again
+    import spatial
+    spatial.splice_saved(args.out, splice_section)  # the last --spatial section, likewise
     print(f"wrote {args.out}", file=sys.stderr)
 
 

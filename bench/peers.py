@@ -1,0 +1,666 @@
+"""dynastep, Exudyn and MuJoCo at equal accuracy: the cross-engine work-precision section of
+docs/performance.md, written by `python3 bench/run.py --peers` (raw numbers in
+bench/results_peers.json; with --out PAGE, in PAGE's name with _peers.json).
+
+Cases: the harness's four planar models to their end times, the pendulum (10 s), Andrews' squeezer
+(0.03 s), the double four-bar (10 s) and the N = 40 four-bar of bench/run.py's `nfourbar_toml`
+(20 s; 2 s with --quick), each against bench/run.py's reference with its error measure (the end
+point, largest component of the difference).
+
+Each engine is swept over settings (the tables below: GA_STEPS, FAST, EXUDYN, MUJOCO):
+
+- dynastep: generalized-α (ρ∞ = 0.9, index 3, fixed steps), the harness's pairing, and the fast
+  explicit pairs (dopri5, abm or rk4 with projection, Baumgarte or the hybrid formulation, at
+  tolerances or steps). Time: `loop_time_s` of summary.json. A run that stops is recorded as such.
+- Exudyn: its generalized-α as bench/run.py runs it (`run_exudyn_with`), at steps and Newton
+  tolerances. Time: its `SolveDynamic` call.
+- MuJoCo (bench/mujoco_peer.py): its integrators at steps and, on the models with loops, closure
+  time constants tc (solref = (tc h, 1), solimp 0.9999, refsafe off) and MuJoCo's default
+  softness, plus one run per model with loops at the constraint solver's tolerance 1e-12
+  (TOLERANCE_CHECK). Time: its `mj_step` calls. Also the largest closure gap over the run [m] and
+  whether MuJoCo reset a diverging state (such runs never count).
+
+Times are wall-clock, the minimum over `repeat` interleaved rounds for the runs that took less
+than REPEAT_BELOW seconds (one round for longer runs). Accuracy levels: the errors of dynastep's
+generalized-α at the case's three LEVEL_STEPS (ten times the harness's step, the harness's step,
+a finer one). At each level the table names, for each engine, the fastest run whose error is at
+most SAME_ERROR times the level, and gives the peer's time over dynastep's.
+"""
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+import run as harness
+
+# A run reaches a level when its error is at most this times the level (as bench/run.py's
+# EXUDYN_SAME_ERROR: Exudyn's generalized-α lands a few per cent off dynastep's at the same step).
+SAME_ERROR = 1.05
+# Runs shorter than this [s] are repeated; longer ones run once.
+REPEAT_BELOW = 1.0
+HEADING = "## Across engines: dynastep, Exudyn and MuJoCo at equal accuracy"
+PAGE = os.path.join(harness.ROOT, "docs", "performance.md")
+
+
+def raw_path(page):
+    """Where the raw numbers of the section in `page` go: bench/results_peers.json for
+    docs/performance.md, else beside the page (as bench/run.py does with results.json)."""
+    if os.path.abspath(page) == PAGE:
+        return os.path.join(harness.ROOT, "bench", "results_peers.json")
+    return os.path.splitext(page)[0] + "_peers.json"
+
+
+class PeerCase:
+    """One model of the section: how to run it, its reference, its steps of the three levels."""
+
+    def __init__(self, name, model_args, t_end, measure, reference, unit, level_steps):
+        self.name, self.model_args, self.t_end = name, model_args, t_end
+        self.measure, self.reference, self.unit = measure, reference, unit
+        self.level_steps = level_steps
+
+    def at(self, h):
+        """The harness's Case of this model at step h (for its dynastep and Exudyn runners)."""
+        return harness.Case(f"{self.name}-{h:g}", self.model_args, h, self.t_end, self.measure,
+                            self.reference, self.unit)
+
+
+def cases(quick):
+    t40 = 2.0 if quick else 20.0
+    marker = ("point", "crank0", "B", "B0")
+    return [
+        PeerCase("pendulum", ["--example", "pendulum"], 10.0, ("point", "mass", None, "P1"),
+                 harness.pendulum_reference, "m", (1e-2, 1e-3, 1e-4)),
+        PeerCase("andrews", ["--example", "andrews"], 0.03, ("andrews",),
+                 harness.andrews_reference, "rad", (1e-4, 1e-5, 1e-6)),
+        PeerCase("double-fourbar", ["--example", "double-fourbar"], 10.0, marker,
+                 lambda: harness.nfourbar_reference(2, 10.0), "m", (1e-2, 1e-3, 1e-4)),
+        PeerCase("nfourbar40", ("nfourbar", 40), t40, marker,
+                 lambda: harness.nfourbar_reference(40, t40), "m", (1e-2, 1e-3, 5e-4)),
+    ]
+
+
+# ------------------------------------------------------------------------------------ sweeps
+# dynastep's generalized-α steps beyond the three levels.
+GA_STEPS = {"nfourbar40": (4e-3, 2e-3, 2.5e-4)}
+# dynastep's fast pairs: (scheme, formulation, fixed step or None, rtol or None); with --quick the
+# first two.
+FAST = {
+    "pendulum": [("abm", "projection", None, 1e-8), ("dopri5", "projection", None, 1e-8),
+                 ("abm", "projection", None, 1e-6), ("abm", "projection", None, 1e-10),
+                 ("abm", "projection", None, 1e-12), ("dopri5", "projection", None, 1e-6),
+                 ("dopri5", "projection", None, 1e-10), ("rk4", "projection", 1e-2, None)],
+    "andrews": [("abm", "projection", None, 1e-6), ("abm", "direct", None, 1e-8),
+                ("abm", "projection", None, 1e-8), ("abm", "direct", None, 1e-6),
+                ("dopri5", "projection", None, 1e-6), ("dopri5", "projection", None, 1e-8)],
+    "double-fourbar": [("dopri5", "baumgarte", None, 1e-8), ("abm", "hybrid", None, 1e-8),
+                       ("dopri5", "baumgarte", None, 1e-6), ("dopri5", "projection", None, 1e-6),
+                       ("dopri5", "projection", None, 1e-8), ("dopri5", "hybrid", None, 1e-8),
+                       ("dopri5", "hybrid", None, 1e-10), ("abm", "hybrid", None, 1e-10),
+                       ("rk4", "baumgarte", 1e-2, None), ("rk4", "baumgarte", 2e-3, None)],
+    "nfourbar40": [("dopri5", "baumgarte", None, 1e-6), ("rk4", "baumgarte", 1e-2, None),
+                   ("abm", "projection", None, 1e-8)],
+}
+# Exudyn: (steps, Newton tolerance pairs); None: the case's level steps. Its defaults alone on the
+# N = 40 chain (the first table finds them the faster there; a run at the finest level takes
+# about 20 s).
+EXUDYN = {"nfourbar40": (None, (harness.EXUDYN_TOLERANCES[1],))}
+# MuJoCo: (integrator, steps, closure time constants in h; None = MuJoCo's default softness). The
+# steps divide t_end and reach from where a run misses the loosest level to where it reaches the
+# finest one or takes some seconds.
+MUJOCO = {
+    "pendulum": [("RK4", (0.1, 0.05, 0.02, 0.01, 1e-3), (None,)),
+                 ("Euler", (1e-3, 1e-4, 1e-5), (None,)),
+                 ("implicitfast", (1e-3, 1e-4, 1e-5), (None,)),
+                 ("discrete", (1e-3, 1e-4, 1e-5), (None,))],
+    "andrews": [("RK4", (1e-4, 8e-5, 6e-5, 4e-5, 2e-5, 1e-5, 5e-6, 2e-6), (0.5, 1, 2, 4)),
+                ("RK4", (1e-5,), (None,)),
+                ("implicitfast", (1e-5, 1e-6, 1e-7), (2, 4)),
+                ("implicitfast", (1e-6,), (None, 1)),
+                ("Euler", (1e-5, 1e-6), (2,)),
+                ("implicit", (1e-6,), (2,)),
+                ("discrete", (1e-5, 1e-6), (0.5, 1, 2))],
+    "double-fourbar": [("RK4", (5e-3, 4e-3, 2.5e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1e-4),
+                        (0.5, 1, 2, 4)),
+                       ("RK4", (1e-3,), (None,)),
+                       ("implicitfast", (2e-3, 1e-3, 1e-4, 1e-5), (2, 4)),
+                       ("implicitfast", (1e-4,), (None, 1)),
+                       ("Euler", (2e-3, 1e-3, 1e-4), (2,)),
+                       ("implicit", (1e-3, 1e-4), (2,)),
+                       ("discrete", (5e-3, 4e-3, 2e-3, 1e-3, 1e-4, 1e-5), (0.5, 1))],
+    "nfourbar40": [("RK4", (4e-3, 2e-3, 1e-3, 5e-4), (0.5, 1, 2)),
+                   ("implicitfast", (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1e-4), (2,)),
+                   ("implicitfast", (1e-3,), (None,)),
+                   ("Euler", (1e-3,), (2,)),
+                   ("discrete", (8e-3, 4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1e-4), (0.5,))],
+}
+MUJOCO_QUICK = {
+    "pendulum": [("RK4", (0.05, 0.01), (None,)), ("implicitfast", (1e-3, 1e-4), (None,))],
+    "andrews": [("RK4", (6e-5, 5e-6), (1, 2)), ("RK4", (1e-5,), (None,)),
+                ("implicitfast", (1e-6,), (2,))],
+    "double-fourbar": [("RK4", (2e-3, 5e-4), (0.5, 1)), ("RK4", (1e-3,), (None,)),
+                       ("discrete", (4e-3,), (0.5,))],
+    "nfourbar40": [("RK4", (2e-3, 1e-3), (0.5, 1)), ("implicitfast", (1e-3,), (2,)),
+                   ("discrete", (1e-3,), (0.5,))],
+}
+# The solver check: this MuJoCo run again with the constraint solver's tolerance at 1e-12
+# (MuJoCo's default 1e-8); (integrator, step, tc) per case with loops.
+TOLERANCE_CHECK = {"andrews": ("RK4", 1e-5, 2), "double-fourbar": ("RK4", 1e-3, 1),
+                   "nfourbar40": ("RK4", 2e-3, 1)}
+
+
+def dynastep_jobs(case, quick):
+    steps = sorted(set(case.level_steps) | set(() if quick else GA_STEPS.get(case.name, ())),
+                   reverse=True)
+    jobs = [{"scheme": "generalized-alpha", "formulation": None, "dt": h, "rtol": None}
+            for h in steps]
+    fast = FAST[case.name][:2] if quick else FAST[case.name]
+    jobs += [{"scheme": s, "formulation": f, "dt": h, "rtol": r} for s, f, h, r in fast]
+    return [("dynastep", j) for j in jobs]
+
+
+def exudyn_jobs(case, quick):
+    steps, tols = EXUDYN.get(case.name, (None, harness.EXUDYN_TOLERANCES))
+    steps = case.level_steps if steps is None else steps
+    return [("Exudyn", {"h": h, "tolerances": list(t)}) for h in steps for t in tols]
+
+
+def mujoco_jobs(case, quick):
+    from mujoco_peer import setting
+    spec = (MUJOCO_QUICK if quick else MUJOCO)[case.name]
+    jobs = [setting(i, h, tc) for i, steps, tcs in spec for h in steps for tc in tcs]
+    if case.name in TOLERANCE_CHECK and not quick:
+        i, h, tc = TOLERANCE_CHECK[case.name]
+        jobs.append(setting(i, h, tc, tolerance=1e-12))
+    return [("MuJoCo", j) for j in jobs]
+
+
+def interleave(*lists):
+    out = []
+    for k in range(max(len(x) for x in lists)):
+        out += [x[k] for x in lists if k < len(x)]
+    return out
+
+
+# -------------------------------------------------------------------------------------- runs
+def label(engine, s, closures=True):
+    if engine == "dynastep":
+        name = ("generalized-α" if s["scheme"] == "generalized-alpha"
+                else f"{s['scheme']} + {s['formulation']}")
+        return name + (f", h = {s['dt']:g}" if s["dt"] else f", rtol = {s['rtol']:g}")
+    if engine == "Exudyn":
+        return f"generalized-α, h = {s['h']:g}, Newton tol. {s['tolerances'][0]:g}"
+    from mujoco_peer import label as mj_label
+    return mj_label(s, closures)
+
+
+def run_dynastep(binary, case, s, out_dir):
+    """One dynastep run: {"time", "result", "steps"} or {"failed": reason}."""
+    c = case.at(s["dt"] or case.level_steps[1])
+    args = ["--scheme", s["scheme"]]
+    if s["scheme"] == "generalized-alpha":
+        args += ["--param", f"rho_inf={harness.RHO_INF}"]
+    if s["formulation"]:
+        args += ["--formulation", s["formulation"]]
+    args += ["--dt", repr(s["dt"])] if s["dt"] else ["--rtol", repr(s["rtol"])]
+    cmd = [binary, "run", *harness.model_args(c), *args, "--t-end", repr(case.t_end),
+           "--output-interval", repr(case.t_end), "-q", "--out", out_dir]
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    path = os.path.join(out_dir, "summary.json")
+    if p.returncode or not os.path.exists(path):
+        return {"failed": (p.stderr.strip().splitlines() or ["exit status %d" % p.returncode])[0]}
+    with open(path) as f:
+        summary = json.load(f)
+    if summary["status"] != "completed":
+        return {"failed": f"{summary['status']}: {summary.get('reason')}"}
+    return {"time": summary["loop_time_s"], "result": harness.dynastep_result(c, summary),
+            "steps": summary["steps"]}
+
+
+def run_exudyn(case, s, model_dir):
+    out = harness.run_exudyn_with(case.at(s["h"]), model_dir, tuple(s["tolerances"]))
+    if out is None:
+        return {"failed": "SolveDynamic failed"}
+    return {"time": out[0], "result": out[1], "steps": int(round(case.t_end / s["h"]))}
+
+
+def run_mujoco(case, s, model_dir):
+    from mujoco_peer import Peer
+    peer = Peer(model_dir, s)
+    r = peer.run(case.t_end)
+    if case.measure[0] == "andrews":
+        r["result"] = harness.andrews_angles(peer.angles())
+    else:
+        r["result"] = peer.point(case.measure[1], case.measure[2])
+    return r
+
+
+def run_job(binary, work, case, job, model_dir):
+    engine, s = job
+    try:
+        if engine == "dynastep":
+            return run_dynastep(binary, case, s, os.path.join(work, "run"))
+        if engine == "Exudyn":
+            return run_exudyn(case, s, model_dir)
+        return run_mujoco(case, s, model_dir)
+    except Exception as ex:  # a peer that refuses a setting: recorded, the sweep goes on
+        text = str(ex).strip().splitlines()
+        return {"failed": f"{type(ex).__name__}: {text[0] if text else ''}"}
+
+
+def model_dir(binary, work, case):
+    """A dynastep run folder of the case (parsed model, assembled initial state) for the peers."""
+    out = os.path.join(work, "model")
+    got = run_dynastep(binary, case, {"scheme": "generalized-alpha", "formulation": None,
+                                      "dt": case.level_steps[1], "rtol": None}, out)
+    if "failed" in got:
+        raise RuntimeError(f"{case.name}: dynastep {got['failed']}")
+    return out
+
+
+def record(engine, s, got, ref, closures):
+    """The JSON record of a job's first run."""
+    r = {"engine": engine, "setting": s, "label": label(engine, s, closures)}
+    if "failed" in got:
+        return r | {"failed": got["failed"], "ok": False}
+    r |= {k: v for k, v in got.items() if k != "result"}
+    r["ok"] = got.get("ok", True)
+    r["error"] = float(np.max(np.abs(np.asarray(got["result"]) - ref)))
+    r["times"] = [got["time"]]
+    if "cpu" in got:
+        r["cpus"] = [got["cpu"]]
+    return r
+
+
+def sweep_case(binary, work, case, repeat, quick, have_exudyn, log):
+    """Every job of the case, `repeat` interleaved rounds for the short ones: (the records,
+    whether the model has closures in MuJoCo)."""
+    from mujoco_peer import Planar
+    work = os.path.join(work, case.name)
+    os.makedirs(work, exist_ok=True)
+    mdir = model_dir(binary, work, case)
+    ref, closures = case.reference(), bool(Planar(mdir).cuts)
+    jobs = interleave(dynastep_jobs(case, quick),
+                      exudyn_jobs(case, quick) if have_exudyn else [], mujoco_jobs(case, quick))
+    records = [None] * len(jobs)
+    for _ in range(repeat):
+        for k, job in enumerate(jobs):
+            r = records[k]
+            if r is None:
+                records[k] = record(job[0], job[1], run_job(binary, work, case, job, mdir), ref,
+                                    closures)
+                log(f"{case.name}: {job[0]} {progress(records[k])}")
+            elif r["ok"] and min(r["times"]) < REPEAT_BELOW:
+                again(r, run_job(binary, work, case, job, mdir))
+    for r in records:
+        r |= {"time": min(r["times"])} if "times" in r else {}
+        r |= {"cpu": min(r["cpus"])} if "cpus" in r else {}
+    return records, closures
+
+
+def again(r, got):
+    """Adds a repeated run's times to its record."""
+    if "time" in got:
+        r["times"].append(got["time"])
+        if "cpu" in got:
+            r["cpus"].append(got["cpu"])
+
+
+def progress(r):
+    if "failed" in r:
+        return f"{r['label']}: failed: {r['failed']}"
+    return (f"{r['label']}: {r['times'][0]:.4g} s, error {r['error']:.3e}"
+            + ("" if r["ok"] else " (reset)"))
+
+
+def measure(binary, work, repeat, quick, have_exudyn, log):
+    """The whole sweep: {"date", "machine", "versions", "settings", "cases": [...], "elapsed_s"}."""
+    import mujoco
+    start = time.perf_counter()
+    out = {"date": datetime.date.today().isoformat(), "machine": harness.machine(),
+           "quick": quick, "repeat": repeat,
+           "versions": {"mujoco": mujoco.__version__, "python": platform.python_version(),
+                        "exudyn": __import__("exudyn").__version__ if have_exudyn else None,
+                        "dynastep": subprocess.run([binary, "--version"], capture_output=True,
+                                                   text=True).stdout.strip()},
+           "settings": {"same_error": SAME_ERROR, "repeat_below_s": REPEAT_BELOW,
+                        "rho_inf": harness.RHO_INF}, "cases": []}
+    for case in cases(quick):
+        runs, closures = sweep_case(binary, os.path.join(work, "peers"), case, repeat, quick,
+                                    have_exudyn, log)
+        out["cases"].append({"case": case.name, "t_end": case.t_end, "unit": case.unit,
+                             "level_steps": list(case.level_steps), "closures": closures,
+                             "runs": runs})
+    out["elapsed_s"] = time.perf_counter() - start
+    return out
+
+
+# ------------------------------------------------------------------------------------ tables
+ENGINES = ("dynastep", "Exudyn", "MuJoCo")
+
+
+def levels(c):
+    """[(generalized-α run, its error)] of dynastep at the case's level steps (those that ran)."""
+    out = []
+    for h in c["level_steps"]:
+        r = next((r for r in c["runs"] if r["engine"] == "dynastep" and r["ok"]
+                  and r["setting"]["scheme"] == "generalized-alpha" and r["setting"]["dt"] == h),
+                 None)
+        if r:
+            out.append((r, r["error"]))
+    return out
+
+
+def fastest(runs, engine, level):
+    """The fastest finished run of `engine` whose error is at most SAME_ERROR × level."""
+    ok = [r for r in runs if r["engine"] == engine and r["ok"]
+          and r["error"] <= SAME_ERROR * level]
+    return min(ok, key=lambda r: r["time"]) if ok else None
+
+
+def most_accurate(runs, engine=None, integrator=None, default_softness=None):
+    """The finished run with the smallest error among those selected, or None."""
+    sel = [r for r in runs if r["ok"] and (engine is None or r["engine"] == engine)
+           and (integrator is None or r["setting"].get("integrator") == integrator)
+           and (default_softness is None
+                or (r["setting"].get("tc") is None) == default_softness)]
+    return min(sel, key=lambda r: r["error"]) if sel else None
+
+
+def fmt_time(t):
+    return f"{t:.3g}" if t >= 1e-3 else f"{t:.2e}"
+
+
+def ratio(peer, base):
+    return f"{peer['time'] / base['time']:.3g}×"
+
+
+def peer_cells(c, engine, level, base):
+    """(run, time, ratio[, gap]) cells of a peer at a level; base: dynastep's fastest run."""
+    runs = c["runs"]
+    if not any(r["engine"] == engine for r in runs):
+        cells = ["not run", "—", "—"]
+    else:
+        r = fastest(runs, engine, level)
+        if r is None:
+            best = most_accurate(runs, engine)
+            cells = ["not reached" + (f" (best {best['error']:.2e}: {best['label']})" if best
+                                      else " (every run failed)"), "—", "—"]
+        else:
+            cells = [r["label"], fmt_time(r["time"]), ratio(r, base)]
+    if engine == "MuJoCo":
+        r = fastest(runs, engine, level)
+        cells.append(("—" if not c["closures"] else f"{r['gap']:.1e}") if r else "—")
+    return cells
+
+
+def work_precision_rows(m):
+    rows = []
+    for c in m["cases"]:
+        for ga, level in levels(c):
+            d = fastest(c["runs"], "dynastep", level)
+            rows.append(f"| {c['case']} | {level:.2e} {c['unit']} (h = {ga['setting']['dt']:g}) "
+                        f"| {fmt_time(ga['time'])} | {d['label']} | {fmt_time(d['time'])} | "
+                        + " | ".join(peer_cells(c, "Exudyn", level, d)
+                                     + peer_cells(c, "MuJoCo", level, d)) + " |")
+    return rows
+
+
+def mujoco_rows(m):
+    rows = []
+    for c in m["cases"]:
+        mj = [r for r in c["runs"] if r["engine"] == "MuJoCo"]
+        for integ in dict.fromkeys(r["setting"]["integrator"] for r in mj):
+            runs = [r for r in mj if r["setting"]["integrator"] == integ]
+            reset = sum(1 for r in runs if not r["ok"])
+            best = most_accurate(runs, default_softness=False if c["closures"] else None)
+            dflt = most_accurate(runs, default_softness=True) if c["closures"] else None
+            cells = ([best["label"], f"{best['error']:.2e}", fmt_time(best["time"]),
+                      f"{best['gap']:.1e}" if c["closures"] else "—"] if best
+                     else ["every run reset", "—", "—", "—"])
+            d = (f"{dflt['error']:.2e} {c['unit']}, gap {dflt['gap']:.1e} m" if dflt
+                 else ("not run" if c["closures"] else "no closures"))
+            rows.append(f"| {c['case']} | {integ} | {len(runs)} | {reset} | "
+                        + " | ".join(cells) + f" | {d} |")
+    return rows
+
+
+# ------------------------------------------------------------------------------------- text
+def slower(m, generalized_alpha):
+    """Phrases for each level where a peer's fastest run beats dynastep's fastest run, or, with
+    `generalized_alpha`, dynastep's generalized-α run of the level."""
+    out = []
+    for c in m["cases"]:
+        for ga, level in levels(c):
+            d = ga if generalized_alpha else fastest(c["runs"], "dynastep", level)
+            for engine in ("Exudyn", "MuJoCo"):
+                r = fastest(c["runs"], engine, level)
+                if r and r["time"] < d["time"]:
+                    out.append(f"{c['case']} at {level:.2e} {c['unit']}: {engine} {r['label']} "
+                               f"in {fmt_time(r['time'])} s against dynastep's {d['label']} in "
+                               f"{fmt_time(d['time'])} s ({ratio(r, d)})")
+    return out
+
+
+def unreached(m):
+    out = []
+    for c in m["cases"]:
+        for _, level in levels(c):
+            for engine in ("Exudyn", "MuJoCo"):
+                if (any(r["engine"] == engine for r in c["runs"])
+                        and not fastest(c["runs"], engine, level)):
+                    out.append(f"{engine} on {c['case']} at {level:.2e} {c['unit']}")
+    return out
+
+
+def reset_settings(m):
+    return [r["setting"] for c in m["cases"] for r in c["runs"]
+            if r["engine"] == "MuJoCo" and not r["ok"] and "failed" not in r]
+
+
+def table_entries(m, closures):
+    """The MuJoCo runs the first table names, on the cases with (or without) closures."""
+    out = []
+    for c in m["cases"]:
+        if c["closures"] == closures:
+            out += [r for _, level in levels(c)
+                    if (r := fastest(c["runs"], "MuJoCo", level)) is not None]
+    return out
+
+
+def resets(m):
+    """'integrator at tc = …' groups of the MuJoCo runs that MuJoCo reset."""
+    groups = {}
+    for c in m["cases"]:
+        for r in c["runs"]:
+            if r["engine"] == "MuJoCo" and not r["ok"] and "failed" not in r:
+                s = r["setting"]
+                tc = "default softness" if s["tc"] is None else f"{s['tc']:g} h"
+                groups.setdefault(s["integrator"], {}).setdefault(tc, set()).add(c["case"])
+    return [f"{i} with tc = " + "; ".join(f"{tc} ({', '.join(sorted(cs))})"
+                                           for tc, cs in tcs.items())
+            for i, tcs in groups.items()]
+
+
+def short_reason(text):
+    """'stopped at t = … s: cause' from dynastep's message (the cause up to its advice)."""
+    t = re.search(r"stopped at t = ([0-9.e+-]+) s", text)
+    cause = text.split(";")[0].rsplit(": ", 1)[-1]
+    return (f"stopped at t = {float(t.group(1)):.4g} s: " if t else "failed: ") + cause
+
+
+def dynastep_trouble(m):
+    out = []
+    for c in m["cases"]:
+        for r in c["runs"]:
+            if r["engine"] != "dynastep":
+                continue
+            if "failed" in r:
+                out.append(f"{c['case']}: {r['label']} {short_reason(r['failed'])}")
+            elif c["unit"] == "m" and r["error"] > 0.1:
+                out.append(f"{c['case']}: {r['label']} ended on another branch of the mechanism "
+                           f"(error {r['error']:.2f} m)")
+    return out
+
+
+def tolerance_check(m):
+    """(largest relative change of the error with tolerance 1e-12, most solver iterations of a
+    sampled step over the MuJoCo runs with closures) or None."""
+    change, iters = None, 0
+    for c in m["cases"]:
+        mj = [r for r in c["runs"] if r["engine"] == "MuJoCo" and r["ok"]]
+        if c["closures"]:
+            iters = max([iters] + [r.get("solver_iterations", 0) for r in mj])
+        for r in mj:
+            if r["setting"]["tolerance"] == 1e-8:
+                continue
+            base = next((b for b in mj if b["setting"] == r["setting"] | {"tolerance": 1e-8}), None)
+            if base:
+                rel = abs(r["error"] / base["error"] - 1)
+                change = rel if change is None else max(change, rel)
+    return change, iters
+
+
+def findings(m):
+    lines = []
+    s = slower(m, generalized_alpha=False)
+    lines.append("- Where dynastep's fastest run is slower than a peer's in this run: "
+                 + ("; ".join(s) + "." if s else "nowhere."))
+    s = slower(m, generalized_alpha=True)
+    if s:
+        lines.append("- Where dynastep's generalized-α (the first table's scheme; the level's own "
+                     "run) is slower than a peer's fastest run: " + "; ".join(s) + ".")
+    u = unreached(m)
+    if u:
+        lines.append("- Not reached by any run of the sweep (the cell names the most accurate "
+                     "run): " + "; ".join(u) + ".")
+    rs = resets(m)
+    if rs:
+        text = ("- MuJoCo reset the state (its bad-acceleration check: the run diverged) for "
+                + "; ".join(rs) + ".")
+        if all(s["tc"] is not None and s["tc"] < 2 for s in reset_settings(m)):
+            text += (" Each had a time constant below 2 h, which MuJoCo's `refsafe` (on by "
+                     "default) would have raised to 2 h.")
+        lines.append(text)
+    dflt = [(c, most_accurate(c["runs"], "MuJoCo", default_softness=True)) for c in m["cases"]
+            if c["closures"]]
+    dflt = [(c, r) for c, r in dflt if r]
+    if dflt:
+        from mujoco_peer import DEFAULT_SOLREF, DEFAULT_SOLIMP
+        text = ("- With MuJoCo's default softness (solref (" + ", ".join(f"{x:g}" for x in
+                DEFAULT_SOLREF) + "), solimp (" + ", ".join(f"{x:g}" for x in DEFAULT_SOLIMP)
+                + ")), the most accurate run's end error and gap: "
+                + "; ".join(f"{c['case']} {r['error']:.2e} {c['unit']}, gap {r['gap']:.1e} m"
+                            for c, r in dflt) + ".")
+        if not any(r["setting"].get("tc") is None for r in table_entries(m, closures=True)):
+            text += (" Every MuJoCo entry of the first table on these cases uses a time "
+                     "constant tuned per step instead (tc in multiples of h, solimp 0.9999, "
+                     "refsafe off).")
+        lines.append(text)
+    change, iters = tolerance_check(m)
+    if change is not None:
+        lines.append(f"- MuJoCo's constraint solver (Newton) took at most {iters} iteration(s) "
+                     "per sampled step on the models with loops, and its tolerance at 1e-12 "
+                     f"instead of 1e-8 changed the error by at most {100 * change:.2g} %: with "
+                     "equality constraints only, the problem it solves is quadratic, so neither "
+                     "the tolerance nor the iteration limit is a setting to sweep.")
+    t = dynastep_trouble(m)
+    if t:
+        lines.append("- dynastep runs that did not count: " + "; ".join(t) + ".")
+    return lines + CAVEATS
+
+
+CAVEATS = [
+    "- The engines do not integrate the same equations. MuJoCo's pendulum is one hinge, an ODE "
+    "in one coordinate, and its loops are a tree of hinges closed by soft constraints, which "
+    "hold only as tightly as tc makes them; dynastep integrates body coordinates with the "
+    "constraints held to its Newton tolerance (index 3, projection) or fed back (Baumgarte, the "
+    "hybrid formulation). MuJoCo has no error control: its runs are at fixed steps, chosen from "
+    "a grid here, while dynastep's dopri5 and abm runs choose their own steps.",
+    "- One number per run: the error at the end point. A run can meet a level by an end point "
+    "that happens to lie close to the reference; the sweep's neighbouring steps in "
+    "bench/results_peers.json show how smooth each engine's error is."]
+
+
+def marker(ident, m, first):
+    out = [f"<!-- table: performance/{ident}", "command: python3 bench/run.py --peers",
+           "output: rewrites", "check: slow"]
+    runs = sum(len(c["runs"]) for c in m["cases"])
+    out.append(f"time: {m['elapsed_s'] / 60:.0f} minutes for {runs} settings of three engines "
+               "(needs MuJoCo, Exudyn, numpy, scipy)" if first else "time: with the first table")
+    out.append(f"made: {m['date']}")
+    if first:
+        out.append(f"note: times depend on the machine: {m['machine']}")
+    return out + ["-->"]
+
+
+def section(m):
+    """The page's section (Markdown lines) for the measurements `m` of `measure`."""
+    from mujoco_peer import SAMPLES
+    v = m["versions"]
+    t40 = next(c["t_end"] for c in m["cases"] if c["case"] == "nfourbar40")
+    lines = ["", HEADING, "",
+             f"Written by `python3 bench/run.py --peers` on {m['date']} ({v['dynastep']}, "
+             f"Exudyn {v['exudyn'] or 'not installed'}, MuJoCo {v['mujoco']}, Python "
+             f"{v['python']}){' with --quick' if m['quick'] else ''}; raw numbers in "
+             "bench/results_peers.json, the method in the docstrings of bench/peers.py and "
+             "bench/mujoco_peer.py. Four planar cases to their end times (pendulum 10 s, "
+             f"Andrews' squeezer 0.03 s, double four-bar 10 s, N = 40 four-bar {t40:g} s), each "
+             "engine swept over its settings: dynastep's generalized-α (index 3, "
+             f"ρ∞ = {m['settings']['rho_inf']}) at fixed steps and its explicit pairs at "
+             "tolerances; Exudyn's generalized-α at steps, with both Newton tolerances of the "
+             "first table (\"Newton tol.\": the relative one); MuJoCo's integrators at steps "
+             "and closure time constants (MuJoCo has "
+             "no body-coordinate formulation: a tree of hinges, each loop closed by a soft "
+             "`connect` constraint). Error: the end point against the first table's references. "
+             "Time: wall-clock of the integration only (dynastep's `loop_time_s`, Exudyn's "
+             "`SolveDynamic`, MuJoCo's `mj_step` calls), "
+             + (f"minimum over {m['repeat']} interleaved rounds for runs under "
+                f"{m['settings']['repeat_below_s']:g} s" if m["repeat"] > 1 else "one round")
+             + ". Accuracy levels: the errors of dynastep's "
+             "generalized-α at three steps; at each, the fastest run of each engine whose error "
+             f"is at most {m['settings']['same_error']:g} times the level, and the peer's time "
+             "over dynastep's (above 1: dynastep faster). Gap: the largest distance between the "
+             "two points of a MuJoCo loop closure over the run "
+             f"({SAMPLES} samples).", ""]
+    lines += marker("peers", m, True) + [
+        "| case | level: error of generalized-α | its time [s] | dynastep: fastest run | "
+        "time [s] | "
+        "Exudyn: fastest run | time [s] | Exudyn / dynastep | MuJoCo: fastest run | time [s] | "
+        "MuJoCo / dynastep | MuJoCo gap [m] |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    lines += work_precision_rows(m)
+    lines += ["", "MuJoCo's integrators one by one: how many runs of the sweep, how many MuJoCo "
+              "reset, the most accurate run with a tuned time constant, and the most accurate with "
+              "MuJoCo's default softness.", ""] + marker("peers-mujoco", m, False) + [
+        "| case | integrator | runs | reset | most accurate run | error | time [s] | gap [m] | "
+        "default softness: best error |", "|---|---|---|---|---|---|---|---|---|"]
+    lines += mujoco_rows(m)
+    return lines + [""] + findings(m) + [""]
+
+
+def run(binary, work, repeat, quick, have_exudyn, out, splice):
+    """Measure, keep the raw numbers (raw_path), splice the section into the page `out`."""
+    try:
+        import mujoco  # noqa: F401
+    except ImportError:
+        print("mujoco is not installed (pip install mujoco): the section is not written",
+              file=sys.stderr)
+        return
+    m = measure(binary, work, repeat, quick, have_exudyn,
+                lambda s: print(s, file=sys.stderr, flush=True))
+    with open(raw_path(out), "w") as f:
+        json.dump(m, f, indent=1)
+    splice(out, HEADING, section(m))
+
+
+def splice_saved(out, splice):
+    """Puts the section of the saved measurements back into a rewritten page (bench/run.py's
+    full run writes the page anew and does not rerun this sweep)."""
+    if os.path.exists(raw_path(out)):
+        with open(raw_path(out)) as f:
+            splice(out, HEADING, section(json.load(f)))
