@@ -209,6 +209,8 @@ struct Iteration {
     correction: f64,
     /// The relative change of the last update (see `relative_change`).
     change: f64,
+    /// Consecutive updates, up to the last, whose correction lay within the position tolerance.
+    settled_updates: usize,
 }
 
 impl Iteration {
@@ -221,6 +223,7 @@ impl Iteration {
             fresh_step: false,
             correction: f64::INFINITY,
             change: f64::INFINITY,
+            settled_updates: 0,
         }
     }
 }
@@ -322,8 +325,20 @@ impl<S: System> Formulation<S> for Index3 {
                 result = Err(FormulationError::NonFinite);
                 break;
             }
-            let balanced = self.settings.test().balanced(r1, scale);
+            let test = self.settings.test();
+            let balanced = test.balanced(r1, scale);
+            if iter > 0 && it.correction <= test.position_tolerance(&self.q_c) {
+                it.settled_updates += 1;
+            } else {
+                it.settled_updates = 0;
+            }
             if iter > 0 && (linear || self.converged(&it, balanced)) {
+                result = Ok(());
+                break;
+            }
+            if iter > 0 && test.at_floor(r1, scale, it.settled_updates) && self.converged(&it, true)
+            {
+                stats.floor_acceptances += 1;
                 result = Ok(());
                 break;
             }

@@ -228,6 +228,10 @@ pub struct NewtonStats {
     pub jacobians: u64,
     /// Evaluations of the residual.
     pub residuals: u64,
+    /// Integration points accepted at the floor of the iteration: corrections settled within the
+    /// position tolerance, residual above its tolerance but within 1e3 of it
+    /// ([`crate::linalg::convergence::NewtonTest::at_floor`]).
+    pub floor_acceptances: u64,
 }
 
 impl NewtonStats {

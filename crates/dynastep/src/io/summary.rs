@@ -32,6 +32,10 @@ pub struct NewtonSummary {
     pub method: crate::formulation::NewtonMethod,
     /// Solves done in the least-squares sense (singular iteration matrix).
     pub least_squares_solves: u64,
+    /// Integration points accepted at the floor of the iteration: their position corrections
+    /// settled within tolerance while the residual stayed above its tolerance (within 1e3 of it),
+    /// as near a singular configuration at small steps.
+    pub floor_acceptances: u64,
     /// Time of the loop spent in residual evaluations, assemblies, factorizations and solves
     /// \[s\] (zero where the formulation does not measure it).
     pub time_s: PhaseTimesSummary,
@@ -382,6 +386,7 @@ fn newton_summary(report: &RunReport, method: crate::formulation::NewtonMethod) 
         residuals: report.newton.residuals,
         method,
         least_squares_solves: report.newton.least_squares_solves,
+        floor_acceptances: report.newton.floor_acceptances,
         time_s: PhaseTimesSummary {
             residual: report.phase_times.residual,
             assembly: report.phase_times.assembly,
