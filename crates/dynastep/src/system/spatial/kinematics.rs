@@ -32,10 +32,23 @@ pub(crate) type LJac = [[f64; NS]; 3];
 /// The local columns (slots) in which a Jacobian may be nonzero, one bit per slot: the products
 /// of local Jacobians skip the others (a body-fixed direction touches 4 of the 14 slots, a
 /// constant none).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Cols(u16);
 
 impl Cols {
+    /// Every slot.
+    pub const ALL: Cols = Cols((1 << NS) - 1);
+
+    /// The slots of either.
+    pub const fn union(self, other: Cols) -> Cols {
+        Cols(self.0 | other.0)
+    }
+
+    /// True when there is no slot.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
     /// The slots `first .. first + len`, added to these.
     const fn with(self, first: usize, len: usize) -> Cols {
         Cols(self.0 | (((1u16 << len) - 1) << first))
@@ -263,6 +276,17 @@ impl Expr {
         c
     }
 
+    /// The Euler-parameter slots of its terms' sides: where [`Self::add_hessian`] writes.
+    pub fn p_columns(&self, slots: &Slots) -> Cols {
+        let mut c = Cols(0);
+        for t in self.terms() {
+            if let Some(k) = t.side.filter(|&k| slots.p[k].is_some()) {
+                c = c.with(p_slot(k), 4);
+            }
+        }
+        c
+    }
+
     /// The velocity-dependent part of the acceleration, Σ ± B(ṗ, s) ṗ (the rest is the Jacobian
     /// times the local accelerations).
     pub fn acceleration_from_rates(&self, slots: &Slots, pdot: &[V4; 2]) -> V3 {
@@ -470,6 +494,20 @@ impl Kernel {
         axpy(&mut h, 1.0, &jt_times(&wqdd, &s.u));
         h.iter_mut().for_each(|e| *e *= self.scale);
         h
+    }
+
+    /// The slots of the rows and columns where [`Self::add_hessian`] may write: those of U_qᵀW_q
+    /// and its transpose when both expressions move, and the Euler-parameter blocks of each.
+    /// Structural (it depends on the slots, not on the state), so that a sparse assembler sees
+    /// the same entries at every call.
+    pub fn hessian_columns(&self, slots: &Slots) -> Cols {
+        let (cu, cw) = (self.u.columns(slots), self.w.columns(slots));
+        let blocks = self.u.p_columns(slots).union(self.w.p_columns(slots));
+        if cu.is_empty() || cw.is_empty() {
+            blocks
+        } else {
+            blocks.union(cu).union(cw)
+        }
     }
 
     /// Adds `λ · Φ_qq` (14 × 14) to `out`.

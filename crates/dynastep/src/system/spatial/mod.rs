@@ -42,7 +42,7 @@ use self::element::SpatialForce;
 use self::euler::V3;
 use self::evaluation::{Evaluation, EvaluationCache};
 use self::joints::SpatialJoint;
-use self::kinematics::{LMat, LVec, Motion, Slots, NS};
+use self::kinematics::{Cols, LMat, LVec, Motion, Slots, NS};
 use super::force_elements::ForceElements;
 use super::System;
 use crate::linalg::{Sink, Vector};
@@ -100,11 +100,18 @@ fn add_vector(out: &mut Vector, slots: &Slots, x: &LVec) {
 
 /// Adds a local matrix (14 × 14) to `out`, every pair of existing slots.
 fn add_local<S: Sink>(out: &mut S, slots: &Slots, m: &LMat, scale: f64) {
-    for (r, mr) in m.iter().enumerate() {
+    add_local_in(out, slots, m, Cols::ALL, scale);
+}
+
+/// Adds the entries of a local matrix at the pairs of existing slots among `cols` (where it may be
+/// nonzero) to `out`; `cols` must not depend on the state, so that every call writes the same
+/// entries in the same order.
+fn add_local_in<S: Sink>(out: &mut S, slots: &Slots, m: &LMat, cols: Cols, scale: f64) {
+    for r in cols.iter() {
         let Some(i) = slots.global(r) else { continue };
-        for (c, mrc) in mr.iter().enumerate() {
+        for c in cols.iter() {
             if let Some(j) = slots.global(c) {
-                out.add(i, j, scale * mrc);
+                out.add(i, j, scale * m[r][c]);
             }
         }
     }
@@ -323,10 +330,12 @@ impl System for SpatialSystem {
         for j in &self.joints {
             let x = j.slots.sides(&j.slots.gather(q));
             let mut h = [[0.0; NS]; NS];
+            let mut cols = Cols::default();
             for (r, k) in j.rows.iter().enumerate() {
                 k.add_hessian(&j.slots, &x, lambda[j.first_row + r], &mut h);
+                cols = cols.union(k.hessian_columns(&j.slots));
             }
-            add_local(out, &j.slots, &h, scale);
+            add_local_in(out, &j.slots, &h, cols, scale);
         }
         for d in &self.drivers {
             let x = d.slots.sides(&d.slots.gather(q));
