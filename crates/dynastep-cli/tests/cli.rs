@@ -427,7 +427,7 @@ fn run_options_are_checked_by_the_model_rules_and_named() {
 #[test]
 fn a_tolerance_without_a_scheme_chooses_the_pair_and_says_why() {
     let out = scratch("auto");
-    // The pendulum without its scheme line: `--rtol` alone asks for the choice.
+    // The pendulum without its scheme and step lines: `--rtol` alone asks for the choice.
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../examples/pendulum.toml"

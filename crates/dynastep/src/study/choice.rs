@@ -21,6 +21,7 @@
 //! a user can see what was measured and override it with `--scheme`.
 
 use crate::analysis::simulation::{RunOptions, Simulation};
+use crate::analysis::step_control::StepSettings;
 use crate::io::history_table::HistoryTable;
 use crate::model::Model;
 use crate::scheme::SchemeParams;
@@ -108,8 +109,19 @@ pub fn choose_method(
             "the tolerance must be a positive number, not {rtol}"
         )));
     }
-    let sim = Simulation::new(model, &RunOptions::default())
-        .map_err(|e| StudyError::Run(e.to_string()))?;
+    // The span and the constraint count, from a simulation set up as an adaptive run (the model's
+    // own scheme may take no tolerance, and its file need not give a step).
+    let opts = RunOptions {
+        scheme: Some("esdirk4-6".into()),
+        formulation: Some("index3".into()),
+        step: StepSettings {
+            rtol: Some(rtol),
+            atol: Some(rtol),
+            ..StepSettings::default()
+        },
+        ..RunOptions::default()
+    };
+    let sim = Simulation::new(model, &opts).map_err(|e| StudyError::Run(e.to_string()))?;
     let (t0, span) = (sim.initial.t, sim.settings.t_end - sim.initial.t);
     let mut trial = model.clone();
     trial.solver.t_end = Some(t0 + TRIAL_FRACTION * span);
