@@ -13,7 +13,7 @@ use super::{
 };
 
 pub use crate::linalg::convergence::MODIFIED_KAPPA;
-use crate::linalg::convergence::ROUNDING;
+use crate::linalg::convergence::{FloorWatch, ROUNDING};
 
 /// Registry entry; its data is in [`crate::catalog::formulations::INDEX3`], where the model layer
 /// reads it.
@@ -209,8 +209,8 @@ struct Iteration {
     correction: f64,
     /// The relative change of the last update (see `relative_change`).
     change: f64,
-    /// Consecutive updates, up to the last, whose correction lay within the position tolerance.
-    settled_updates: usize,
+    /// The recent corrections, watched for the floor of the iteration.
+    floor: FloorWatch,
 }
 
 impl Iteration {
@@ -223,7 +223,7 @@ impl Iteration {
             fresh_step: false,
             correction: f64::INFINITY,
             change: f64::INFINITY,
-            settled_updates: 0,
+            floor: FloorWatch::default(),
         }
     }
 }
@@ -327,17 +327,15 @@ impl<S: System> Formulation<S> for Index3 {
             }
             let test = self.settings.test();
             let balanced = test.balanced(r1, scale);
-            if iter > 0 && it.correction <= test.position_tolerance(&self.q_c) {
-                it.settled_updates += 1;
-            } else {
-                it.settled_updates = 0;
+            if iter > 0 {
+                it.floor
+                    .record(it.correction, test.position_tolerance(&self.q_c));
             }
             if iter > 0 && (linear || self.converged(&it, balanced)) {
                 result = Ok(());
                 break;
             }
-            if iter > 0 && test.at_floor(r1, scale, it.settled_updates) && self.converged(&it, true)
-            {
+            if iter > 0 && test.at_floor(r1, scale, &it.floor) {
                 stats.floor_acceptances += 1;
                 result = Ok(());
                 break;
