@@ -109,28 +109,13 @@ pub fn choose_method(
             "the tolerance must be a positive number, not {rtol}"
         )));
     }
-    // The span and the constraint count, from a simulation set up as an adaptive run (the model's
-    // own scheme may take no tolerance, and its file need not give a step).
-    let opts = RunOptions {
-        scheme: Some("esdirk4-6".into()),
-        formulation: Some("index3".into()),
-        step: StepSettings {
-            rtol: Some(rtol),
-            atol: Some(rtol),
-            ..StepSettings::default()
-        },
-        ..RunOptions::default()
-    };
-    let sim = Simulation::new(model, &opts).map_err(|e| StudyError::Run(e.to_string()))?;
-    let (t0, span) = (sim.initial.t, sim.settings.t_end - sim.initial.t);
-    let mut trial = model.clone();
-    trial.solver.t_end = Some(t0 + TRIAL_FRACTION * span);
-    trial.solver.output_interval = Some(TRIAL_FRACTION * span / TRIAL_SAMPLES);
+    let (trial, m) = trial_of(model, rtol)?;
+    let trial_t_end = trial.solver.t_end.unwrap_or_default();
     let quantity = Quantity::Columns(pose_columns(model)?);
     let sweep = Sweep::Tolerances(vec![rtol]);
     let measure = ErrorMeasure::Max;
     let reference = auto_reference(&trial, &sweep, &quantity, measure, interrupted)?;
-    let methods = candidates(sim.system.m());
+    let methods = candidates(m);
     let trial_run = |ms: &[Method], progress: &mut dyn FnMut(&Record)| {
         let r = Some(&reference.table);
         run_comparison(
@@ -176,11 +161,33 @@ pub fn choose_method(
         method: methods[best].clone(),
         chosen: methods[best].label(),
         rtol,
-        trial_t_end: t0 + TRIAL_FRACTION * span,
+        trial_t_end,
         reference: reference.description,
         accepted_error,
         ranking: order.iter().map(|&k| records[k].clone()).collect(),
     })
+}
+
+/// The trial model of `model` (its first [`TRIAL_FRACTION`] of the span, [`TRIAL_SAMPLES`]
+/// samples) and its number of constraint rows, read from a simulation set up as an adaptive run
+/// (the model's own scheme may take no tolerance, and its file need not give a step).
+fn trial_of(model: &Model, rtol: f64) -> Result<(Model, usize), StudyError> {
+    let opts = RunOptions {
+        scheme: Some("esdirk4-6".into()),
+        formulation: Some("index3".into()),
+        step: StepSettings {
+            rtol: Some(rtol),
+            atol: Some(rtol),
+            ..StepSettings::default()
+        },
+        ..RunOptions::default()
+    };
+    let sim = Simulation::new(model, &opts).map_err(|e| StudyError::Run(e.to_string()))?;
+    let (t0, span) = (sim.initial.t, sim.settings.t_end - sim.initial.t);
+    let mut trial = model.clone();
+    trial.solver.t_end = Some(t0 + TRIAL_FRACTION * span);
+    trial.solver.output_interval = Some(TRIAL_FRACTION * span / TRIAL_SAMPLES);
+    Ok((trial, sim.system.m()))
 }
 
 /// The order of the records (accepted first, by time; then the other completed ones, by time;
