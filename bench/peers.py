@@ -12,6 +12,17 @@ Each engine is swept over settings (the tables below: GA_STEPS, FAST, EXUDYN, MU
 - dynastep: generalized-α (ρ∞ = 0.9, index 3, fixed steps), the harness's pairing, and the fast
   explicit pairs (dopri5, abm or rk4 with projection, Baumgarte or the hybrid formulation, at
   tolerances or steps). Time: `loop_time_s` of summary.json. A run that stops is recorded as such.
+- dynastep auto: `dynastep run --scheme auto` at the tolerances AUTO_RTOLS (docs/schemes.md,
+  "Choosing the pair automatically": the candidate pairs are measured on a trial, the first 10 %
+  of the run, and the fastest within the accepted error runs). Recorded: the chosen pair, its
+  end-point error, its time (`loop_time_s`: the chosen pair's run over the whole span) and the
+  trial's cost, the sum of the candidates' `cpu_time_s` in `method_choice.ranking`. summary.json
+  does not time the trial's reference (MSSTC(5) at a hundredth of the tolerance, or its fallback)
+  nor the repeats of short trial runs (each candidate's fastest run is kept), so the trial's cost
+  excludes them; the wall-clock of the whole `dynastep run` process is kept too (`process`), an
+  upper bound that includes them, with the start-up and the output. Each round reruns the choice;
+  the times are those of the rounds that chose the first round's pair, and a round that chose
+  another is kept in `rounds`.
 - Exudyn: its generalized-α as bench/run.py runs it (`run_exudyn_with`), at steps and Newton
   tolerances. Time: its `SolveDynamic` call.
 - MuJoCo (bench/mujoco_peer.py): its integrators at steps and, on the models with loops, closure
@@ -24,7 +35,8 @@ Times are wall-clock, the minimum over `repeat` interleaved rounds for the runs 
 than REPEAT_BELOW seconds (one round for longer runs). Accuracy levels: the errors of dynastep's
 generalized-α at the case's three LEVEL_STEPS (ten times the harness's step, the harness's step,
 a finer one). At each level the table names, for each engine, the fastest run whose error is at
-most SAME_ERROR times the level, and gives the peer's time over dynastep's.
+most SAME_ERROR times the level, and gives the peer's time over dynastep's fastest run and over the
+fastest auto run's loop time.
 """
 import datetime
 import json
@@ -44,6 +56,12 @@ import run as harness
 SAME_ERROR = 1.05
 # Runs shorter than this [s] are repeated; longer ones run once.
 REPEAT_BELOW = 1.0
+# dynastep's automatic choice (`--scheme auto`) at these tolerances, on every case (also with
+# --quick). A run costs a few seconds at most (the N = 40 chain, mostly the trial's reference); at
+# 1e-10 the trial's reference (at 1e-12) stops on the loop mechanisms, and the run fails.
+AUTO_RTOLS = (1e-4, 1e-6, 1e-8, 1e-10)
+# The engine name of those runs in the records.
+AUTO = "dynastep auto"
 HEADING = "## Across engines: dynastep, Exudyn and MuJoCo at equal accuracy"
 PAGE = os.path.join(harness.ROOT, "docs", "performance.md")
 
@@ -164,6 +182,10 @@ def dynastep_jobs(case, quick):
     return [("dynastep", j) for j in jobs]
 
 
+def auto_jobs(case, quick):
+    return [(AUTO, {"scheme": "auto", "rtol": r}) for r in AUTO_RTOLS]
+
+
 def exudyn_jobs(case, quick):
     steps, tols = EXUDYN.get(case.name, (None, harness.EXUDYN_TOLERANCES))
     steps = case.level_steps if steps is None else steps
@@ -193,6 +215,8 @@ def label(engine, s, closures=True):
         name = ("generalized-α" if s["scheme"] == "generalized-alpha"
                 else f"{s['scheme']} + {s['formulation']}")
         return name + (f", h = {s['dt']:g}" if s["dt"] else f", rtol = {s['rtol']:g}")
+    if engine == AUTO:
+        return f"rtol = {s['rtol']:g}"
     if engine == "Exudyn":
         return f"generalized-α, h = {s['h']:g}, Newton tol. {s['tolerances'][0]:g}"
     from mujoco_peer import label as mj_label
@@ -222,6 +246,67 @@ def run_dynastep(binary, case, s, out_dir):
             "steps": summary["steps"]}
 
 
+def pair_name(chosen):
+    """dynastep's 'abm / projection' as this page writes a pair: 'abm + projection'."""
+    return chosen.replace("generalized-alpha", "generalized-α").replace(" / ", " + ")
+
+
+def auto_model(case, c, rtol, work):
+    """The model arguments of an auto run. The generated N-four-bar file has no step and no
+    tolerance in its [solver]; the choice builds its trial from the file without the command
+    line's --rtol and stops with 'no step size'. A copy with the same rtol in [solver.step] lets
+    it run (the command line's --rtol still sets the run's tolerance)."""
+    args = harness.model_args(c)
+    if not isinstance(case.model_args, tuple):
+        return args
+    with open(args[0]) as f:
+        text = f.read()
+    if "[solver.step]" in text or re.search(r"^dt\s*=", text, re.M):
+        return args
+    path = os.path.join(work, "auto-model.toml")
+    with open(path, "w") as f:
+        f.write(text + f"\n[solver.step]\nrtol = {rtol!r}\n")
+    return [path]
+
+
+def finite(x):
+    return isinstance(x, (int, float)) and np.isfinite(x)
+
+
+def run_auto(binary, case, s, work):
+    """One `--scheme auto` run: {"time" (the chosen pair's loop time), "result", "steps",
+    "chosen", "trial" (the sum of the candidates' trial times), "process" (wall-clock of the
+    whole process), "ranking", ...} or {"failed": reason, ...}."""
+    c = case.at(case.level_steps[1])
+    out_dir = os.path.join(work, "auto")
+    path = os.path.join(out_dir, "summary.json")
+    if os.path.exists(path):
+        os.remove(path)
+    cmd = [binary, "run", *auto_model(case, c, s["rtol"], work), "--scheme", "auto",
+           "--rtol", repr(s["rtol"]), "--t-end", repr(case.t_end),
+           "--output-interval", repr(case.t_end), "-q", "--out", out_dir]
+    start = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    process = time.perf_counter() - start
+    if p.returncode or not os.path.exists(path):
+        return {"failed": (p.stderr.strip().splitlines() or ["exit status %d" % p.returncode])[0]}
+    with open(path) as f:
+        summary = json.load(f)
+    mc = summary.get("method_choice")
+    if not mc:
+        return {"failed": "no method_choice in summary.json (a binary without --scheme auto?)"}
+    ranking = [{k: r.get(k) for k in ("method", "error", "cpu_time_s", "steps", "status")}
+               | ({"note": r["note"][:200]} if r.get("note") else {}) for r in mc["ranking"]]
+    got = {"chosen": mc["chosen"], "trial_t_end": mc["trial_t_end"],
+           "reference": mc["reference"], "accepted_error": mc["accepted_error"],
+           "trial": sum(r["cpu_time_s"] for r in ranking if finite(r["cpu_time_s"])),
+           "process": process, "ranking": ranking}
+    if summary["status"] != "completed":
+        return got | {"failed": f"{summary['status']}: {summary.get('reason')}"}
+    return got | {"time": summary["loop_time_s"], "result": harness.dynastep_result(c, summary),
+                  "steps": summary["steps"]}
+
+
 def run_exudyn(case, s, model_dir):
     out = harness.run_exudyn_with(case.at(s["h"]), model_dir, tuple(s["tolerances"]))
     if out is None:
@@ -245,6 +330,8 @@ def run_job(binary, work, case, job, model_dir):
     try:
         if engine == "dynastep":
             return run_dynastep(binary, case, s, os.path.join(work, "run"))
+        if engine == AUTO:
+            return run_auto(binary, case, s, work)
         if engine == "Exudyn":
             return run_exudyn(case, s, model_dir)
         return run_mujoco(case, s, model_dir)
@@ -266,15 +353,32 @@ def model_dir(binary, work, case):
 def record(engine, s, got, ref, closures):
     """The JSON record of a job's first run."""
     r = {"engine": engine, "setting": s, "label": label(engine, s, closures)}
+    if "chosen" in got:
+        r["label"] += f": {pair_name(got['chosen'])}"
     if "failed" in got:
-        return r | {"failed": got["failed"], "ok": False}
+        return r | {k: v for k, v in got.items() if k != "result"} | {"ok": False}
     r |= {k: v for k, v in got.items() if k != "result"}
     r["ok"] = got.get("ok", True)
-    r["error"] = float(np.max(np.abs(np.asarray(got["result"]) - ref)))
+    r["error"] = end_error(got, ref)
     r["times"] = [got["time"]]
     if "cpu" in got:
         r["cpus"] = [got["cpu"]]
+    if engine == AUTO:
+        r["trials"], r["processes"] = [got["trial"]], [got["process"]]
+        r["rounds"] = [auto_round(got, ref)]
     return r
+
+
+def end_error(got, ref):
+    return float(np.max(np.abs(np.asarray(got["result"]) - ref)))
+
+
+def auto_round(got, ref):
+    """One round of an auto run as `rounds` keeps it."""
+    if "failed" in got:
+        return {"chosen": got.get("chosen"), "failed": got["failed"]}
+    return {"chosen": got["chosen"], "error": end_error(got, ref), "time": got["time"],
+            "trial": got["trial"], "process": got["process"]}
 
 
 def sweep_case(binary, work, case, repeat, quick, have_exudyn, log):
@@ -286,7 +390,8 @@ def sweep_case(binary, work, case, repeat, quick, have_exudyn, log):
     mdir = model_dir(binary, work, case)
     ref, closures = case.reference(), bool(Planar(mdir).cuts)
     jobs = interleave(dynastep_jobs(case, quick),
-                      exudyn_jobs(case, quick) if have_exudyn else [], mujoco_jobs(case, quick))
+                      exudyn_jobs(case, quick) if have_exudyn else [], mujoco_jobs(case, quick),
+                      auto_jobs(case, quick))
     records = [None] * len(jobs)
     for _ in range(repeat):
         for k, job in enumerate(jobs):
@@ -296,15 +401,25 @@ def sweep_case(binary, work, case, repeat, quick, have_exudyn, log):
                                     closures)
                 log(f"{case.name}: {job[0]} {progress(records[k])}")
             elif r["ok"] and min(r["times"]) < REPEAT_BELOW:
-                again(r, run_job(binary, work, case, job, mdir))
+                again(r, run_job(binary, work, case, job, mdir), ref)
     for r in records:
         r |= {"time": min(r["times"])} if "times" in r else {}
         r |= {"cpu": min(r["cpus"])} if "cpus" in r else {}
+        r |= {"trial": min(r["trials"])} if "trials" in r else {}
+        r |= {"process": min(r["processes"])} if "processes" in r else {}
     return records, closures
 
 
-def again(r, got):
-    """Adds a repeated run's times to its record."""
+def again(r, got, ref):
+    """Adds a repeated run's times to its record; an auto run's only when the round chose the
+    first round's pair (every round is kept in `rounds`)."""
+    if r["engine"] == AUTO:
+        r["rounds"].append(auto_round(got, ref))
+        if "time" in got and got["chosen"] == r["chosen"]:
+            r["times"].append(got["time"])
+            r["trials"].append(got["trial"])
+            r["processes"].append(got["process"])
+        return
     if "time" in got:
         r["times"].append(got["time"])
         if "cpu" in got:
@@ -315,6 +430,8 @@ def progress(r):
     if "failed" in r:
         return f"{r['label']}: failed: {r['failed']}"
     return (f"{r['label']}: {r['times'][0]:.4g} s, error {r['error']:.3e}"
+            + (f", trial {r['trials'][0]:.4g} s, process {r['processes'][0]:.4g} s"
+               if "trials" in r else "")
             + ("" if r["ok"] else " (reset)"))
 
 
@@ -329,7 +446,8 @@ def measure(binary, work, repeat, quick, have_exudyn, log):
                         "dynastep": subprocess.run([binary, "--version"], capture_output=True,
                                                    text=True).stdout.strip()},
            "settings": {"same_error": SAME_ERROR, "repeat_below_s": REPEAT_BELOW,
-                        "rho_inf": harness.RHO_INF}, "cases": []}
+                        "rho_inf": harness.RHO_INF, "auto_rtols": list(AUTO_RTOLS)},
+           "cases": []}
     for case in cases(quick):
         runs, closures = sweep_case(binary, os.path.join(work, "peers"), case, repeat, quick,
                                     have_exudyn, log)
@@ -377,22 +495,37 @@ def fmt_time(t):
 
 
 def ratio(peer, base):
-    return f"{peer['time'] / base['time']:.3g}×"
+    return f"{peer['time'] / base['time']:.3g}×" if peer and base else "—"
+
+
+def auto_cells(c, level):
+    """(run, "loop time (trial)") cells of dynastep's fastest auto run at a level."""
+    runs = c["runs"]
+    if not any(r["engine"] == AUTO for r in runs):
+        return ["not run", "—"]
+    a = fastest(runs, AUTO, level)
+    if a is None:
+        best = most_accurate(runs, AUTO)
+        return ["not reached" + (f" (best {best['error']:.2e}: {best['label']})" if best
+                                 else " (every run failed)"), "—"]
+    return [a["label"], f"{fmt_time(a['time'])} ({fmt_time(a['trial'])})"]
 
 
 def peer_cells(c, engine, level, base):
-    """(run, time, ratio[, gap]) cells of a peer at a level; base: dynastep's fastest run."""
+    """(run, time, ratio over dynastep's fastest run `base`, ratio over the fastest auto run
+    [, gap]) cells of a peer at a level."""
     runs = c["runs"]
+    auto = fastest(runs, AUTO, level)
     if not any(r["engine"] == engine for r in runs):
-        cells = ["not run", "—", "—"]
+        cells = ["not run", "—", "—", "—"]
     else:
         r = fastest(runs, engine, level)
         if r is None:
             best = most_accurate(runs, engine)
             cells = ["not reached" + (f" (best {best['error']:.2e}: {best['label']})" if best
-                                      else " (every run failed)"), "—", "—"]
+                                      else " (every run failed)"), "—", "—", "—"]
         else:
-            cells = [r["label"], fmt_time(r["time"]), ratio(r, base)]
+            cells = [r["label"], fmt_time(r["time"]), ratio(r, base), ratio(r, auto)]
     if engine == "MuJoCo":
         r = fastest(runs, engine, level)
         cells.append(("—" if not c["closures"] else f"{r['gap']:.1e}") if r else "—")
@@ -406,7 +539,7 @@ def work_precision_rows(m):
             d = fastest(c["runs"], "dynastep", level)
             rows.append(f"| {c['case']} | {level:.2e} {c['unit']} (h = {ga['setting']['dt']:g}) "
                         f"| {fmt_time(ga['time'])} | {d['label']} | {fmt_time(d['time'])} | "
-                        + " | ".join(peer_cells(c, "Exudyn", level, d)
+                        + " | ".join(auto_cells(c, level) + peer_cells(c, "Exudyn", level, d)
                                      + peer_cells(c, "MuJoCo", level, d)) + " |")
     return rows
 
@@ -447,11 +580,68 @@ def slower(m, generalized_alpha):
     return out
 
 
+def auto_slower(m, with_trial):
+    """Phrases for each level where a peer's fastest run beats the table's auto run: its loop
+    time, or, `with_trial`, its loop time and its trial's cost."""
+    out = []
+    for c in m["cases"]:
+        for _, level in levels(c):
+            a = fastest(c["runs"], AUTO, level)
+            if a is None:
+                continue
+            t = a["time"] + (a["trial"] if with_trial else 0.0)
+            for engine in ("Exudyn", "MuJoCo"):
+                r = fastest(c["runs"], engine, level)
+                if r and r["time"] < t:
+                    out.append(f"{c['case']} at {level:.2e} {c['unit']}: {engine} {r['label']} "
+                               f"in {fmt_time(r['time'])} s against {a['label']} in "
+                               + (f"{fmt_time(a['time'])} + {fmt_time(a['trial'])} s"
+                                  if with_trial else f"{fmt_time(a['time'])} s")
+                               + f" ({r['time'] / t:.3g}×)")
+    return out
+
+
+def auto_choices(m):
+    """Per case, each auto run: 'rtol: pair, error, loop time + trial'; and the runs whose rounds
+    did not all choose the same pair."""
+    out, changed = [], []
+    for c in m["cases"]:
+        runs = [r for r in c["runs"] if r["engine"] == AUTO]
+        if not runs:
+            continue
+        cells = []
+        for r in runs:
+            if "failed" in r:
+                cells.append(f"{r['label']} failed")
+                continue
+            cells.append(f"{r['label']} ({r['error']:.2e} {c['unit']}, "
+                         f"{fmt_time(r['time'])} + {fmt_time(r['trial'])} s)")
+            picks = [x["chosen"] for x in r.get("rounds", []) if x.get("chosen")]
+            if len(set(picks)) > 1:
+                counts = {p: picks.count(p) for p in dict.fromkeys(picks)}
+                changed.append(f"{c['case']} at rtol = {r['setting']['rtol']:g}: "
+                               + ", ".join(f"{pair_name(p)} {n}×" for p, n in counts.items()))
+        out.append(f"{c['case']}: " + ", ".join(cells))
+    return out, changed
+
+
+def auto_overhead(m):
+    """Per case, the range over its auto runs of the process's wall-clock less the loop [s]."""
+    out = []
+    for c in m["cases"]:
+        d = [r["process"] - r["time"] for r in c["runs"]
+             if r["engine"] == AUTO and "failed" not in r and "process" in r]
+        if d:
+            out.append(f"{c['case']} {fmt_time(min(d))}" + (f"–{fmt_time(max(d))}" if len(d) > 1
+                                                           else "") + " s")
+    return out
+
+
 def unreached(m):
     out = []
     for c in m["cases"]:
         for _, level in levels(c):
-            for engine in ("Exudyn", "MuJoCo"):
+            for engine in ("Exudyn", "MuJoCo", AUTO):
                 if (any(r["engine"] == engine for r in c["runs"])
                         and not fastest(c["runs"], engine, level)):
                     out.append(f"{engine} on {c['case']} at {level:.2e} {c['unit']}")
@@ -494,16 +684,32 @@ def short_reason(text):
     return (f"stopped at t = {float(t.group(1)):.4g} s: " if t else "failed: ") + cause
 
 
+def auto_reason(text):
+    """A failed auto run's message, shortened: its first clause, and where each named run of it
+    stopped ('failed: no automatic reference could be computed (msstc5 stopped at t = … s, …)');
+    a chosen pair that stopped in the whole run as short_reason says it."""
+    if not text.startswith("error: ") and "stopped at" in text:
+        return short_reason(text)
+    head = text.removeprefix("error: ").split(" (")[0].split(": ")[0]
+    stops = re.findall(r"([\w/ .-]+?): (?:failed )?stopped at t = ([0-9.e+-]+) s", text)
+    if stops:
+        head += " (" + ", ".join(f"{n.strip()} stopped at t = {float(t):.4g} s"
+                                 for n, t in stops) + ")"
+    return "failed: " + head
+
+
 def dynastep_trouble(m):
     out = []
     for c in m["cases"]:
         for r in c["runs"]:
-            if r["engine"] != "dynastep":
+            if r["engine"] not in ("dynastep", AUTO):
                 continue
+            name = ("auto, " if r["engine"] == AUTO else "") + r["label"]
             if "failed" in r:
-                out.append(f"{c['case']}: {r['label']} {short_reason(r['failed'])}")
+                out.append(f"{c['case']}: {name} " + (short_reason(r["failed"])
+                           if r["engine"] == "dynastep" else auto_reason(r["failed"])))
             elif c["unit"] == "m" and r["error"] > 0.1:
-                out.append(f"{c['case']}: {r['label']} ended on another branch of the mechanism "
+                out.append(f"{c['case']}: {name} ended on another branch of the mechanism "
                            f"(error {r['error']:.2f} m)")
     return out
 
@@ -535,6 +741,31 @@ def findings(m):
     if s:
         lines.append("- Where dynastep's generalized-α (the first table's scheme; the level's own "
                      "run) is slower than a peer's fastest run: " + "; ".join(s) + ".")
+    choices, changed = auto_choices(m)
+    if choices:
+        lines.append("- dynastep auto's runs (`--scheme auto` at rtol = "
+                     + ", ".join(f"{r:g}" for r in m["settings"].get("auto_rtols", AUTO_RTOLS))
+                     + "; the pair chosen, its end error, its loop time + the trial's cost): "
+                     + "; ".join(choices) + "."
+                     + (" The choice differed between rounds (each round chooses anew; the "
+                        "times are those of the first round's pair): " + "; ".join(changed) + "."
+                        if changed else ""))
+        s = auto_slower(m, with_trial=False)
+        lines.append("- Where dynastep auto's run of the table is slower than a peer's fastest "
+                     "run, by its loop time alone: " + ("; ".join(s) + "." if s else "nowhere."))
+        s = auto_slower(m, with_trial=True)
+        lines.append("- The same counting its trial as well (loop time + the trial runs' times; "
+                     "without the trial's reference): " + ("; ".join(s) + "." if s
+                                                           else "nowhere."))
+        lines.append("- The trial's cost (in parentheses in the first table) is the sum of the "
+                     "candidates' trial loop times in summary.json's `method_choice.ranking`. It "
+                     "excludes the trial's reference (MSSTC(5) at a hundredth of the tolerance, "
+                     "or the pair dynastep falls back to), which summary.json does not time, and "
+                     "the repeats of short trial runs (each candidate's fastest is kept). The "
+                     "whole `dynastep run --scheme auto` process took this much longer than the "
+                     "chosen pair's loop, an upper bound of the choice's cost that includes them "
+                     "(and the process's start-up, parsing and output): "
+                     + "; ".join(auto_overhead(m)) + ".")
     u = unreached(m)
     if u:
         lines.append("- Not reached by any run of the sweep (the cell names the most accurate "
@@ -617,7 +848,13 @@ def section(m):
              "first table (\"Newton tol.\": the relative one); MuJoCo's integrators at steps "
              "and closure time constants (MuJoCo has "
              "no body-coordinate formulation: a tree of hinges, each loop closed by a soft "
-             "`connect` constraint). Error: the end point against the first table's references. "
+             "`connect` constraint). dynastep auto: `dynastep run --scheme auto` at rtol = "
+             + ", ".join(f"{r:g}" for r in m["settings"].get("auto_rtols", AUTO_RTOLS))
+             + ", which measures its candidate pairs on the first 10 % of the run and runs the "
+             "fastest (docs/schemes.md, \"Choosing the pair automatically\"); the run is named "
+             "by its tolerance and the pair it chose, its time is the chosen pair's loop time "
+             "over the whole run, and the trial's cost follows in parentheses (the candidates' "
+             "trial loop times, without the trial's reference; see below). Error: the end point against the first table's references. "
              "Time: wall-clock of the integration only (dynastep's `loop_time_s`, Exudyn's "
              "`SolveDynamic`, MuJoCo's `mj_step` calls), "
              + (f"minimum over {m['repeat']} interleaved rounds for runs under "
@@ -625,14 +862,16 @@ def section(m):
              + ". Accuracy levels: the errors of dynastep's "
              "generalized-α at three steps; at each, the fastest run of each engine whose error "
              f"is at most {m['settings']['same_error']:g} times the level, and the peer's time "
-             "over dynastep's (above 1: dynastep faster). Gap: the largest distance between the "
+             "over dynastep's fastest run's and over the auto run's loop time (above 1: dynastep "
+             "faster). Gap: the largest distance between the "
              "two points of a MuJoCo loop closure over the run "
              f"({SAMPLES} samples).", ""]
     lines += marker("peers", m, True) + [
         "| case | level: error of generalized-α | its time [s] | dynastep: fastest run | "
-        "time [s] | "
-        "Exudyn: fastest run | time [s] | Exudyn / dynastep | MuJoCo: fastest run | time [s] | "
-        "MuJoCo / dynastep | MuJoCo gap [m] |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        "time [s] | dynastep auto: run | time [s] (trial [s]) | "
+        "Exudyn: fastest run | time [s] | Exudyn / dynastep | Exudyn / auto | "
+        "MuJoCo: fastest run | time [s] | MuJoCo / dynastep | MuJoCo / auto | MuJoCo gap [m] |",
+        "|" + "---|" * 16]
     lines += work_precision_rows(m)
     lines += ["", "MuJoCo's integrators one by one: how many runs of the sweep, how many MuJoCo "
               "reset, the most accurate run with a tuned time constant, and the most accurate with "

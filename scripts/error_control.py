@@ -124,6 +124,7 @@ PAIRS = [
     ("lms2", "index3"),
     ("esdirk3-4", "index3"),
     ("generalized-alpha", "tangent-space"),
+    ("dopri5", "projection"),
 ]
 
 
