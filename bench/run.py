@@ -240,6 +240,19 @@ def exudyn_choice(by_tol, ref):
     return by_tol[tol]
 
 
+def timed_solve(exu, mbs, settings):
+    """Exudyn's generalized-alpha `SolveDynamic` on the assembled `mbs`: its wall time [s], or None
+    when it fails."""
+    t0 = time.perf_counter()
+    try:
+        ok = mbs.SolveDynamic(settings, solverType=exu.DynamicSolverType.GeneralizedAlpha,
+                              storeSolver=True)
+    except exu.SolverError:
+        ok = False
+    wall = time.perf_counter() - t0
+    return wall if ok else None
+
+
 def run_exudyn_with(case, run_dir, tol):
     import exudyn as exu
     from exudyn_model import Model
@@ -250,14 +263,8 @@ def run_exudyn_with(case, run_dir, tol):
         sensors = {"p": m.sensor_position(case.measure[1], case.measure[2])}
     m.mbs.Assemble()
     settings = exudyn_settings(exu, case, tol)
-    t0 = time.perf_counter()
-    try:
-        ok = m.mbs.SolveDynamic(settings, solverType=exu.DynamicSolverType.GeneralizedAlpha,
-                                storeSolver=True)
-    except exu.SolverError:
-        ok = False
-    wall = time.perf_counter() - t0
-    if not ok:
+    wall = timed_solve(exu, m.mbs, settings)
+    if wall is None:
         return None
     last = {k: np.asarray(m.mbs.GetSensorStoredData(s))[-1] for k, s in sensors.items()}
     if case.measure[0] == "andrews":

@@ -198,14 +198,8 @@ def run_exudyn(case, model_dir, h, tol, redundant):
     hcase = harness.Case(case.name, ["--example", case.name], h, case.t_end, None, None, "m")
     settings = harness.exudyn_settings(exu, hcase, tol)
     exudyn_linear_solver(exu, settings, redundant)
-    t0 = time.perf_counter()
-    try:
-        ok = m.mbs.SolveDynamic(settings, solverType=exu.DynamicSolverType.GeneralizedAlpha,
-                                storeSolver=True)
-    except exu.SolverError:
-        ok = False
-    wall = time.perf_counter() - t0
-    if not ok:
+    wall = harness.timed_solve(exu, m.mbs, settings)
+    if wall is None:
         return None
     values = np.concatenate([np.asarray(m.mbs.GetSensorStoredData(s))[-1][1:4] for s in sensors])
     it = m.mbs.sys["dynamicSolver"].it

@@ -178,15 +178,7 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
         &mut print_record,
         &crate::signals::interrupted,
     );
-    let out = src
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("out").join(format!("{stem}-compare")));
-    fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
-    let csv_path = out.join("compare.csv");
-    let file = fs::File::create(&csv_path)
-        .with_context(|| format!("cannot create {}", csv_path.display()))?;
-    write_csv(&records, file).map_err(|e| anyhow!("{}: {e}", csv_path.display()))?;
+    let (out, csv_path) = write_records(&src.out, &stem, &records)?;
     if crate::signals::interrupted() {
         eprintln!(
             "interrupted: every finished run is in {}; runs cut short or not started have status interrupted; no chart written",
@@ -226,6 +218,24 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Writes `records` to compare.csv in the output folder (`out`, else out/STEM-compare), which it
+/// creates; returns the folder and the file.
+fn write_records(
+    out: &Option<PathBuf>,
+    stem: &str,
+    records: &[Record],
+) -> Result<(PathBuf, PathBuf)> {
+    let out = out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(format!("{stem}-compare")));
+    fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let csv_path = out.join("compare.csv");
+    let file = fs::File::create(&csv_path)
+        .with_context(|| format!("cannot create {}", csv_path.display()))?;
+    write_csv(records, file).map_err(|e| anyhow!("{}: {e}", csv_path.display()))?;
+    Ok((out, csv_path))
+}
+
 /// `compare --auto`: the choice's ranking on the terminal and in compare.csv.
 fn compare_auto(args: &CompareArgs, model: &Model, stem: &str) -> Result<ExitCode> {
     let rtol = match &args.rtol[..] {
@@ -234,18 +244,11 @@ fn compare_auto(args: &CompareArgs, model: &Model, stem: &str) -> Result<ExitCod
         _ => bail!("compare --auto ranks the pairs at one tolerance: give a single --rtol"),
     };
     let choice = crate::auto::choose(model, None, rtol, args.source.quiet, true)?;
-    let out = args
-        .source
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("out").join(format!("{stem}-compare")));
-    fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
-    let csv_path = out.join("compare.csv");
-    let file = fs::File::create(&csv_path)
-        .with_context(|| format!("cannot create {}", csv_path.display()))?;
-    write_csv(&choice.ranking, file).map_err(|e| anyhow!("{}: {e}", csv_path.display()))?;
-    crate::auto::print_ranking(&choice);
-    eprintln!("wrote {}", csv_path.display());
+    let (_, csv_path) = write_records(&args.source.out, stem, &choice.ranking)?;
+    if !args.source.quiet {
+        crate::auto::print_ranking(&choice);
+        eprintln!("wrote {}", csv_path.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 
