@@ -329,7 +329,7 @@ impl<S: System> Formulation<S> for Index3 {
             let balanced = test.balanced(r1, scale);
             if iter > 0 {
                 it.floor
-                    .record(it.correction, test.position_tolerance(&self.q_c));
+                    .record(it.correction, test.position_tolerance(&self.q_c), r1);
             }
             if iter > 0 && (linear || self.converged(&it, balanced)) {
                 result = Ok(());

@@ -49,10 +49,13 @@ pub const FLOOR_RESIDUAL: f64 = 1e3;
 /// in stabilized index 2 at rtol 1e-10 (corrections 1e-10 … 3e-10 m against a tolerance of
 /// 7e-12 m, steps down to 1e-11 s).
 ///
-/// The floor is reached when either the last [`FLOOR_UPDATES`] corrections all lay within the
-/// position tolerance, or the last [`STAGNATION_UPDATES`] lay within [`FLOOR_CORRECTION`] times
-/// it without falling below 1/[`FLOOR_CONTRACTION`] of the first of them; the residual must then
-/// be within [`FLOOR_RESIDUAL`] times its tolerance ([`NewtonTest::at_floor`]).
+/// The floor is reached when the residual has stopped falling (the last is at least
+/// 1/[`FLOOR_CONTRACTION`] of the one two updates before: a converging iteration, modified Newton
+/// at its contraction limit of 0.03 included, falls further) and either the last
+/// [`FLOOR_UPDATES`] corrections all lay within the position tolerance, or the last
+/// [`STAGNATION_UPDATES`] lay within [`FLOOR_CORRECTION`] times it without falling below
+/// 1/[`FLOOR_CONTRACTION`] of the first of them; the residual must then be within
+/// [`FLOOR_RESIDUAL`] times its tolerance ([`NewtonTest::at_floor`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct FloorWatch {
     /// Consecutive corrections within the position tolerance.
@@ -63,11 +66,15 @@ pub struct FloorWatch {
     first: f64,
     /// The smallest correction of that run.
     smallest: f64,
+    /// The residuals after the last three updates, the newest last.
+    residuals: [f64; 3],
 }
 
 impl FloorWatch {
-    /// Records the correction of an update, with the position tolerance at its result.
-    pub fn record(&mut self, correction: f64, tolerance: f64) {
+    /// Records the correction of an update, with the position tolerance and the residual at its
+    /// result.
+    pub fn record(&mut self, correction: f64, tolerance: f64, residual: f64) {
+        self.residuals = [self.residuals[1], self.residuals[2], residual];
         self.within = if correction <= tolerance {
             self.within + 1
         } else {
@@ -85,10 +92,15 @@ impl FloorWatch {
         }
     }
 
-    /// Whether the corrections have settled at the floor (see the type's documentation).
+    /// Whether the corrections have settled at the floor and the residual stopped falling (see the
+    /// type's documentation).
     pub fn settled(&self) -> bool {
-        self.within >= FLOOR_UPDATES
-            || (self.near >= STAGNATION_UPDATES && self.smallest * FLOOR_CONTRACTION >= self.first)
+        let [earlier, _, last] = self.residuals;
+        let residual_stalled = last * FLOOR_CONTRACTION >= earlier;
+        residual_stalled
+            && (self.within >= FLOOR_UPDATES
+                || (self.near >= STAGNATION_UPDATES
+                    && self.smallest * FLOOR_CONTRACTION >= self.first))
     }
 }
 
@@ -134,9 +146,13 @@ mod tests {
 
     #[test]
     fn the_floor_is_settled_corrections_or_stagnation_not_convergence() {
+        // Residuals of noise (not falling), as at the floor.
         let watch = |corrections: &[f64]| {
             let mut w = FloorWatch::default();
-            corrections.iter().for_each(|&c| w.record(c, 1e-9));
+            let noise = [3e-5, 1e-5, 4e-5, 2e-5];
+            for (k, &c) in corrections.iter().enumerate() {
+                w.record(c, 1e-9, noise[k % 4]);
+            }
             w.settled()
         };
         // Within the tolerance three times in a row.
@@ -149,13 +165,19 @@ mod tests {
         assert!(!watch(&[8e-8, 4e-8, 2e-8, 1e-8, 5e-9, 2.5e-9]));
         // Too far above the tolerance to be a floor.
         assert!(!watch(&[3e-6; 8]));
+        // Settled corrections while the residual still falls (modified Newton converging).
+        let mut w = FloorWatch::default();
+        for (c, r) in [(5e-10, 1e-3), (3e-10, 3e-5), (2e-10, 1e-6), (1e-10, 3e-8)] {
+            w.record(c, 1e-9, r);
+        }
+        assert!(!w.settled());
         // The residual must still be near its tolerance.
         let test = NewtonTest {
             position_tol: 1e-10,
             residual_tol: 1e-8,
         };
         let mut w = FloorWatch::default();
-        (0..3).for_each(|_| w.record(1e-10, 1e-9));
+        (0..3).for_each(|_| w.record(1e-10, 1e-9, 9e-5));
         assert!(test.at_floor(9e-5, 10.0, &w));
         assert!(!test.at_floor(2e-4, 10.0, &w));
     }
