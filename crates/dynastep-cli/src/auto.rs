@@ -68,7 +68,7 @@ pub fn choose(
 /// Prints the ranking of a choice, best first, the accepted pairs marked.
 pub fn print_ranking(c: &MethodChoice) {
     eprintln!(
-        "ranking at rtol = {:e} over [t0, {}] s (reference: {}; accepted: error <= {:.3e}):",
+        "ranking at rtol = {:e} over [t0, {:.6}] s (reference: {}; accepted: error <= {:.3e}):",
         c.rtol, c.trial_t_end, c.reference, c.accepted_error
     );
     for (k, r) in c.ranking.iter().enumerate() {
