@@ -148,6 +148,51 @@ fn nfourbar40_adams_pece_with_projection() {
     assert!(worst < 1e-4, "B0 error {worst:e}");
 }
 
+/// The watch on singular configurations (`formulation/singularity.rs`) on N = 40 with Adams PECE
+/// and projection at rtol 1e-8, a run that left the ADAMS branch at t ≈ 17 s without a word before
+/// the watch existed (the crank bounced back at the horizontal position, then stopped there; B0
+/// up to 2 m off). With `singular_configuration = "stop"` the run ends at that passage with a
+/// failure of kind `singular`; with the default `warn` it goes on and its report names the
+/// passage. The passages of the first 16 s, which the run gets through, raise nothing.
+#[test]
+fn nfourbar40_index1_run_reports_the_singular_configuration() {
+    use dynastep::analysis::dynamic::RunStatus;
+    use dynastep::analysis::failure::FailureKind;
+    use dynastep::model::settings::SingularityPolicy;
+    let opts = RunOptions {
+        scheme: Some("abm".to_string()),
+        formulation: Some("projection".to_string()),
+        t_end: Some(18.0),
+        step: StepSettings {
+            rtol: Some(1e-8),
+            ..StepSettings::default()
+        },
+        ..RunOptions::default()
+    };
+    let mut model = util::model("nfourbar40");
+    let warned = util::run_with(&model, &opts);
+    warned.assert_completed();
+    let passage = warned
+        .report
+        .closest_singularity
+        .expect("projection watches");
+    println!("warn: closest passage {passage:?}");
+    assert!(
+        passage.is_singular() && (16.0..17.5).contains(&passage.t),
+        "{passage:?}"
+    );
+    model.solver.constraints.singular_configuration = SingularityPolicy::Stop;
+    let stopped = util::run_with(&model, &opts);
+    match &stopped.report.status {
+        RunStatus::Failed { failed_at, reason } => {
+            println!("stop: at {failed_at} s: {reason}");
+            assert_eq!(reason.kind, FailureKind::Singular, "{reason}");
+            assert!((16.0..18.0).contains(failed_at), "{failed_at}");
+        }
+        other => panic!("the run did not stop at the singular configuration: {other:?}"),
+    }
+}
+
 /// The hybrid algorithm on N = 40 with RK4 (h = 1e-3 s) and Dormand–Prince (rtol = 1e-8) completes
 /// the 20 s through the twenty singular configurations (a minute of dense 242 × 243
 /// factorizations for the partition checks: in the slow suite). Its accuracy depends on rounding

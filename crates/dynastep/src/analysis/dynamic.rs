@@ -294,6 +294,9 @@ pub struct RunReport {
     /// Time of the time loop spent in the parts of the Newton iteration (zero where the
     /// formulation does not measure it).
     pub phase_times: PhaseTimes,
+    /// The first passage through a singular configuration, else the closest approach to one, for
+    /// the index-1 formulations that watch for them (`formulation/singularity.rs`).
+    pub closest_singularity: Option<crate::formulation::singularity::Passage>,
 }
 
 impl RunReport {
@@ -321,6 +324,7 @@ impl RunReport {
             initial_energy: e0,
             omega_max: None,
             phase_times: PhaseTimes::default(),
+            closest_singularity: None,
         }
     }
 
@@ -655,6 +659,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         report.loop_time_s = loop_clock.elapsed().as_secs_f64();
         report.wall_time_s = (report.loop_time_s - self.sampler.sampling).max(0.0);
         report.phase_times = self.form.phase_times().since(&phases);
+        report.closest_singularity = self.form.closest_singularity();
         if matches!(report.status, RunStatus::Completed) && self.state.t > t_end {
             // A scheme that stepped past t_end (fixed steps it cannot shorten): report t_end.
             let end = &mut self.sampler.interpolated;
@@ -782,6 +787,15 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         self.scheme.reject();
         report.rejected_steps += 1;
         let h_new = self.sizer.controller.newton_failure(h);
+        // A smaller step leads into a singular configuration, not past it: the run ends there.
+        let singular = matches!(f.error, FormulationError::SingularConfiguration { .. });
+        if singular {
+            let at = format!(
+                "step from t = {t_n:.9} s (point {} at t = {:.9} s): ",
+                f.point, f.t_e
+            );
+            return Err(self.explain(at, f));
+        }
         if h_new < tol.h_min {
             let at = format!(
                 "step from t = {t_n:.9} s (point {} at t = {:.9} s; the step size cannot be reduced below h_min = {:e} s): ",
@@ -885,10 +899,13 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             .form
             .after_step(self.sys, self.scheme.history_mut(), &mut self.state, h)
             .map_err(|e| {
-                RunFailure::new(
-                    FailureKind::Correction,
-                    format!("correction after the step to t = {t_next:.9} s: {e}"),
-                )
+                let at = format!("correction after the step to t = {t_next:.9} s: ");
+                match e {
+                    FormulationError::SingularConfiguration { .. } => {
+                        RunFailure::newton(at, &e, None)
+                    }
+                    _ => RunFailure::new(FailureKind::Correction, format!("{at}{e}")),
+                }
             })?;
         if self.apply_correction(correction, report) {
             return Ok(false);

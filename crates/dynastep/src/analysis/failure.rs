@@ -38,7 +38,8 @@ pub enum FailureKind {
     MaxSteps,
     /// The formulation's correction after a step (projection, partitioning) failed.
     Correction,
-    /// The constraint Jacobian lost rank during a kinematic analysis: a lock-up or dead point.
+    /// The constraint Jacobian lost rank: a lock-up or dead point of a kinematic analysis, or a
+    /// singular configuration that an index-1 formulation cannot pass in a dynamic run.
     Singular,
     /// The state reached is one the model's equations do not hold for (an equation-based
     /// model's mass matrix that is no longer positive definite).
@@ -46,6 +47,9 @@ pub enum FailureKind {
     /// An observer (a writer) failed; the message is its own.
     Observer,
 }
+
+/// What to do when an index-1 formulation meets a singular configuration.
+const SINGULAR_ADVICE: &str = "the index-1 formulations (direct, baumgarte, projection, partitioning, hybrid) are not reliable there: the run may leave the branch of the motion; use --formulation index3 or stabilized-index2 with an implicit scheme, whose position-level equations pass it, or set [solver.constraints] singular_configuration = \"warn\" to go on";
 
 /// Why a run stopped early (see the module documentation).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -119,6 +123,10 @@ impl RunFailure {
             FormulationError::Stalled { .. } => (
                 FailureKind::Stalled,
                 Some("a smaller step does not lower it: loosen the residual tolerance, or look for redundant or nearly dependent constraints"),
+            ),
+            FormulationError::SingularConfiguration { .. } => (
+                FailureKind::Singular,
+                Some(SINGULAR_ADVICE),
             ),
         };
         RunFailure {

@@ -28,6 +28,7 @@ use crate::linalg::{norm_inf, Block, Sink, Vector};
 use crate::scheme::{History, IntegrationPoint, LocalError, State};
 use crate::system::System;
 
+use super::singularity::SingularityWatch;
 use super::workspace::{MatrixTerms, Workspace};
 use super::{
     ConstraintSettings, Correction, Formulation, FormulationError, FormulationSettings,
@@ -102,6 +103,10 @@ impl<S: System, F: AccelerationFormulation> Formulation<S> for F {
 
     fn settings(&self) -> &NewtonSettings {
         &self.level().newton
+    }
+
+    fn closest_singularity(&self) -> Option<super::singularity::Passage> {
+        self.level().watch.closest
     }
 
     fn before_step(
@@ -194,6 +199,8 @@ pub struct AccelerationLevel {
     phi_t: Vector,
     scratch_n: Vector,
     scratch_m: Vector,
+    /// The watch on the conditioning of eq. 7.2.1's matrix (`singularity.rs`).
+    watch: SingularityWatch,
 }
 
 impl AccelerationLevel {
@@ -219,6 +226,7 @@ impl AccelerationLevel {
             phi_t: Vector::zeros(m),
             scratch_n: Vector::zeros(n),
             scratch_m: Vector::zeros(m),
+            watch: SingularityWatch::new(n + m, settings.constraints.singular_configuration),
         }
     }
 
@@ -247,7 +255,10 @@ impl AccelerationLevel {
     /// (on failure it holds −Q).
     ///
     /// # Errors
-    /// [`FormulationError::NonFinite`] when the solution is not finite.
+    /// [`FormulationError::NonFinite`] when the solution is not finite;
+    /// [`FormulationError::SingularConfiguration`] when the matrix is (nearly) singular at a
+    /// configuration where it was not at the start and the constraint settings say `stop`
+    /// ([`super::singularity`]).
     pub fn accelerations<S: System>(
         &mut self,
         sys: &S,
@@ -273,10 +284,16 @@ impl AccelerationLevel {
             self.rhs.rows_mut(n, m).copy_from(&self.lambda);
         }
         self.work.solve_in_place(&mut self.rhs);
+        let watched = if m > 0 {
+            self.watch.check(&mut self.work, t)
+        } else {
+            Ok(())
+        };
         stats.iterations += 1;
         stats.jacobians += 1;
         stats.residuals += 1;
         stats.add_linear(before, self.work.stats());
+        watched?;
         if !self.rhs.iter().all(|x| x.is_finite()) {
             return Err(FormulationError::NonFinite);
         }

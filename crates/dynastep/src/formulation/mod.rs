@@ -70,6 +70,7 @@ pub mod index3;
 pub mod partitioning;
 pub mod projection;
 mod registry;
+pub mod singularity;
 pub mod stabilized_index2;
 pub mod tangent_space;
 pub mod workspace;
@@ -94,6 +95,7 @@ pub use crate::catalog::{
 };
 pub use crate::model::settings::{
     ConstraintSettings, LinearSolver, NewtonMethod, NewtonSettings, ProjectionMetric,
+    SingularityPolicy,
 };
 
 /// Everything a formulation is built from.
@@ -158,6 +160,15 @@ pub enum FormulationError {
     /// A value became NaN or infinite.
     #[error("non-finite values in the Newton iteration")]
     NonFinite,
+    /// The acceleration-level matrix [M Φ_qᵀ; Φ_q 0] of an index-1 formulation became singular:
+    /// the motion reached a singular configuration of the constraints, where the accelerations
+    /// are not determined ([`singularity`]).
+    #[error("singular configuration: the smallest eigenvalue of [M Φ_qᵀ; Φ_q 0] fell to {ratio:.1e} of its largest value in the run, so Φ_q lost rank and the accelerations are not determined")]
+    SingularConfiguration {
+        /// Estimated smallest eigenvalue over its largest estimate in the run (0 when the
+        /// linear solver found the matrix singular).
+        ratio: f64,
+    },
 }
 
 /// Wall time spent in the parts of the Newton iteration \[s\], accumulated over the life of a
@@ -284,6 +295,12 @@ pub trait Formulation<S: System> {
     /// formulation that does not measure it.
     fn phase_times(&self) -> PhaseTimes {
         PhaseTimes::default()
+    }
+
+    /// The first passage so far through a singular configuration, else the closest approach to
+    /// one, for a formulation that watches for them ([`singularity`]); `None` otherwise.
+    fn closest_singularity(&self) -> Option<singularity::Passage> {
+        None
     }
 
     /// True when the state a solved point stands for is the point's own (q̂ + c_q u, v̂ + c_v u),

@@ -195,6 +195,18 @@ impl OmegaMaxSummary {
     }
 }
 
+/// A run's passage near a singular configuration (see [`Summary::closest_singularity`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct SingularitySummary {
+    /// Time \[s\].
+    pub t: f64,
+    /// Smallest eigenvalue of [M Φ_qᵀ; Φ_q 0] over its largest in the run (estimated).
+    pub ratio: f64,
+    /// True when the ratio was below the threshold: the run may have left the branch of the
+    /// motion there.
+    pub singular: bool,
+}
+
 /// The whole summary.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
@@ -268,6 +280,11 @@ pub struct Summary {
     /// computed it (`--omega-max`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub omega_max: Option<OmegaMaxSummary>,
+    /// The index-1 formulations (direct, baumgarte, projection, partitioning, hybrid): the first
+    /// passage through a singular configuration (closer than the watch's threshold,
+    /// `formulation/singularity.rs`), else the closest approach to one; absent for the others.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closest_singularity: Option<SingularitySummary>,
     /// Assembly report.
     pub assembly: AssemblySummary,
     /// The last complete state.
@@ -323,6 +340,11 @@ impl Summary {
                 max_energy_error: report.max_energy_error_rows,
                 max_constraint_violation: report.max_violation_rows,
             },
+            closest_singularity: report.closest_singularity.map(|p| SingularitySummary {
+                t: p.t,
+                ratio: p.ratio,
+                singular: p.is_singular(),
+            }),
             omega_max: report
                 .omega_max
                 .map(|r| OmegaMaxSummary::new(r, sim.scheme.name(), &sim.scheme_params)),

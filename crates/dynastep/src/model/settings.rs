@@ -146,6 +146,33 @@ pub struct ConstraintSettings {
     /// smallest pivot of their block Φ_u falls below this fraction of the smallest pivot of a fresh
     /// full-pivoting factorization of Φ_q [0.1].
     pub repartition_ratio: f64,
+    /// What the index-1 formulations (`direct`, `baumgarte`, `projection`, `partitioning`,
+    /// `hybrid`) do when the motion comes close to a singular configuration of the constraints,
+    /// where Φ_q loses rank: `warn` (say so after the run) or `stop` (end the run there)
+    /// [warn].
+    pub singular_configuration: SingularityPolicy,
+}
+
+/// What an index-1 formulation does near a singular configuration (see
+/// `formulation::singularity`).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum SingularityPolicy {
+    /// Go on, and report the closest passage in summary.json and on the terminal (default).
+    #[default]
+    Warn,
+    /// End the run with a failure of kind `singular` at the first close passage.
+    Stop,
 }
 
 impl Default for ConstraintSettings {
@@ -156,6 +183,7 @@ impl Default for ConstraintSettings {
             projection: ProjectionMetric::Mass,
             tolerance: None,
             repartition_ratio: 0.1,
+            singular_configuration: SingularityPolicy::Warn,
         }
     }
 }
