@@ -30,22 +30,18 @@ mod analyses;
 mod auto;
 mod compare;
 mod plots;
+mod run;
 mod signals;
 mod sweep;
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
-use dynastep::analysis::dynamic::{Flow, Observer, RunStatus, Sample};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
-use dynastep::analysis::step_control::{StepControl, StepSettings};
-use dynastep::io::history::{HistoryColumns, HistoryWriter};
-use dynastep::io::summary::Summary;
 use dynastep::model::{parse, Model};
 use dynastep::scheme::{SchemeParams, REGISTRY};
 use dynastep::system::mechanism::Mechanism;
@@ -65,7 +61,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Simulate a model file or an embedded example and write the time history and summary.
-    Run(RunArgs),
+    Run(run::RunArgs),
     /// Kinematic analysis of a fully driven model: positions, velocities, accelerations from the
     /// constraints alone.
     Kinematics(analyses::KinematicArgs),
@@ -110,62 +106,6 @@ enum Command {
 }
 
 #[derive(Args)]
-struct RunArgs {
-    #[command(flatten)]
-    source: analyses::Source,
-    /// Time-integration scheme (see `dynastep schemes`), or `auto`: the pair of scheme and
-    /// formulation measured fastest at the tolerance on a trial of the model (docs/schemes.md).
-    /// Default: the model's; else `auto` when --rtol is given; else generalized-alpha.
-    #[arg(long)]
-    scheme: Option<String>,
-    /// Scheme parameter, e.g. `--param rho_inf=0.6`.
-    #[arg(long = "param", value_name = "K=V")]
-    params: Vec<String>,
-    /// Formulation (see `dynastep formulations`); default: the model's, else index3.
-    #[arg(long)]
-    formulation: Option<String>,
-    /// Step size \[s\]: fixed steps of this size, even when the model sets `rtol`; with --rtol
-    /// only the first step (chosen automatically when absent).
-    #[arg(long)]
-    dt: Option<f64>,
-    /// Relative tolerance of the local error: makes the run adaptive.
-    #[arg(long)]
-    rtol: Option<f64>,
-    /// Absolute tolerance of the local error (default: rtol).
-    #[arg(long)]
-    atol: Option<f64>,
-    /// Smallest step of an adaptive run \[s\] (default: 1e-12 of the span).
-    #[arg(long = "h-min")]
-    h_min: Option<f64>,
-    /// Largest step of an adaptive run \[s\] (default: the span).
-    #[arg(long = "h-max")]
-    h_max: Option<f64>,
-    /// What rtol/atol bound: `per-step` (each step's local error; default) or `per-unit-step` (the
-    /// local errors of the whole run sum to at most the tolerance: global error proportional to it,
-    /// more steps).
-    #[arg(long = "step-control", value_parser = parse_step_control)]
-    step_control: Option<StepControl>,
-    /// End time \[s\].
-    #[arg(long = "t-end")]
-    t_end: Option<f64>,
-    /// Output interval \[s\] (0: every step).
-    #[arg(long = "output-interval")]
-    output_interval: Option<f64>,
-    /// Most steps the run may take, accepted and rejected (default: the model's, else 1e9).
-    #[arg(long = "max-steps")]
-    max_steps: Option<u64>,
-    /// Also draw the default time histories (plot.png, plot.svg in the output folder), as
-    /// `dynastep plot` does; also after a failed run.
-    #[arg(long)]
-    plot: bool,
-    /// Compute the largest natural frequency of the integrated system along the run: an
-    /// `omega_max` column in history.csv [rad/s], and in summary.json its maximum with the step
-    /// limit Omega_crit/omega_max of the scheme in use.
-    #[arg(long = "omega-max")]
-    omega_max: bool,
-}
-
-#[derive(Args)]
 struct StabilityArgs {
     /// Scheme(s) to analyse; repeat for several on one chart.
     #[arg(long = "scheme", required = true)]
@@ -197,7 +137,7 @@ fn main() -> ExitCode {
     restore_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run(args) => run(args),
+        Command::Run(args) => run::run(args),
         Command::Kinematics(args) => analyses::kinematics(args, false),
         Command::InverseDynamics(args) => analyses::kinematics(args, true),
         Command::Equilibrium(args) => analyses::equilibrium(args),
@@ -308,229 +248,6 @@ pub(crate) fn load_model(
         .map(|s| s.to_string_lossy().to_string())
         .unwrap_or_else(|| "model".into());
     Ok((model, stem))
-}
-
-/// A progress bar observer.
-struct Progress {
-    bar: indicatif::ProgressBar,
-    t0: f64,
-}
-
-impl<S: dynastep::system::System> Observer<S> for Progress {
-    fn sample(
-        &mut self,
-        _sys: &S,
-        s: &Sample<'_>,
-    ) -> Result<Flow, dynastep::analysis::dynamic::ObserverError> {
-        self.bar
-            .set_position(((s.state.t - self.t0) * 1000.0) as u64);
-        self.bar
-            .set_message(format!("{:.4} s, h = {:.2e} s", s.state.t, s.h));
-        Ok(Flow::Continue)
-    }
-}
-
-/// Reads `--step-control`.
-fn parse_step_control(s: &str) -> Result<StepControl, String> {
-    match s {
-        "per-step" => Ok(StepControl::PerStep),
-        "per-unit-step" => Ok(StepControl::PerUnitStep),
-        _ => Err(format!(
-            "`{s}` is not a step control; use per-step or per-unit-step"
-        )),
-    }
-}
-
-/// summary.json of `dynastep run`: the run's summary and, with `--scheme auto`, the choice.
-#[derive(serde::Serialize)]
-struct RunSummary<'a> {
-    #[serde(flatten)]
-    summary: Summary,
-    /// The pair chosen, the trial and every candidate's outcome (`--scheme auto` only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    method_choice: Option<&'a dynastep::study::choice::MethodChoice>,
-}
-
-fn run(args: RunArgs) -> Result<ExitCode> {
-    let src = &args.source;
-    let (model, stem) = load_model(src.model.as_deref(), src.example.as_deref(), &src.set)?;
-    let choice = if auto::wanted(args.scheme.as_deref(), args.rtol, &model) {
-        if args.formulation.is_some() {
-            bail!("--scheme auto chooses the formulation as well: leave out --formulation, or name the scheme");
-        }
-        let rtol = auto::tolerance(args.rtol, &model)?;
-        let c = auto::choose(&model, args.t_end, rtol, src.quiet, false)?;
-        if !src.quiet {
-            auto::print_ranking(&c);
-        }
-        Some(c)
-    } else {
-        None
-    };
-    let (scheme, formulation) = match &choice {
-        Some(c) => (Some(c.method.scheme.clone()), c.method.formulation.clone()),
-        None => (args.scheme.clone(), args.formulation.clone()),
-    };
-    let opts = RunOptions {
-        scheme,
-        params: parse_params(&args.params)?,
-        dt: args.dt,
-        t_end: args.t_end,
-        output_interval: args.output_interval,
-        formulation,
-        step: StepSettings {
-            rtol: args.rtol.or(choice.as_ref().map(|c| c.rtol)),
-            atol: args.atol,
-            h_min: args.h_min,
-            h_max: args.h_max,
-            control: args.step_control,
-        },
-        max_steps: args.max_steps,
-        omega_max: args.omega_max,
-    };
-    let mut sim = Simulation::new(&model, &opts).map_err(|e| src.start_error(&opts, &e))?;
-    if !src.quiet {
-        eprintln!(
-            "{} with {} ({}){}: {}",
-            if model.name.is_empty() {
-                &stem
-            } else {
-                &model.name
-            },
-            sim.scheme.name(),
-            sim.settings.formulation,
-            if choice.is_some() {
-                ", chosen by --scheme auto (the ranking is in summary.json)"
-            } else {
-                ""
-            },
-            sim.step_policy()
-        );
-        report_assembly(&sim.system, &sim.initial);
-    }
-    if !sim.assembly.redundant.is_empty() && !src.quiet {
-        eprintln!(
-            "warning: redundant constraints (rank {} of {}): {} {} on the rows before {} (the dependency involves {}); going on with minimum-norm multipliers",
-            sim.assembly.rank,
-            sim.assembly.constraints,
-            sim.assembly.dependent.join(", "),
-            if sim.assembly.dependent.len() == 1 { "depends" } else { "depend" },
-            if sim.assembly.dependent.len() == 1 { "it" } else { "them" },
-            sim.assembly.redundant.join(", ")
-        );
-    }
-    let out = src
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("out").join(&stem));
-    fs::create_dir_all(&out)
-        .with_context(|| format!("cannot create output directory {}", out.display()))?;
-    write_model(&out, &sim.model)?;
-    let history_path = out.join("history.csv");
-    let file = fs::File::create(&history_path)
-        .with_context(|| format!("cannot create {}", history_path.display()))?;
-    let columns = HistoryColumns::of_run(&sim.system, &sim.model.solver, args.omega_max);
-    let mut writer = HistoryWriter::with_columns(columns, file)?;
-    let t0 = sim.initial.t;
-    let show = !src.quiet && std::io::stderr().is_terminal();
-    let mut progress = Progress {
-        bar: indicatif::ProgressBar::hidden(),
-        t0,
-    };
-    if show {
-        let bar = indicatif::ProgressBar::new(((sim.settings.t_end - t0) * 1000.0) as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} t = {msg} [{bar:40}] {percent}% ({eta} left)",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        progress.bar = bar;
-    }
-    signals::install();
-    let mut watch = signals::watch();
-    let report = {
-        let mut observers: Vec<&mut dyn Observer<Multibody>> = vec![&mut writer, &mut watch];
-        if show {
-            observers.push(&mut progress);
-        }
-        sim.run(&mut observers)
-    };
-    progress.bar.finish_and_clear();
-    writer
-        .flush()
-        .with_context(|| format!("cannot write {}", history_path.display()))?;
-    let summary = RunSummary {
-        summary: Summary::new(&sim, &report),
-        method_choice: choice.as_ref(),
-    };
-    let summary_path = analyses::write_summary(&out, &summary)?;
-    if args.plot {
-        match plots::plot_folder(&out, &[], "plot") {
-            Ok((png, _)) if !src.quiet => eprintln!("drew {}", png.display()),
-            Ok(_) => {}
-            Err(e) => eprintln!("warning: no plot: {e:#}"),
-        }
-    }
-    match &report.status {
-        RunStatus::Completed => {
-            if !src.quiet {
-                let steps = if report.tolerances.is_some() {
-                    format!(
-                        "{} steps ({} rejected, h from {:.2e} to {:.2e} s)",
-                        report.steps, report.rejected_steps, report.h_min, report.h_max
-                    )
-                } else {
-                    format!("{} steps of {} s", report.steps, sim.settings.h)
-                };
-                if report.restarts > 0 {
-                    eprintln!(
-                        "repartitioned {} times (first at t = {:.6} s): new independent coordinates, scheme restarted",
-                        report.restarts, report.first_restart
-                    );
-                }
-                eprintln!(
-                    "{}: {steps} with {} ({}) in {:.3} s; max |E - E0 - W_nc| = {:.3e} J, max |Phi| = {:.3e}\nwrote {} and {}",
-                    if model.name.is_empty() { &stem } else { &model.name },
-                    sim.scheme.name(),
-                    sim.settings.formulation,
-                    report.wall_time_s,
-                    report.max_energy_error,
-                    report.max_violation.position,
-                    history_path.display(),
-                    summary_path.display()
-                );
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        RunStatus::Stopped { stopped_at } => {
-            if !src.quiet {
-                eprintln!(
-                    "stopped at t = {stopped_at} s on request; wrote {} and {}",
-                    history_path.display(),
-                    summary_path.display()
-                );
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        RunStatus::Interrupted { interrupted_at } => {
-            eprintln!(
-                "interrupted at t = {interrupted_at} s; the output up to that time is in {} and {}",
-                history_path.display(),
-                summary_path.display()
-            );
-            Ok(ExitCode::from(130))
-        }
-        RunStatus::Failed { failed_at, reason } => {
-            eprintln!(
-                "error: the run stopped at t = {failed_at} s: {reason}\nthe output up to that time is in {} and {}",
-                history_path.display(),
-                summary_path.display()
-            );
-            src.note_location(&reason.to_string());
-            Ok(ExitCode::from(1))
-        }
-    }
 }
 
 /// Lets a closed pipe end the program as it ends other Unix tools (`dynastep schemes | head`):

@@ -18,7 +18,10 @@
 //!
 //! What this cannot see: a change of character after the trial (a mechanism that turns stiff
 //! later, a singular configuration). The ranking is printed and written to summary.json, so that
-//! a user can see what was measured and override it with `--scheme`.
+//! a user can see what was measured and override it with `--scheme`. A singular configuration
+//! stops an explicit pair, whose index-1 formulation cannot pass it
+//! ([`crate::formulation::singularity`]); [`MethodChoice::fall_back`] then names the fastest
+//! ranked pair whose formulation can, and the run is made again with it.
 
 use crate::analysis::simulation::{RunOptions, Simulation};
 use crate::analysis::step_control::StepSettings;
@@ -89,6 +92,62 @@ pub struct MethodChoice {
     /// Every candidate's trial run, fastest accepted first, then the other completed ones by
     /// time, then those that failed.
     pub ranking: Vec<Record>,
+    /// The pairs of `ranking`, in its order.
+    #[serde(skip)]
+    pub ranked: Vec<Method>,
+    /// The first choice and why it was left, when the run with it stopped at a singular
+    /// configuration and was made again with `chosen`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<Fallback>,
+}
+
+/// Why the first choice was left (see [`MethodChoice::fall_back`]).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Fallback {
+    /// The label of the pair first chosen.
+    pub from: String,
+    /// Time at which its run stopped \[s\].
+    pub stopped_at: f64,
+    /// Why it stopped.
+    pub reason: String,
+}
+
+/// The formulations whose equations are written at the position level, which pass singular
+/// configurations of the constraints (the index-1 ones cannot).
+pub const PASSES_SINGULAR_CONFIGURATIONS: [&str; 2] = ["index3", "stabilized-index2"];
+
+impl MethodChoice {
+    /// After the run with the chosen pair stopped at a singular configuration at `stopped_at`
+    /// \[s\] (`reason`): switches `method` and `chosen` to the first ranked pair (the accepted
+    /// ones come first) that completed the trial with a formulation of
+    /// [`PASSES_SINGULAR_CONFIGURATIONS`], and records the switch in `fallback`. Returns false,
+    /// changing nothing, when there is none or when the choice already fell back once.
+    pub fn fall_back(&mut self, stopped_at: f64, reason: String) -> bool {
+        if self.fallback.is_some() {
+            return false;
+        }
+        let passes = |m: &Method| {
+            m.formulation
+                .as_deref()
+                .is_some_and(|f| PASSES_SINGULAR_CONFIGURATIONS.contains(&f))
+        };
+        let next = self
+            .ranked
+            .iter()
+            .zip(&self.ranking)
+            .find(|(m, r)| passes(m) && r.error.is_finite());
+        let Some((method, _)) = next else {
+            return false;
+        };
+        self.fallback = Some(Fallback {
+            from: self.chosen.clone(),
+            stopped_at,
+            reason,
+        });
+        self.method = method.clone();
+        self.chosen = method.label();
+        true
+    }
 }
 
 /// Measures the [`candidates`] on the trial of `model` at `rtol` and chooses (see the module
@@ -165,6 +224,8 @@ pub fn choose_method(
         reference: reference.description,
         accepted_error,
         ranking: order.iter().map(|&k| records[k].clone()).collect(),
+        ranked: order.iter().map(|&k| methods[k].clone()).collect(),
+        fallback: None,
     })
 }
 
@@ -226,4 +287,68 @@ fn largest_magnitude(table: &HistoryTable, quantity: &Quantity) -> Result<f64, S
         }
     }
     Ok(largest)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(scheme: &str, formulation: &str) -> Method {
+        Method {
+            scheme: scheme.into(),
+            params: SchemeParams::new(),
+            formulation: Some(formulation.into()),
+        }
+    }
+
+    fn record(m: &Method, error: f64) -> Record {
+        Record {
+            method: m.label(),
+            scheme: m.scheme.clone(),
+            formulation: m.formulation.clone().unwrap_or_default(),
+            value: f64::NAN,
+            error,
+            cpu_time_s: 0.1,
+            steps: 10,
+            rejected_steps: 0,
+            newton_iterations: 0,
+            status: "completed".into(),
+            note: String::new(),
+        }
+    }
+
+    /// The fallback skips the index-1 pairs and a position-level one that failed the trial, takes
+    /// the first position-level pair that completed it, and falls back only once.
+    #[test]
+    fn falls_back_to_the_first_completed_position_level_pair() {
+        let ranked = vec![
+            pair("abm", "projection"),
+            pair("dopri5", "projection"),
+            pair("esdirk4-6", "stabilized-index2"),
+            pair("generalized-alpha", "stabilized-index2"),
+        ];
+        let errors = [1e-7, 2e-7, f64::NAN, 5e-7];
+        let mut c = MethodChoice {
+            method: ranked[0].clone(),
+            chosen: ranked[0].label(),
+            rtol: 1e-6,
+            trial_t_end: 1.0,
+            reference: String::new(),
+            accepted_error: 1e-5,
+            ranking: ranked
+                .iter()
+                .zip(errors)
+                .map(|(m, e)| record(m, e))
+                .collect(),
+            ranked: ranked.clone(),
+            fallback: None,
+        };
+        assert!(c.fall_back(1.5, "singular".into()));
+        assert_eq!(c.method, ranked[3]);
+        assert_eq!(c.chosen, "generalized-alpha / stabilized-index2");
+        let f = c.fallback.clone().expect("recorded");
+        assert_eq!((f.from.as_str(), f.stopped_at), ("abm / projection", 1.5));
+        assert!(!c.fall_back(2.0, "again".into()), "falls back once");
+        assert_eq!(c.method, ranked[3]);
+    }
 }

@@ -1,0 +1,405 @@
+//! `dynastep run`: a dynamic run of a model, its time history and summary on disk, and with
+//! `--scheme auto` the choice of the pair (`auto.rs`), made again with a pair that passes singular
+//! configurations when the chosen one stops at one.
+
+use std::fs;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use dynastep::analysis::dynamic::{Flow, Observer, RunReport, RunStatus, Sample};
+use dynastep::analysis::failure::FailureKind;
+use dynastep::analysis::simulation::{RunOptions, Simulation};
+use dynastep::analysis::step_control::{StepControl, StepSettings};
+use dynastep::io::history::{HistoryColumns, HistoryWriter};
+use dynastep::io::summary::Summary;
+use dynastep::model::settings::SingularityPolicy;
+use dynastep::model::Model;
+use dynastep::study::choice::MethodChoice;
+use dynastep::system::multibody::Multibody;
+
+use crate::{analyses, auto, parse_params, plots, report_assembly, signals, write_model};
+
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    source: analyses::Source,
+    /// Time-integration scheme (see `dynastep schemes`), or `auto`: the pair of scheme and
+    /// formulation measured fastest at the tolerance on a trial of the model (docs/schemes.md).
+    /// Default: the model's; else `auto` when --rtol is given; else generalized-alpha.
+    #[arg(long)]
+    scheme: Option<String>,
+    /// Scheme parameter, e.g. `--param rho_inf=0.6`.
+    #[arg(long = "param", value_name = "K=V")]
+    params: Vec<String>,
+    /// Formulation (see `dynastep formulations`); default: the model's, else index3.
+    #[arg(long)]
+    formulation: Option<String>,
+    /// Step size \[s\]: fixed steps of this size, even when the model sets `rtol`; with --rtol
+    /// only the first step (chosen automatically when absent).
+    #[arg(long)]
+    dt: Option<f64>,
+    /// Relative tolerance of the local error: makes the run adaptive.
+    #[arg(long)]
+    rtol: Option<f64>,
+    /// Absolute tolerance of the local error (default: rtol).
+    #[arg(long)]
+    atol: Option<f64>,
+    /// Smallest step of an adaptive run \[s\] (default: 1e-12 of the span).
+    #[arg(long = "h-min")]
+    h_min: Option<f64>,
+    /// Largest step of an adaptive run \[s\] (default: the span).
+    #[arg(long = "h-max")]
+    h_max: Option<f64>,
+    /// What rtol/atol bound: `per-step` (each step's local error; default) or `per-unit-step` (the
+    /// local errors of the whole run sum to at most the tolerance: global error proportional to it,
+    /// more steps).
+    #[arg(long = "step-control", value_parser = parse_step_control)]
+    step_control: Option<StepControl>,
+    /// End time \[s\].
+    #[arg(long = "t-end")]
+    t_end: Option<f64>,
+    /// Output interval \[s\] (0: every step).
+    #[arg(long = "output-interval")]
+    output_interval: Option<f64>,
+    /// Most steps the run may take, accepted and rejected (default: the model's, else 1e9).
+    #[arg(long = "max-steps")]
+    max_steps: Option<u64>,
+    /// Also draw the default time histories (plot.png, plot.svg in the output folder), as
+    /// `dynastep plot` does; also after a failed run.
+    #[arg(long)]
+    plot: bool,
+    /// Compute the largest natural frequency of the integrated system along the run: an
+    /// `omega_max` column in history.csv [rad/s], and in summary.json its maximum with the step
+    /// limit Omega_crit/omega_max of the scheme in use.
+    #[arg(long = "omega-max")]
+    omega_max: bool,
+}
+
+/// A progress bar observer.
+struct Progress {
+    bar: indicatif::ProgressBar,
+    t0: f64,
+}
+
+impl<S: dynastep::system::System> Observer<S> for Progress {
+    fn sample(
+        &mut self,
+        _sys: &S,
+        s: &Sample<'_>,
+    ) -> Result<Flow, dynastep::analysis::dynamic::ObserverError> {
+        self.bar
+            .set_position(((s.state.t - self.t0) * 1000.0) as u64);
+        self.bar
+            .set_message(format!("{:.4} s, h = {:.2e} s", s.state.t, s.h));
+        Ok(Flow::Continue)
+    }
+}
+
+/// Reads `--step-control`.
+fn parse_step_control(s: &str) -> Result<StepControl, String> {
+    match s {
+        "per-step" => Ok(StepControl::PerStep),
+        "per-unit-step" => Ok(StepControl::PerUnitStep),
+        _ => Err(format!(
+            "`{s}` is not a step control; use per-step or per-unit-step"
+        )),
+    }
+}
+
+impl Progress {
+    /// A bar over the run's span, hidden unless `show`.
+    fn new(sim: &Simulation, show: bool) -> Self {
+        let t0 = sim.initial.t;
+        if !show {
+            return Progress {
+                bar: indicatif::ProgressBar::hidden(),
+                t0,
+            };
+        }
+        let bar = indicatif::ProgressBar::new(((sim.settings.t_end - t0) * 1000.0) as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} t = {msg} [{bar:40}] {percent}% ({eta} left)",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Progress { bar, t0 }
+    }
+}
+
+/// summary.json of `dynastep run`: the run's summary and, with `--scheme auto`, the choice.
+#[derive(serde::Serialize)]
+struct RunSummary<'a> {
+    #[serde(flatten)]
+    summary: Summary,
+    /// The pair chosen, the trial and every candidate's outcome (`--scheme auto` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method_choice: Option<&'a MethodChoice>,
+}
+
+/// A finished (or stopped) run and where its output went.
+struct Simulated {
+    sim: Simulation,
+    report: RunReport,
+    history_path: PathBuf,
+    summary_path: PathBuf,
+}
+
+/// `dynastep run`.
+pub fn run(args: RunArgs) -> Result<ExitCode> {
+    let src = &args.source;
+    let (model, stem) = crate::load_model(src.model.as_deref(), src.example.as_deref(), &src.set)?;
+    let mut choice = choose(&args, &model)?;
+    loop {
+        let done = simulate(&args, &model, &stem, choice.as_ref())?;
+        if let (Some(c), RunStatus::Failed { failed_at, reason }) =
+            (choice.as_mut(), &done.report.status)
+        {
+            if reason.kind == FailureKind::Singular && c.fall_back(*failed_at, reason.to_string()) {
+                if !src.quiet {
+                    eprintln!(
+                        "the chosen pair stopped at a singular configuration at t = {failed_at} s ({reason}); running again with {}, the first of the ranking whose formulation passes singular configurations",
+                        c.chosen
+                    );
+                }
+                continue;
+            }
+        }
+        return report_end(&args, &model, &stem, &done);
+    }
+}
+
+/// The choice of `--scheme auto` (or of `--rtol` without a scheme), printed unless quiet; `None`
+/// when the run names its scheme.
+fn choose(args: &RunArgs, model: &Model) -> Result<Option<MethodChoice>> {
+    if !auto::wanted(args.scheme.as_deref(), args.rtol, model) {
+        return Ok(None);
+    }
+    if args.formulation.is_some() {
+        bail!("--scheme auto chooses the formulation as well: leave out --formulation, or name the scheme");
+    }
+    let rtol = auto::tolerance(args.rtol, model)?;
+    let c = auto::choose(model, args.t_end, rtol, args.source.quiet, false)?;
+    if !args.source.quiet {
+        auto::print_ranking(&c);
+    }
+    Ok(Some(c))
+}
+
+/// The run's options: the command line's, with the chosen pair and tolerance when there is a
+/// choice.
+fn options(args: &RunArgs, choice: Option<&MethodChoice>) -> Result<RunOptions> {
+    let (scheme, formulation) = match choice {
+        Some(c) => (Some(c.method.scheme.clone()), c.method.formulation.clone()),
+        None => (args.scheme.clone(), args.formulation.clone()),
+    };
+    Ok(RunOptions {
+        scheme,
+        params: parse_params(&args.params)?,
+        dt: args.dt,
+        t_end: args.t_end,
+        output_interval: args.output_interval,
+        formulation,
+        step: StepSettings {
+            rtol: args.rtol.or(choice.map(|c| c.rtol)),
+            atol: args.atol,
+            h_min: args.h_min,
+            h_max: args.h_max,
+            control: args.step_control,
+        },
+        max_steps: args.max_steps,
+        omega_max: args.omega_max,
+    })
+}
+
+/// Sets up the run, says what it runs, runs it with the history writer, the interrupt watch and
+/// a progress bar on a terminal, and writes summary.json (also after a failure).
+fn simulate(
+    args: &RunArgs,
+    model: &Model,
+    stem: &str,
+    choice: Option<&MethodChoice>,
+) -> Result<Simulated> {
+    let src = &args.source;
+    let opts = options(args, choice)?;
+    // A chosen index-1 pair stops at a singular configuration, so that `run` can fall back.
+    let mut model = model.clone();
+    if choice.is_some() {
+        model.solver.constraints.singular_configuration = SingularityPolicy::Stop;
+    }
+    let model = &model;
+    let mut sim = Simulation::new(model, &opts).map_err(|e| src.start_error(&opts, &e))?;
+    if !src.quiet {
+        announce(&sim, model, stem, choice.is_some());
+    }
+    let out = src
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("out").join(stem));
+    fs::create_dir_all(&out)
+        .with_context(|| format!("cannot create output directory {}", out.display()))?;
+    write_model(&out, &sim.model)?;
+    let history_path = out.join("history.csv");
+    let file = fs::File::create(&history_path)
+        .with_context(|| format!("cannot create {}", history_path.display()))?;
+    let columns = HistoryColumns::of_run(&sim.system, &sim.model.solver, args.omega_max);
+    let mut writer = HistoryWriter::with_columns(columns, file)?;
+    let show = !src.quiet && std::io::stderr().is_terminal();
+    let mut progress = Progress::new(&sim, show);
+    signals::install();
+    let mut watch = signals::watch();
+    let report = {
+        let mut observers: Vec<&mut dyn Observer<Multibody>> = vec![&mut writer, &mut watch];
+        if show {
+            observers.push(&mut progress);
+        }
+        sim.run(&mut observers)
+    };
+    progress.bar.finish_and_clear();
+    writer
+        .flush()
+        .with_context(|| format!("cannot write {}", history_path.display()))?;
+    let summary = RunSummary {
+        summary: Summary::new(&sim, &report),
+        method_choice: choice,
+    };
+    let summary_path = analyses::write_summary(&out, &summary)?;
+    Ok(Simulated {
+        sim,
+        report,
+        history_path,
+        summary_path,
+    })
+}
+
+/// The run's first lines: model, pair, step policy, what assembly changed, and the redundant
+/// constraints it found.
+fn announce(sim: &Simulation, model: &Model, stem: &str, chosen: bool) {
+    eprintln!(
+        "{} with {} ({}){}: {}",
+        if model.name.is_empty() {
+            stem
+        } else {
+            &model.name
+        },
+        sim.scheme.name(),
+        sim.settings.formulation,
+        if chosen {
+            ", chosen by --scheme auto (the ranking is in summary.json)"
+        } else {
+            ""
+        },
+        sim.step_policy()
+    );
+    report_assembly(&sim.system, &sim.initial);
+    if !sim.assembly.redundant.is_empty() {
+        eprintln!(
+            "warning: redundant constraints (rank {} of {}): {} {} on the rows before {} (the dependency involves {}); going on with minimum-norm multipliers",
+            sim.assembly.rank,
+            sim.assembly.constraints,
+            sim.assembly.dependent.join(", "),
+            if sim.assembly.dependent.len() == 1 { "depends" } else { "depend" },
+            if sim.assembly.dependent.len() == 1 { "it" } else { "them" },
+            sim.assembly.redundant.join(", ")
+        );
+    }
+}
+
+/// Draws the plot when asked and says how the run ended; the exit status.
+fn report_end(args: &RunArgs, model: &Model, stem: &str, done: &Simulated) -> Result<ExitCode> {
+    let src = &args.source;
+    let Simulated {
+        sim,
+        report,
+        history_path,
+        summary_path,
+    } = done;
+    let out = history_path.parent().unwrap_or(std::path::Path::new("."));
+    if args.plot {
+        match plots::plot_folder(out, &[], "plot") {
+            Ok((png, _)) if !src.quiet => eprintln!("drew {}", png.display()),
+            Ok(_) => {}
+            Err(e) => eprintln!("warning: no plot: {e:#}"),
+        }
+    }
+    warn_singular(report);
+    match &report.status {
+        RunStatus::Completed => {
+            if !src.quiet {
+                let steps = if report.tolerances.is_some() {
+                    format!(
+                        "{} steps ({} rejected, h from {:.2e} to {:.2e} s)",
+                        report.steps, report.rejected_steps, report.h_min, report.h_max
+                    )
+                } else {
+                    format!("{} steps of {} s", report.steps, sim.settings.h)
+                };
+                if report.restarts > 0 {
+                    eprintln!(
+                        "repartitioned {} times (first at t = {:.6} s): new independent coordinates, scheme restarted",
+                        report.restarts, report.first_restart
+                    );
+                }
+                eprintln!(
+                    "{}: {steps} with {} ({}) in {:.3} s; max |E - E0 - W_nc| = {:.3e} J, max |Phi| = {:.3e}\nwrote {} and {}",
+                    if model.name.is_empty() { stem } else { &model.name },
+                    sim.scheme.name(),
+                    sim.settings.formulation,
+                    report.wall_time_s,
+                    report.max_energy_error,
+                    report.max_violation.position,
+                    history_path.display(),
+                    summary_path.display()
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        RunStatus::Stopped { stopped_at } => {
+            if !src.quiet {
+                eprintln!(
+                    "stopped at t = {stopped_at} s on request; wrote {} and {}",
+                    history_path.display(),
+                    summary_path.display()
+                );
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        RunStatus::Interrupted { interrupted_at } => {
+            eprintln!(
+                "interrupted at t = {interrupted_at} s; the output up to that time is in {} and {}",
+                history_path.display(),
+                summary_path.display()
+            );
+            Ok(ExitCode::from(130))
+        }
+        RunStatus::Failed { failed_at, reason } => {
+            eprintln!(
+                "error: the run stopped at t = {failed_at} s: {reason}\nthe output up to that time is in {} and {}",
+                history_path.display(),
+                summary_path.display()
+            );
+            src.note_location(&reason.to_string());
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// Warns when an index-1 formulation passed close to a singular configuration, where it may have
+/// left the branch of the motion.
+fn warn_singular(report: &RunReport) {
+    let Some(p) = report.closest_singularity.filter(|p| p.is_singular()) else {
+        return;
+    };
+    if let RunStatus::Failed { reason, .. } = &report.status {
+        if reason.kind == FailureKind::Singular {
+            return; // the failure says so itself
+        }
+    }
+    eprintln!(
+        "warning: at t = {:.6} s the motion passed close to a singular configuration (smallest eigenvalue of [M Phi_q^T; Phi_q 0] at {:.1e} of its largest in the run): an index-1 formulation may leave the branch of the motion there; check the result with --formulation index3 or stabilized-index2, or set [solver.constraints] singular_configuration = \"stop\"",
+        p.t, p.ratio
+    );
+}
