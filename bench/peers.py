@@ -709,8 +709,7 @@ def dynastep_trouble(m):
                 out.append(f"{c['case']}: {name} " + (short_reason(r["failed"])
                            if r["engine"] == "dynastep" else auto_reason(r["failed"])))
             elif c["unit"] == "m" and r["error"] > 0.1:
-                out.append(f"{c['case']}: {name} ended on another branch of the mechanism "
-                           f"(error {r['error']:.2f} m)")
+                out.append(f"{c['case']}: {name} ended {r['error']:.2f} m off the reference")
     return out
 
 
