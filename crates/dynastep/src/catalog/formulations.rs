@@ -24,16 +24,12 @@ pub const INDEX3: FormulationInfo = FormulationInfo {
         Refusal { scheme: "newmark", reason: UNDAMPED_NOISE },
         Refusal { scheme: "fox-goodwin", reason: UNDAMPED_NOISE },
         Refusal { scheme: "linear-acceleration", reason: UNDAMPED_NOISE },
-        Refusal { scheme: "lms2", reason: LMS2_NOISE },
     ],
     rtol_instead: "stabilized-index2",
 };
 
 /// Why index 3 refuses `rtol` for the schemes without numerical dissipation.
 const UNDAMPED_NOISE: &str = "without numerical dissipation the index-3 velocities oscillate from step to step at the Newton tolerance over h, and the error estimate, which sees that noise, drives the step to h_min (measured on the pendulum at every rtol from 1e-4 to 1e-10, per step and per unit step: scripts/error_control.py)";
-/// Why index 3 refuses `rtol` for LMS2.
-const LMS2_NOISE: &str = "its predictor extrapolates the index-3 velocities, whose noise (the Newton tolerance over h) the estimate sees, so the step falls to h_min (measured on the pendulum, the slider-crank and Andrews at every rtol from 1e-4 to 1e-10: scripts/error_control.py)";
-
 /// Registry entry of the stabilized index-2 formulation (Gear–Gupta–Leimkuhler).
 pub const STABILIZED_INDEX2: FormulationInfo = FormulationInfo {
     name: "stabilized-index2",

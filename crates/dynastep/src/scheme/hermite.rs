@@ -24,6 +24,18 @@ pub fn cubic_weights(theta: f64) -> [f64; 4] {
     ]
 }
 
+/// Weights of the first derivative of the cubic Hermite interpolant at θ, for h y′(θ): the
+/// θ-derivatives of (h00, h10, h01, h11); multiply the second and fourth by h.
+pub fn cubic_derivative_weights(theta: f64) -> [f64; 4] {
+    let t = theta;
+    [
+        6.0 * t * t - 6.0 * t,
+        3.0 * t * t - 4.0 * t + 1.0,
+        6.0 * t - 6.0 * t * t,
+        3.0 * t * t - 2.0 * t,
+    ]
+}
+
 /// Quintic Hermite weights at θ for (y_0, h y′_0, h² y″_0, y_1, h y′_1, h² y″_1), and those of the
 /// first derivative (for h y′(θ)) and of the second derivative (for h² y″(θ)).
 pub fn quintic_weights(theta: f64) -> [[f64; 6]; 3] {
@@ -71,6 +83,18 @@ mod tests {
             let w = cubic_weights(theta);
             let got = w[0] * y(t0) + h * w[1] * dy(t0) + w[2] * y(t0 + h) + h * w[3] * dy(t0 + h);
             assert!((got - y(t0 + theta * h)).abs() < 1e-13, "θ = {theta}");
+        }
+    }
+
+    #[test]
+    fn cubic_derivative_is_exact_for_cubics() {
+        let dy = |t: f64| -2.0 + t + 0.9 * t * t;
+        let y = |t: f64| 1.0 - 2.0 * t + 0.5 * t * t + 0.3 * t * t * t;
+        let (t0, h) = (0.4, 0.7);
+        for theta in [-0.5, 0.0, 0.3, 1.0, 1.7] {
+            let w = cubic_derivative_weights(theta);
+            let got = w[0] * y(t0) + h * w[1] * dy(t0) + w[2] * y(t0 + h) + h * w[3] * dy(t0 + h);
+            assert!((got - h * dy(t0 + theta * h)).abs() < 1e-13, "θ = {theta}");
         }
     }
 

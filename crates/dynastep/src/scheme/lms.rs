@@ -36,7 +36,7 @@
 //! roots at −1: a simple root for LMS2 (accepted), a multiple root for LMS3 and LMS4, which are then
 //! not zero-stable (refused).
 
-use super::hermite::{cubic_weights, quintic_weights};
+use super::hermite::{cubic_derivative_weights, cubic_weights, quintic_weights};
 use super::predictor::{first_order_point, predict, Known};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{
@@ -93,11 +93,17 @@ fn binomial(n: usize, k: usize) -> f64 {
 ///
 /// # Variable steps (LMS2 only)
 /// The coefficients are those of a constant step. When the step of LMS2 changes from h_{n−1} to h, the
-/// level t_{n−1} is replaced, for this step, by the state at t_n − h interpolated with the quintic
-/// Hermite polynomial through (q, v, a) at t_{n−1} and t_n (error O(h⁶), below the method's O(h³)
-/// local error), and λ by linear interpolation: the restart-from-interpolated-history strategy (Hairer,
-/// Nørsett & Wanner 1993, §III.5). The committed history is not touched before the step is accepted.
-/// LMS3 and LMS4 declare a constant step (`variable_step: false`) and are refused in adaptive runs.
+/// level t_{n−1} is replaced, for this step, by the state at t_n − h interpolated between t_{n−1} and
+/// t_n: q with the quintic Hermite polynomial through (q, v, a) (error O(h⁶)), v and a with the
+/// cubic through (v, a) and its derivative (errors O(h⁴) and O(h³); a enters multiplied by the step,
+/// so both stay below the method's O(h³) local error), and λ linearly: the
+/// restart-from-interpolated-history strategy (Hairer, Nørsett & Wanner 1993, §III.5). See
+/// `resample` for why v and a are not the derivatives of the quintic. The committed history is not touched before the step is accepted.
+/// LMS3 and LMS4 declare a constant step (`variable_step: false`) and are refused in adaptive runs:
+/// the same resampling of their two or three back levels, tried on 2026-11-27, ran LMS3 in
+/// stabilized index 2 on the pendulum, the slider-crank and both loop models with LMS2's errors,
+/// but diverged in index 3 on the slider-crank and stopped on Andrews, and LMS4's steps shrank to
+/// h_min on the pendulum at every rtol.
 ///
 /// # Error estimate
 /// The predictor–corrector difference: the predictor is the cubic Hermite extrapolation of q (from q,
@@ -195,11 +201,19 @@ impl Lms {
         level(&self.history, &self.resampled, self.use_resampled, j)
     }
 
-    /// Interpolates the history at t_n − h into `resampled` (quintic Hermite in q, v, a; linear λ).
+    /// Interpolates the history at t_n − h into `resampled`: q by the quintic Hermite polynomial
+    /// through (q, v, a), v by the cubic through (v, a) and a by that cubic's derivative, λ
+    /// linearly. v and a are not taken from the derivatives of the quintic in q: its weights on the
+    /// positions grow as 1/H and 1/H², and turned the positions' Newton noise and the stabilized
+    /// index-2 corrections (about 1e-11 m) into errors of 6e-3 m/s² in a on the spatial
+    /// slider-crank at H = 4e-5 s (the slider 2e-3 m off after 5 s, against 5e-7 m with a constant
+    /// step).
     fn resample(&mut self, h: f64) {
         let (x0, x1) = (&self.history.levels[1], &self.history.levels[0]);
         let big_h = self.history.h;
-        let w = quintic_weights(1.0 - h / big_h);
+        let theta = 1.0 - h / big_h;
+        let w = quintic_weights(theta)[0];
+        let (c, d) = (cubic_weights(theta), cubic_derivative_weights(theta));
         let r = &mut self.resampled;
         for i in 0..x0.q.len() {
             let y = [
@@ -210,12 +224,11 @@ impl Lms {
                 big_h * x1.v[i],
                 big_h * big_h * x1.a[i],
             ];
-            let dot = |k: usize| (0..6).map(|j| w[k][j] * y[j]).sum::<f64>();
-            r.q[i] = dot(0);
-            r.v[i] = dot(1) / big_h;
-            r.a[i] = dot(2) / (big_h * big_h);
+            r.q[i] = (0..6).map(|j| w[j] * y[j]).sum::<f64>();
+            let z = [x0.v[i], big_h * x0.a[i], x1.v[i], big_h * x1.a[i]];
+            r.v[i] = (0..4).map(|j| c[j] * z[j]).sum::<f64>();
+            r.a[i] = (0..4).map(|j| d[j] * z[j]).sum::<f64>() / big_h;
         }
-        let theta = 1.0 - h / big_h;
         for j in 0..x0.lambda.len() {
             r.lambda[j] = x0.lambda[j] + theta * (x1.lambda[j] - x0.lambda[j]);
         }
@@ -436,6 +449,34 @@ pub const LMS4: SchemeInfo = SchemeInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The resampled level of LMS2 after a step change, on q = sin t with the positions perturbed
+    /// by 1e-11 (a Newton tolerance, a stabilized index-2 correction): q, v and a at t_n − h are
+    /// within 1e-9 of sin, cos and −sin. Taking v and a from the derivatives of the quintic in q
+    /// amplified the perturbation by 1/H and 1/H² (a off by about 1e-1 at H = 4e-5 s).
+    #[test]
+    fn resampling_does_not_amplify_position_noise() {
+        let mut lms = Lms::new(2, 0.6).expect("valid");
+        let (big_h, h, t_n) = (4e-5, 3e-5, 0.3);
+        let level = |t: f64, noise: f64| {
+            let mut x = State::zeros(t, 1, 0);
+            x.q[0] = t.sin() + noise;
+            x.v[0] = t.cos();
+            x.a[0] = -t.sin();
+            x
+        };
+        lms.history.reset(&level(t_n - big_h, -1e-11));
+        lms.history.shift();
+        lms.history.levels[0] = level(t_n, 1e-11);
+        lms.history.h = big_h;
+        lms.resampled = State::zeros(0.0, 1, 0);
+        lms.t_n = t_n;
+        lms.resample(h);
+        let (r, t) = (&lms.resampled, t_n - h);
+        assert!((r.q[0] - t.sin()).abs() < 1e-9, "q {:e}", r.q[0] - t.sin());
+        assert!((r.v[0] - t.cos()).abs() < 1e-9, "v {:e}", r.v[0] - t.cos());
+        assert!((r.a[0] + t.sin()).abs() < 1e-9, "a {:e}", r.a[0] + t.sin());
+    }
 
     /// The exact rationals of Zhang et al. (2021) at ρ∞ = 0 and 0.6 (as printed in the paper).
     #[test]
