@@ -64,7 +64,8 @@ class RunFailedError(SimulationError):
 
     ``kind`` names the failure (``"not_converged"``, ``"stalled"``, ``"non_finite"``,
     ``"diverged"``, ``"error_control"``, ``"step_too_small"``, ``"max_steps"``, ``"correction"``, ``"invalid_state"``,
-    ``"observer"``,
+    ``"singular"`` (an index-1 formulation at a singular configuration with
+    ``singular_configuration = "stop"``), ``"observer"``,
     as ``summary.json``'s ``failure.kind``), ``failed_at`` the time of the last complete state [s],
     ``cause`` the element or constraint row at fault when known, ``advice`` what to change, and
     ``result`` the partial ``Result`` with every row computed before.
