@@ -557,3 +557,32 @@ fn the_chosen_pair_passes_the_singular_configurations() {
         );
     }
 }
+
+/// The redundant-constraint warning of Bricard's mechanism names the dependent row and, for the
+/// 35 rows its dependency involves, the eleven elements they belong to, each once.
+#[test]
+fn a_long_dependency_is_named_by_its_elements() {
+    let out = scratch("bricard-warning");
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "bricard",
+        "--t-end",
+        "0.01",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("warning: redundant constraints"))
+        .expect("a warning");
+    assert!(
+        line.contains("joint `J5` (revolute), axis ⟂ g depends"),
+        "{line}"
+    );
+    assert!(line.contains("35 rows of body `rod0`,"), "{line}");
+    assert_eq!(line.matches("joint `J0`").count(), 1, "{line}");
+    assert!(!line.contains("normalization"), "{line}");
+}
