@@ -78,6 +78,20 @@ fn spatial_slider_crank_error(run: &Run) -> f64 {
     max_error(run, "spatial/slider_crank_3d.csv", 1, x)
 }
 
+/// An example and the error measure of its runs.
+type Case = (&'static str, fn(&Run) -> f64);
+
+/// The errors of `scheme` in `formulation` on `example` at each tolerance, printed.
+fn errors_at(case: Case, scheme: &str, formulation: &str, tolerances: &[f64]) -> Vec<f64> {
+    let (example, error) = case;
+    let e: Vec<f64> = tolerances
+        .iter()
+        .map(|&rtol| error(&adaptive(example, scheme, formulation, rtol, 0.01, None)))
+        .collect();
+    println!("{example} {scheme}/{formulation} at rtol {tolerances:?}: {e:?}");
+    e
+}
+
 /// Errors of `scheme` with GGL at each tolerance, and a check that each falls below the last.
 fn falling_errors(example: &str, scheme: &str, tolerances: &[f64], error: fn(&Run) -> f64) {
     let mut last = f64::INFINITY;
@@ -141,21 +155,13 @@ fn double_fourbar_generalized_alpha_passes_its_singular_configuration_at_tight_t
 /// amplifying position noise, 4× and none: 1.8e-2 → 4.4e-3 m and 7.7e-3 → 8.3e-3 m).
 #[test]
 fn lms2_stabilized_index2_errors_fall_tenfold_over_two_decades() {
-    type Case = (&'static str, fn(&Run) -> f64);
     let cases: [Case; 2] = [
         ("spatial-slider-crank", spatial_slider_crank_error),
         ("double-fourbar", double_fourbar_error),
     ];
-    for (example, error) in cases {
-        let e: Vec<f64> = [1e-8, 1e-10]
-            .iter()
-            .map(|&rtol| error(&adaptive(example, "lms2", GGL, rtol, 0.01, None)))
-            .collect();
-        println!(
-            "{example} lms2/{GGL}: {:.2e} at rtol 1e-8, {:.2e} at 1e-10",
-            e[0], e[1]
-        );
-        assert!(e[1] * 10.0 < e[0], "{example}: {e:?}");
+    for case in cases {
+        let e = errors_at(case, "lms2", GGL, &[1e-8, 1e-10]);
+        assert!(e[1] * 10.0 < e[0], "{}: {e:?}", case.0);
     }
 }
 
@@ -236,20 +242,16 @@ fn velocity_constraints_hold_to_the_newton_tolerance() {
 /// tightening from 1e-6 to 1e-10, and a hundredfold over the range.
 #[test]
 fn lms2_index3_errors_fall_with_the_tolerance() {
-    type Case = (&'static str, fn(&Run) -> f64);
     let cases: [Case; 2] = [
         ("pendulum", pendulum_error),
         ("slider-crank", slider_crank_error),
     ];
-    for (example, error) in cases {
-        let e: Vec<f64> = [1e-6, 1e-8, 1e-10]
-            .iter()
-            .map(|&rtol| error(&adaptive(example, "lms2", "index3", rtol, 0.01, None)))
-            .collect();
-        println!("{example} lms2/index3: {e:?}");
+    for case in cases {
+        let e = errors_at(case, "lms2", "index3", &[1e-6, 1e-8, 1e-10]);
         assert!(
             e[1] < e[0] && e[2] < e[1] && e[2] * 100.0 < e[0],
-            "{example}: {e:?}"
+            "{}: {e:?}",
+            case.0
         );
     }
 }
