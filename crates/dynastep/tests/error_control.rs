@@ -110,13 +110,13 @@ fn falling_errors(example: &str, scheme: &str, tolerances: &[f64], error: fn(&Ru
     }
 }
 
-/// LMS2 and generalized-α with `rtol` in the stabilized index-2 formulation complete the pendulum,
-/// the slider-crank and the spatial slider-crank, and their errors fall as the tolerance is
-/// tightened (in index 3 LMS2 is refused: see `index3_refuses_rtol_where_its_estimate_fails`).
+/// LMS2, SS2 and generalized-α with `rtol` in the stabilized index-2 formulation complete the
+/// pendulum, the slider-crank and the spatial slider-crank, and their errors fall as the tolerance
+/// is tightened.
 #[test]
 fn stabilized_index2_errors_fall_with_the_tolerance() {
     let tolerances = [1e-4, 1e-6, 1e-8];
-    for scheme in ["generalized-alpha", "lms2"] {
+    for scheme in ["generalized-alpha", "lms2", "ss2"] {
         falling_errors("pendulum", scheme, &tolerances, pendulum_error);
         falling_errors("slider-crank", scheme, &tolerances, slider_crank_error);
         falling_errors(

@@ -38,17 +38,33 @@
 //! as an O(1) error in λ that decays as ρ∞ⁿ, and the work of the drivers then converges at first
 //! order (docs/schemes.md, SS-k).
 //!
-//! # Constant step
-//! Relations (4b)–(4e) do not contain h, so the auxiliaries are averages over step *indices*. With a
-//! step that changes, the schemes drop to first order (on ẋ = v, v̇ = −4x with steps alternating
-//! h, 2h, the measured order of SS2–SS4 falls from 1.3 to 1.1 as h halves). They declare a constant
-//! step and are refused in adaptive runs.
+//! # Variable steps
+//! Relations (4b)–(4e) do not contain h: the auxiliaries are averages over step *indices*, and with
+//! a step that changes they keep the lag δ_j h_old of the old step. Left alone, the schemes drop to
+//! first order (on q̈ = −4q with steps alternating h and 2h, the measured order of SS2 is 1.02).
+//! When the step changes from h_old to h, the auxiliaries are therefore moved to the lags of the
+//! new step, w_j ← ẏ_n + (h/h_old)(w_j − ẏ_n), and u_j likewise about v_n. Since w_j − ẏ_n =
+//! δ_j h_old ÿ + O(h²), the moved auxiliary is off by O(h²) only, which enters y_{n+1} multiplied
+//! by h: a local error O(h³), of the order of the method's own, so the second order holds
+//! (`tests/lms_family.rs`, `single_step_forms_keep_second_order_with_changing_steps`). It is the
+//! rescaling that Nordsieck methods apply to their scaled derivative h ẏ (Hairer, Nørsett & Wanner
+//! 1993, §III.7), applied to the lags; their O(h²) part is not moved.
+//!
+//! # Error estimate
+//! As LMS2's (Milne's device): the predictor is the cubic Hermite extrapolation of q (from q, v)
+//! and of v (from v, a) at t_{n−1} and t_n to t_{n+1}, O(h⁴) accurate, so its difference from the
+//! corrector is the step's local error C h³ y⃛ up to O(h⁴). On the first step, with the consistent
+//! start, the predictor is the Taylor polynomial through the start's jerk; with the paper's start
+//! (no jerk) it is the trapezoidal rule's acceleration-jump estimate h²(a_1 − a_0)/12.
 
 use nalgebra::Complex;
 
+use super::hermite::cubic_weights;
 use super::predictor::{first_order_point, predict, Known};
 use super::registry::{param, start_choice, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
-use super::{Capabilities, EquationForm, History, IntegrationPoint, PointSolution, Scheme, State};
+use super::{
+    Capabilities, EquationForm, History, IntegrationPoint, LocalError, PointSolution, Scheme, State,
+};
 use crate::linalg::Vector;
 
 type C64 = Complex<f64>;
@@ -123,6 +139,8 @@ pub struct SingleStep {
     history: History,
     t_n: f64,
     h: f64,
+    /// The step whose lags δ_j h the stored auxiliaries carry (0 before the first step).
+    aux_h: f64,
     /// Known parts ŵ_j, û_j of the step, laid out as the auxiliaries.
     hat: Vec<Vector>,
     q_hat: Vector,
@@ -176,6 +194,7 @@ impl SingleStep {
             history: History::new(2, aux_names(k)),
             t_n: 0.0,
             h: 0.0,
+            aux_h: 0.0,
             hat: Vec::new(),
             q_hat: Vector::zeros(0),
             v_hat: Vector::zeros(0),
@@ -227,6 +246,25 @@ impl SingleStep {
         }
     }
 
+    /// Moves the stored auxiliaries from the lags of the step `aux_h` to those of the step h:
+    /// w_j ← a_n + (h/aux_h)(w_j − a_n), u_j ← v_n + (h/aux_h)(u_j − v_n) (module documentation,
+    /// "Variable steps"). Composes exactly, so a rejected step needs no undo.
+    fn move_auxiliaries(&mut self, h: f64) {
+        let ratio = h / self.aux_h;
+        let x = &self.history.levels[0];
+        for j in 1..self.k {
+            for (chain, rate) in [(VELOCITY_CHAIN, &x.a), (POSITION_CHAIN, &x.v)] {
+                let s = slot(j, chain);
+                for (i, &centre) in rate.iter().enumerate() {
+                    let re = &mut self.history.aux[s][i];
+                    *re = centre + ratio * (*re - centre);
+                    self.history.aux[s + 1][i] *= ratio;
+                }
+            }
+        }
+        self.aux_h = h;
+    }
+
     /// The auxiliary j (1 … k − 1) of `chain` at t_n, component i.
     fn aux(&self, j: usize, chain: usize, i: usize) -> C64 {
         let s = slot(j, chain);
@@ -248,6 +286,26 @@ impl SingleStep {
             (prev_hat, prev_old) = (w_hat, old);
         }
         self.h * (prev_hat * ge + prev_old * (1.0 - ge)).re
+    }
+
+    /// The estimate of the first step (module documentation, "Error estimate"): against the cubic
+    /// Taylor polynomial through the start's jerk, or, without one (the paper's start), the
+    /// trapezoidal rule's h²(a_1 − a_0)/12.
+    fn first_step_error(&self, err: &mut LocalError) {
+        let (h, x) = (self.h, &self.history.levels[0]);
+        for i in 0..x.q.len() {
+            let u = self.new_a[i];
+            if self.consistent_start {
+                let j = self.start_jerk[i];
+                let q_pred = x.q[i] + h * (x.v[i] + h * (x.a[i] / 2.0 + h * j / 6.0));
+                let v_pred = x.v[i] + h * (x.a[i] + h * j / 2.0);
+                err.q[i] = self.q_hat[i] + self.c_q * u - q_pred;
+                err.v[i] = self.v_hat[i] + self.c_v * u - v_pred;
+            } else {
+                err.q[i] = h * h * (u - x.a[i]) / 12.0;
+                err.v[i] = 0.0;
+            }
+        }
     }
 
     /// Fills q̂, v̂, ŵ_j, û_j and c_q, c_v for the current step.
@@ -314,6 +372,7 @@ impl Scheme for SingleStep {
         }
         self.start_jerk.fill(0.0);
         self.fresh = self.consistent_start;
+        self.aux_h = 0.0;
         self.new_a.copy_from(&x0.a);
         self.new_lambda.copy_from(&x0.lambda);
     }
@@ -334,6 +393,11 @@ impl Scheme for SingleStep {
         if self.fresh {
             self.set_consistent_auxiliaries();
             self.fresh = false;
+            self.aux_h = h;
+        } else if self.aux_h == 0.0 {
+            self.aux_h = h;
+        } else if h != self.aux_h {
+            self.move_auxiliaries(h);
         }
     }
 
@@ -341,7 +405,8 @@ impl Scheme for SingleStep {
         self.fill_known_parts();
         first_order_point(pt, self.t_n + self.h, &self.q_hat, &self.v_hat, self.c_v);
         let levels = &self.history.levels;
-        let before = (self.history.filled >= 2).then(|| (Known::of(&levels[1]), 1.0));
+        let alpha = || self.h / self.history.h;
+        let before = (self.history.filled >= 2).then(|| (Known::of(&levels[1]), alpha()));
         predict(pt, Known::of(&levels[0]), before, self.h);
     }
 
@@ -349,6 +414,28 @@ impl Scheme for SingleStep {
         self.new_a.copy_from(sol.u);
         self.new_lambda.copy_from(sol.lambda);
         self.correction.record(sol);
+    }
+
+    fn local_error(&self, err: &mut LocalError) -> bool {
+        let (h, x) = (self.h, &self.history.levels[0]);
+        if self.history.filled < 2 {
+            self.first_step_error(err);
+            return true;
+        }
+        // Cubic Hermite extrapolation over [t_{n−1}, t_n] (length H) to t_n + h.
+        let (old, big_h) = (&self.history.levels[1], self.history.h);
+        let w = cubic_weights(1.0 + h / big_h);
+        for i in 0..x.q.len() {
+            let u = self.new_a[i];
+            let (q_new, v_new) = (self.q_hat[i] + self.c_q * u, self.v_hat[i] + self.c_v * u);
+            let q_pred =
+                w[0] * old.q[i] + big_h * w[1] * old.v[i] + w[2] * x.q[i] + big_h * w[3] * x.v[i];
+            let v_pred =
+                w[0] * old.v[i] + big_h * w[1] * old.a[i] + w[2] * x.v[i] + big_h * w[3] * x.a[i];
+            err.q[i] = q_new - q_pred;
+            err.v[i] = v_new - v_pred;
+        }
+        true
     }
 
     fn end_step(&mut self, state: &mut State) {
@@ -393,11 +480,13 @@ const CAPS: Capabilities = Capabilities {
     order: 2,
     explicit_in_positions: false,
     unconditionally_stable: true,
-    error_estimate: None,
-    error_order: 0,
-    variable_step: false,
+    error_estimate: Some(ESTIMATE),
+    error_order: 3,
+    variable_step: true,
     form: EquationForm::SecondOrder,
 };
+
+const ESTIMATE: &str = "predictor-corrector difference with a cubic Hermite predictor (Milne's device), as LMS2; first step: Taylor predictor through the start's jerk, or the trapezoidal rule's acceleration-jump estimate with start = 0";
 
 const PARAMS: [ParamInfo; 2] = [
     ParamInfo {
@@ -429,7 +518,7 @@ pub const SS2: SchemeInfo = SchemeInfo {
     name: "ss2",
     aliases: &["ss-2"],
     family: "single step with auxiliary variables",
-    summary: "single-step equivalent of LMS2 with one auxiliary variable per chain; second order, A-stable, roots -> -rho_inf at infinity; self-starting; constant step",
+    summary: "single-step equivalent of LMS2 with one auxiliary variable per chain; second order, A-stable, roots -> -rho_inf at infinity; self-starting; variable steps by moving the auxiliaries' lags",
     source: SOURCE,
     params: &PARAMS,
     build: |p: &SchemeParams| build_ss(2, "ss2", p),
@@ -441,7 +530,7 @@ pub const SS3: SchemeInfo = SchemeInfo {
     name: "ss3",
     aliases: &["ss-3"],
     family: "single step with auxiliary variables",
-    summary: "single-step equivalent of LMS3 with two (complex) auxiliary variables per chain; second order, A-stable, roots -> -rho_inf at infinity; self-starting; constant step",
+    summary: "single-step equivalent of LMS3 with two (complex) auxiliary variables per chain; second order, A-stable, roots -> -rho_inf at infinity; self-starting; variable steps by moving the auxiliaries' lags",
     source: SOURCE,
     params: &PARAMS,
     build: |p: &SchemeParams| build_ss(3, "ss3", p),
@@ -453,7 +542,7 @@ pub const SS4: SchemeInfo = SchemeInfo {
     name: "ss4",
     aliases: &["ss-4"],
     family: "single step with auxiliary variables",
-    summary: "single-step equivalent of LMS4 with three (partly complex) auxiliary variables per chain; second order, A-stable, roots -> -rho_inf at infinity; self-starting; constant step",
+    summary: "single-step equivalent of LMS4 with three (partly complex) auxiliary variables per chain; second order, A-stable, roots -> -rho_inf at infinity; self-starting; variable steps by moving the auxiliaries' lags",
     source: SOURCE,
     params: &PARAMS,
     build: |p: &SchemeParams| build_ss(4, "ss4", p),
