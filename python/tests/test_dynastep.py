@@ -10,8 +10,10 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 
 import numpy as np
+
 import pytest
 
 import dynastep
@@ -109,6 +111,21 @@ def test_settings_errors_raise_and_failed_runs_keep_their_rows():
     assert r.summary["status"] == "failed" and r.summary["reason"]
     assert r.summary["failure"]["kind"] == e.kind and e.failed_at == r.summary["failed_at"]
     assert len(r) >= 1 and r.t[-1] <= r.summary["failed_at"] + 1e-9
+
+
+def test_a_singular_passage_warns_as_the_cli_does():
+    # Dormand-Prince with projection on the double four-bar at rtol 1e-8 passes its singular
+    # configuration at t = 0.714 s and leaves the branch of the motion (docs/schemes.md).
+    m = dynastep.load_example("double-fourbar")
+    with pytest.warns(dynastep.SingularConfigurationWarning, match="singular configuration") as w:
+        r = m.run(scheme="dopri5", formulation="projection", rtol=1e-8, atol=1e-8)
+    passage = r.summary["closest_singularity"]
+    assert passage["singular"] and 0.0 < passage["t"] < 10.0, passage
+    assert f"t = {passage['t']:.6f} s" in str(w[0].message)
+    # Index 3 passes the same configurations; it has no watch and nothing to warn of.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dynastep.SingularConfigurationWarning)
+        assert m.run(scheme="generalized-alpha").summary.get("closest_singularity") is None
 
 
 def test_overrides_and_dicts_build_the_same_model():

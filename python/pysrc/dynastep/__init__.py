@@ -17,6 +17,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import warnings
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
@@ -30,6 +31,7 @@ __all__ = [
     "ModelError",
     "SimulationError",
     "RunFailedError",
+    "SingularConfigurationWarning",
     "load",
     "load_example",
     "from_dict",
@@ -79,6 +81,33 @@ class RunFailedError(SimulationError):
         self.cause: Optional[str] = failure.get("cause")
         self.advice: Optional[str] = failure.get("advice")
         super().__init__(f"the run stopped at t = {self.failed_at} s: {result.summary.get('reason')}")
+
+
+class SingularConfigurationWarning(UserWarning):
+    """Warned by ``Model.run`` when the motion passed close to a singular configuration of the
+    constraints: the smallest eigenvalue of [M Φ_qᵀ; Φ_q 0] fell below 1e-7 of its largest in the
+    run, which only the index-1 formulations (``direct``, ``baumgarte``, ``projection``,
+    ``partitioning``, ``hybrid``) watch. Such a run may have left the branch of the motion there;
+    the CLI prints the same warning. The passage is in ``summary["closest_singularity"]``
+    (``t`` [s], ``ratio``, ``singular``).
+    """
+
+
+def _warn_singular(summary: Dict[str, Any]) -> None:
+    """Warns of a singular passage, unless the run stopped there (its failure says so)."""
+    passage = summary.get("closest_singularity") or {}
+    failure = summary.get("failure") or {}
+    if not passage.get("singular") or failure.get("kind") == "singular":
+        return
+    warnings.warn(
+        f"at t = {passage['t']:.6f} s the motion passed close to a singular configuration "
+        f"(smallest eigenvalue of [M Phi_q^T; Phi_q 0] at {passage['ratio']:.1e} of its largest in "
+        "the run): an index-1 formulation may leave the branch of the motion there; check the "
+        "result with formulation='index3' or 'stabilized-index2', or set "
+        "[solver.constraints] singular_configuration = \"stop\"",
+        SingularConfigurationWarning,
+        stacklevel=3,
+    )
 
 
 class Result:
@@ -171,7 +200,8 @@ class Model:
         Raises ``SimulationError`` when the run cannot start (unknown scheme, bad parameters, no
         step size, failed assembly), and its subclass ``RunFailedError`` when the run fails midway
         (its ``kind``, ``failed_at``, ``cause`` and ``advice`` say why and when; its ``result`` is
-        the partial ``Result``).
+        the partial ``Result``). A run that passed close to a singular configuration of its
+        constraints warns with ``SingularConfigurationWarning``.
         The GIL is released while the run computes. Ctrl-C (SIGINT) ends the run at a step
         boundary and raises ``KeyboardInterrupt``, whose ``result`` attribute holds the partial
         ``Result`` (status ``interrupted``).
@@ -198,6 +228,7 @@ class Model:
                 interrupt.result = Result(names, columns, json.loads(summary))
             raise
         result = Result(names, columns, json.loads(summary))
+        _warn_singular(result.summary)
         if result.summary.get("status") == "failed":
             raise RunFailedError(result)
         return result
