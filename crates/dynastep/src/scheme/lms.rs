@@ -101,9 +101,9 @@ fn binomial(n: usize, k: usize) -> f64 {
 /// `resample` for why v and a are not the derivatives of the quintic. The committed history is not touched before the step is accepted.
 /// LMS3 and LMS4 declare a constant step (`variable_step: false`) and are refused in adaptive runs:
 /// the same resampling of their two or three back levels, tried on 2026-11-27, ran LMS3 in
-/// stabilized index 2 on the pendulum, the slider-crank and both loop models with LMS2's errors,
-/// but diverged in index 3 on the slider-crank and stopped on Andrews, and LMS4's steps shrank to
-/// h_min on the pendulum at every rtol.
+/// stabilized index 2 on four of the five error-control models with LMS2's errors, but stopped on
+/// Andrews per unit step and lost its energy balance in index 3, and LMS4's steps shrank to h_min
+/// on the pendulum at every rtol (docs/schemes.md, `lms3`, `lms4`).
 ///
 /// # Error estimate
 /// The predictor–corrector difference: the predictor is the cubic Hermite extrapolation of q (from q,
