@@ -37,6 +37,7 @@
 //! not zero-stable (refused).
 
 use super::hermite::{cubic_derivative_weights, cubic_weights, quintic_weights};
+use super::milne;
 use super::predictor::{first_order_point, predict, Known};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{
@@ -235,6 +236,17 @@ impl Lms {
         r.t = self.t_n - h;
     }
 
+    /// The corrector q̂ + c_q u, v̂ + c_v u of the step just solved.
+    fn corrector(&self) -> milne::Corrector<'_> {
+        milne::Corrector {
+            q_hat: &self.q_hat,
+            v_hat: &self.v_hat,
+            c_q: self.c_q,
+            c_v: self.c_v,
+            u: &self.new_a,
+        }
+    }
+
     /// The known parts v̂, q̂ of the new velocities and positions (everything but b0 h a_{n+1}).
     fn fill_known_parts(&mut self) {
         let h = self.h;
@@ -328,25 +340,13 @@ impl Scheme for Lms {
     }
 
     fn local_error(&self, err: &mut LocalError) -> bool {
-        let h = self.h;
-        let x = self.level(0);
+        let (h, x) = (self.h, self.level(0));
         if self.history.filled < 2 {
-            for i in 0..x.q.len() {
-                err.q[i] = h * h * (self.new_a[i] - x.a[i]) / 12.0;
-                err.v[i] = 0.0;
-            }
+            milne::trapezoidal_step_error(h, &x.a, &self.new_a, err);
             return true;
         }
-        let old = self.level(1);
-        let w = cubic_weights(2.0);
-        for i in 0..x.q.len() {
-            let u = self.new_a[i];
-            let (q_new, v_new) = (self.q_hat[i] + self.c_q * u, self.v_hat[i] + self.c_v * u);
-            let q_pred = w[0] * old.q[i] + h * w[1] * old.v[i] + w[2] * x.q[i] + h * w[3] * x.v[i];
-            let v_pred = w[0] * old.v[i] + h * w[1] * old.a[i] + w[2] * x.v[i] + h * w[3] * x.a[i];
-            err.q[i] = q_new - q_pred;
-            err.v[i] = v_new - v_pred;
-        }
+        // Level 1 is at t_n − h (resampled when the step changed): θ = 2 over [t_n − h, t_n].
+        milne::predictor_difference(self.level(1), x, h, 2.0, &self.corrector(), err);
         true
     }
 

@@ -59,7 +59,7 @@
 
 use nalgebra::Complex;
 
-use super::hermite::cubic_weights;
+use super::milne;
 use super::predictor::{first_order_point, predict, Known};
 use super::registry::{param, start_choice, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{
@@ -293,18 +293,27 @@ impl SingleStep {
     /// trapezoidal rule's h²(a_1 − a_0)/12.
     fn first_step_error(&self, err: &mut LocalError) {
         let (h, x) = (self.h, &self.history.levels[0]);
+        if !self.consistent_start {
+            milne::trapezoidal_step_error(h, &x.a, &self.new_a, err);
+            return;
+        }
         for i in 0..x.q.len() {
-            let u = self.new_a[i];
-            if self.consistent_start {
-                let j = self.start_jerk[i];
-                let q_pred = x.q[i] + h * (x.v[i] + h * (x.a[i] / 2.0 + h * j / 6.0));
-                let v_pred = x.v[i] + h * (x.a[i] + h * j / 2.0);
-                err.q[i] = self.q_hat[i] + self.c_q * u - q_pred;
-                err.v[i] = self.v_hat[i] + self.c_v * u - v_pred;
-            } else {
-                err.q[i] = h * h * (u - x.a[i]) / 12.0;
-                err.v[i] = 0.0;
-            }
+            let (u, j) = (self.new_a[i], self.start_jerk[i]);
+            let q_pred = x.q[i] + h * (x.v[i] + h * (x.a[i] / 2.0 + h * j / 6.0));
+            let v_pred = x.v[i] + h * (x.a[i] + h * j / 2.0);
+            err.q[i] = self.q_hat[i] + self.c_q * u - q_pred;
+            err.v[i] = self.v_hat[i] + self.c_v * u - v_pred;
+        }
+    }
+
+    /// The corrector q̂ + c_q u, v̂ + c_v u of the step just solved.
+    fn corrector(&self) -> milne::Corrector<'_> {
+        milne::Corrector {
+            q_hat: &self.q_hat,
+            v_hat: &self.v_hat,
+            c_q: self.c_q,
+            c_v: self.c_v,
+            u: &self.new_a,
         }
     }
 
@@ -417,24 +426,14 @@ impl Scheme for SingleStep {
     }
 
     fn local_error(&self, err: &mut LocalError) -> bool {
-        let (h, x) = (self.h, &self.history.levels[0]);
         if self.history.filled < 2 {
             self.first_step_error(err);
             return true;
         }
-        // Cubic Hermite extrapolation over [t_{n−1}, t_n] (length H) to t_n + h.
-        let (old, big_h) = (&self.history.levels[1], self.history.h);
-        let w = cubic_weights(1.0 + h / big_h);
-        for i in 0..x.q.len() {
-            let u = self.new_a[i];
-            let (q_new, v_new) = (self.q_hat[i] + self.c_q * u, self.v_hat[i] + self.c_v * u);
-            let q_pred =
-                w[0] * old.q[i] + big_h * w[1] * old.v[i] + w[2] * x.q[i] + big_h * w[3] * x.v[i];
-            let v_pred =
-                w[0] * old.v[i] + big_h * w[1] * old.a[i] + w[2] * x.v[i] + big_h * w[3] * x.a[i];
-            err.q[i] = q_new - q_pred;
-            err.v[i] = v_new - v_pred;
-        }
+        // Extrapolation over [t_{n−1}, t_n] (length H, the last step) to t_n + h.
+        let (levels, big_h) = (&self.history.levels, self.history.h);
+        let theta = 1.0 + self.h / big_h;
+        milne::predictor_difference(&levels[1], &levels[0], big_h, theta, &self.corrector(), err);
         true
     }
 
