@@ -830,6 +830,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             stats,
         );
         self.count(stats, report);
+        self.form.remove_normal_error(self.sys, &mut self.err);
         let norm = self.judged_norm(h, tol);
         let (accept, h_new) = self.sizer.controller.judge(h, tol.judged(norm, h));
         if accept {

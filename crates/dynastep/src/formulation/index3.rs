@@ -2,7 +2,7 @@
 //! point, with scaled constraint rows (see the [module documentation of the layer](super)).
 
 use crate::linalg::{copy, max_abs, norm_inf, same_bits, zero, Block, Sink, Vector};
-use crate::scheme::IntegrationPoint;
+use crate::scheme::{IntegrationPoint, LocalError};
 use crate::system::System;
 
 use super::stabilized_index2::GglRows;
@@ -176,6 +176,10 @@ pub struct Index3 {
     pub a_e: Vector,
     /// Constraint-point coordinates q_c (n).
     pub q_c: Vector,
+    /// Time t_c of the constraint point last evaluated \[s\].
+    t_c: f64,
+    /// A constraint-sized work vector (m), for the estimate's normal part ([`normal_error`]).
+    normal: Vector,
     /// Force terms Φ_q(q_e)ᵀλ − Q at the last evaluation (n) [N].
     pub force_terms: Vector,
     forces: Vector,
@@ -377,6 +381,10 @@ impl<S: System> Formulation<S> for Index3 {
         &self.force_terms
     }
 
+    fn remove_normal_error(&mut self, sys: &S, err: &mut LocalError) {
+        Index3::remove_normal_error(self, sys, err);
+    }
+
     fn position_correction(&self) -> Option<&Vector> {
         self.ggl.as_ref().map(|g| &g.correction)
     }
@@ -421,6 +429,8 @@ impl Index3 {
             v_e: Vector::zeros(n),
             a_e: Vector::zeros(n),
             q_c: Vector::zeros(n),
+            t_c: 0.0,
+            normal: Vector::zeros(m),
             force_terms: Vector::zeros(n),
             forces: Vector::zeros(n),
             inertia: Vector::zeros(n),
@@ -451,6 +461,7 @@ impl Index3 {
             &mut self.a_e.as_mut_slice()[..n],
             &mut self.q_c.as_mut_slice()[..n],
         );
+        self.t_c = pt.t_c;
         let (q_hat, v_hat) = (&pt.q_hat.as_slice()[..n], &pt.v_hat.as_slice()[..n]);
         let (a_hat, qc_hat) = (&pt.a_hat.as_slice()[..n], &pt.qc_hat.as_slice()[..n]);
         for i in 0..n {
@@ -685,6 +696,9 @@ impl Index3 {
         self.work.solve_in_place(&mut self.residual);
     }
 }
+
+#[path = "index3_normal_error.rs"]
+mod normal_error;
 
 #[cfg(test)]
 #[path = "index3_jacobian_tests.rs"]

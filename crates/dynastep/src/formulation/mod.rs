@@ -344,6 +344,12 @@ pub trait Formulation<S: System> {
         Ok(Correction::None)
     }
 
+    /// Removes from the local error estimate `err` (n entries per part) what the formulation knows
+    /// is not truncation error of the step, before it is judged. Index 3 replaces the velocity
+    /// estimate's component across the constraint manifold by the new state's own
+    /// velocity-constraint violation ([`index3`]'s `normal_error`). The default leaves `err` alone.
+    fn remove_normal_error(&mut self, _sys: &S, _err: &mut LocalError) {}
+
     /// Zeroes the entries of the local error estimate that error control must not judge (the
     /// dependent coordinates of coordinate partitioning, which are solved from the constraints) and
     /// returns how many coordinates are judged. The default judges all n.
