@@ -345,7 +345,8 @@ pub trait Formulation<S: System> {
     }
 
     /// Removes from the local error estimate `err` (n entries per part) what the formulation knows
-    /// is not truncation error of the step, before it is judged. Index 3 replaces the velocity
+    /// is not truncation error of the step, before it is judged, or replaces it by what it should
+    /// be. Index 3 replaces the velocity
     /// estimate's component across the constraint manifold by the new state's own
     /// velocity-constraint violation ([`index3`]'s `normal_error`). The default leaves `err` alone.
     fn remove_normal_error(&mut self, _sys: &S, _err: &mut LocalError) {}
