@@ -10,6 +10,7 @@
 #[path = "common/examples.rs"]
 mod util;
 
+use dynastep::analysis::dynamic::RunStatus;
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::model::settings::{StepControl, StepSettings};
 use util::Run;
@@ -253,6 +254,31 @@ fn index3_per_unit_step_within_a_hundred_rtol() {
             assert!(e < 100.0 * rtol, "{scheme} rtol {rtol:e}: error {e:e}");
         }
     }
+}
+
+/// A run that index 3 cannot keep within the tolerance (per unit step at rtol 1e-10, below the
+/// rounding floor of index-3 velocities: docs/schemes.md) ends with advice that names the
+/// stabilized index-2 formulation.
+#[test]
+fn an_index3_run_stopped_by_error_control_names_stabilized_index2() {
+    let step = StepSettings {
+        rtol: Some(1e-10),
+        atol: Some(1e-10),
+        control: Some(StepControl::PerUnitStep),
+        ..Default::default()
+    };
+    let opts = RunOptions {
+        scheme: Some("generalized-alpha".into()),
+        formulation: Some("index3".into()),
+        step,
+        ..RunOptions::default()
+    };
+    let run = util::run_with(&util::model("pendulum"), &opts);
+    let RunStatus::Failed { reason, .. } = &run.report.status else {
+        panic!("expected the run to stop: {:?}", run.report.status);
+    };
+    let text = reason.to_string();
+    assert!(text.contains("--formulation stabilized-index2"), "{text}");
 }
 
 /// The index-3 position estimate keeps its normal part, which sees the singular configurations of a

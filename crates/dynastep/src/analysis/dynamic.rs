@@ -511,6 +511,21 @@ pub fn check_settings(
     problem.map_or(Ok(()), |p| Err(RunFailure::settings(p).at_setting(setting)))
 }
 
+/// What to do when the local error of a run in `formulation` on a system with `m` constraint
+/// rows cannot be brought within the tolerances above h_min: the general remedies, and with
+/// constraints the formulation whose estimate holds to tighter tolerances when the registry names
+/// one (`rtol_instead`: index 3 names stabilized index 2, whose velocities satisfy their
+/// constraint; docs/schemes.md, "Error control on constrained models").
+fn error_control_advice(formulation: &str, m: usize) -> String {
+    let general = "loosen rtol and atol or lower h_min, or choose a scheme or formulation whose error estimate suits the model (docs/schemes.md gives each estimate's limits)";
+    match formulation::find(formulation).map(|f| f.rtol_instead) {
+        Some(instead) if m > 0 && !instead.is_empty() => format!(
+            "{general}; `--formulation {instead}` with the same scheme holds to tighter tolerances on constrained models (docs/schemes.md, \"Error control on constrained models\")"
+        ),
+        _ => general.to_string(),
+    }
+}
+
 /// Why `formulation` cannot control the error of `scheme` on a constrained model, when its
 /// registry entry says so ([`crate::catalog::FormulationInfo::rtol_refused`]), with the
 /// formulation it recommends instead (`rtol_instead`).
@@ -848,7 +863,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                     tol.rtol, tol.atol, tol.control.describe(), tol.h_min
                 ),
             )
-            .advise("loosen rtol and atol or lower h_min, or choose a scheme or formulation whose error estimate suits the model (docs/schemes.md gives each estimate's limits)"));
+            .advise(error_control_advice(self.settings.formulation, self.sys.m())));
         }
         Ok(Some(h_new))
     }
