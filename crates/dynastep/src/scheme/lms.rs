@@ -38,7 +38,7 @@
 
 use super::hermite::{cubic_derivative_weights, cubic_weights, quintic_weights};
 use super::milne;
-use super::predictor::{first_order_point, predict, Known};
+use super::predictor::{predict, Known};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{
     Capabilities, EquationForm, History, IntegrationPoint, LocalError, PointSolution, Scheme, State,
@@ -126,11 +126,8 @@ pub struct Lms {
     /// Level t_n − h of LMS2: levels\[1\] when the step is unchanged, else interpolated into `resampled`.
     use_resampled: bool,
     resampled: State,
-    q_hat: Vector,
-    v_hat: Vector,
-    c_q: f64,
-    c_v: f64,
-    new_a: Vector,
+    /// The step's point maps and solution (q̂, v̂, c_q, c_v, u = a_{n+1}).
+    point: milne::Corrector,
     new_lambda: Vector,
     correction: super::KeptCorrection,
 }
@@ -173,11 +170,7 @@ impl Lms {
             h: 0.0,
             use_resampled: false,
             resampled: State::zeros(0.0, 0, 0),
-            q_hat: z.clone(),
-            v_hat: z.clone(),
-            c_q: 0.0,
-            c_v: 0.0,
-            new_a: z.clone(),
+            point: milne::Corrector::zeros(0),
             new_lambda: z,
             correction: Default::default(),
         })
@@ -236,35 +229,24 @@ impl Lms {
         r.t = self.t_n - h;
     }
 
-    /// The corrector q̂ + c_q u, v̂ + c_v u of the step just solved.
-    fn corrector(&self) -> milne::Corrector<'_> {
-        milne::Corrector {
-            q_hat: &self.q_hat,
-            v_hat: &self.v_hat,
-            c_q: self.c_q,
-            c_v: self.c_v,
-            u: &self.new_a,
-        }
-    }
-
     /// The known parts v̂, q̂ of the new velocities and positions (everything but b0 h a_{n+1}).
     fn fill_known_parts(&mut self) {
         let h = self.h;
         let (a, b) = self.step_coefficients();
         let used = if self.starting() { 1 } else { self.k };
         let b0 = b[0];
-        for i in 0..self.q_hat.len() {
+        for i in 0..self.point.q_hat.len() {
             let (mut vh, mut qh) = (0.0, 0.0);
             for j in 1..=used {
                 let x = self.level(j - 1);
                 vh += a[j - 1] * x.v[i] + h * b[j] * x.a[i];
                 qh += a[j - 1] * x.q[i] + h * b[j] * x.v[i];
             }
-            self.v_hat[i] = vh;
-            self.q_hat[i] = qh + h * b0 * vh;
+            self.point.v_hat[i] = vh;
+            self.point.q_hat[i] = qh + h * b0 * vh;
         }
-        self.c_v = h * b0;
-        self.c_q = self.c_v * self.c_v;
+        self.point.c_v = h * b0;
+        self.point.c_q = self.point.c_v * self.point.c_v;
     }
 }
 
@@ -303,14 +285,12 @@ impl Scheme for Lms {
     fn start(&mut self, x0: &State, _force_terms: &Vector) {
         let (n, m) = (x0.q.len(), x0.lambda.len());
         self.history.reset(x0);
-        if self.q_hat.len() != n || self.new_lambda.len() != m {
+        if self.point.q_hat.len() != n || self.new_lambda.len() != m {
             self.resampled = State::zeros(x0.t, n, m);
-            self.q_hat = Vector::zeros(n);
-            self.v_hat = Vector::zeros(n);
-            self.new_a = Vector::zeros(n);
+            self.point = milne::Corrector::zeros(n);
             self.new_lambda = Vector::zeros(m);
         }
-        self.new_a.copy_from(&x0.a);
+        self.point.u.copy_from(&x0.a);
         self.new_lambda.copy_from(&x0.lambda);
         self.use_resampled = false;
     }
@@ -327,14 +307,14 @@ impl Scheme for Lms {
 
     fn point(&mut self, _k: usize, pt: &mut IntegrationPoint) {
         self.fill_known_parts();
-        first_order_point(pt, self.t_n + self.h, &self.q_hat, &self.v_hat, self.c_v);
+        self.point.fill_point(pt, self.t_n + self.h);
         let last = Known::of(self.level(0));
         let before = (self.history.filled >= 2).then(|| (Known::of(self.level(1)), 1.0));
         predict(pt, last, before, self.h);
     }
 
     fn accept_point(&mut self, _k: usize, sol: &PointSolution<'_>) {
-        self.new_a.copy_from(sol.u);
+        self.point.u.copy_from(sol.u);
         self.new_lambda.copy_from(sol.lambda);
         self.correction.record(sol);
     }
@@ -342,11 +322,11 @@ impl Scheme for Lms {
     fn local_error(&self, err: &mut LocalError) -> bool {
         let (h, x) = (self.h, self.level(0));
         if self.history.filled < 2 {
-            milne::trapezoidal_step_error(h, &x.a, &self.new_a, err);
+            milne::trapezoidal_step_error(h, &x.a, &self.point.u, err);
             return true;
         }
         // Level 1 is at t_n − h (resampled when the step changed): θ = 2 over [t_n − h, t_n].
-        milne::predictor_difference(self.level(1), x, h, 2.0, &self.corrector(), err);
+        milne::predictor_difference(self.level(1), x, h, 2.0, &self.point, err);
         true
     }
 
@@ -356,10 +336,8 @@ impl Scheme for Lms {
         hist.shift();
         let x = &mut hist.levels[0];
         for i in 0..x.q.len() {
-            let u = self.new_a[i];
-            x.q[i] = self.q_hat[i] + self.c_q * u;
-            x.v[i] = self.v_hat[i] + self.c_v * u;
-            x.a[i] = u;
+            (x.q[i], x.v[i]) = self.point.at(i);
+            x.a[i] = self.point.u[i];
         }
         self.correction.apply(&mut x.q);
         x.lambda.copy_from(&self.new_lambda);

@@ -6,22 +6,52 @@
 //! trapezoidal rule's acceleration-jump estimate (Zienkiewicz & Xie 1991).
 
 use super::hermite::cubic_weights;
+use super::predictor::first_order_point;
+use super::IntegrationPoint;
 use super::{LocalError, State};
 use crate::linalg::Vector;
 
-/// The corrector of a one-point step in first-order form: q_{n+1} = q̂ + c_q u and
-/// v_{n+1} = v̂ + c_v u, with u = a_{n+1} (q̂, v̂, u: n entries; c_q \[s²\], c_v \[s\]).
-pub struct Corrector<'a> {
+/// The corrector of a one-point step in first-order form, the state LMS2 and SS-k keep for the
+/// step being solved: q_{n+1} = q̂ + c_q u and v_{n+1} = v̂ + c_v u, with u = a_{n+1} (q̂, v̂, u:
+/// n entries; c_q \[s²\], c_v \[s\]).
+#[derive(Debug, Clone)]
+pub struct Corrector {
     /// Known part q̂ of the new positions (n).
-    pub q_hat: &'a Vector,
+    pub q_hat: Vector,
     /// Known part v̂ of the new velocities (n).
-    pub v_hat: &'a Vector,
+    pub v_hat: Vector,
     /// ∂q_{n+1}/∂u \[s²\].
     pub c_q: f64,
     /// ∂v_{n+1}/∂u \[s\].
     pub c_v: f64,
     /// The solved accelerations a_{n+1} (n).
-    pub u: &'a Vector,
+    pub u: Vector,
+}
+
+impl Corrector {
+    /// Zero maps for n coordinates (allocates; the schemes call it when n changes).
+    pub fn zeros(n: usize) -> Self {
+        Corrector {
+            q_hat: Vector::zeros(n),
+            v_hat: Vector::zeros(n),
+            c_q: 0.0,
+            c_v: 0.0,
+            u: Vector::zeros(n),
+        }
+    }
+
+    /// Fills the maps of the step's one integration point at t_{n+1} = `t` \[s\] from q̂, v̂ and
+    /// c_v ([`first_order_point`]).
+    pub fn fill_point(&self, pt: &mut IntegrationPoint, t: f64) {
+        first_order_point(pt, t, &self.q_hat, &self.v_hat, self.c_v);
+    }
+
+    /// The new position and velocity of coordinate `i`: (q̂_i + c_q u_i, v̂_i + c_v u_i).
+    #[inline]
+    pub fn at(&self, i: usize) -> (f64, f64) {
+        let u = self.u[i];
+        (self.q_hat[i] + self.c_q * u, self.v_hat[i] + self.c_v * u)
+    }
 }
 
 /// Writes into `err` (q and v parts, n each) the corrector minus the cubic Hermite extrapolation
@@ -31,13 +61,12 @@ pub fn predictor_difference(
     last: &State,
     big_h: f64,
     theta: f64,
-    c: &Corrector<'_>,
+    c: &Corrector,
     err: &mut LocalError,
 ) {
     let w = cubic_weights(theta);
     for i in 0..last.q.len() {
-        let u = c.u[i];
-        let (q_new, v_new) = (c.q_hat[i] + c.c_q * u, c.v_hat[i] + c.c_v * u);
+        let (q_new, v_new) = c.at(i);
         let q_pred =
             w[0] * old.q[i] + big_h * w[1] * old.v[i] + w[2] * last.q[i] + big_h * w[3] * last.v[i];
         let v_pred =

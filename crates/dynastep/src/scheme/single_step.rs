@@ -60,7 +60,7 @@
 use nalgebra::Complex;
 
 use super::milne;
-use super::predictor::{first_order_point, predict, Known};
+use super::predictor::{predict, Known};
 use super::registry::{param, start_choice, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{
     Capabilities, EquationForm, History, IntegrationPoint, LocalError, PointSolution, Scheme, State,
@@ -143,11 +143,8 @@ pub struct SingleStep {
     aux_h: f64,
     /// Known parts ŵ_j, û_j of the step, laid out as the auxiliaries.
     hat: Vec<Vector>,
-    q_hat: Vector,
-    v_hat: Vector,
-    c_q: f64,
-    c_v: f64,
-    new_a: Vector,
+    /// The step's point maps and solution (q̂, v̂, c_q, c_v, u = a_{n+1}).
+    point: milne::Corrector,
     new_lambda: Vector,
     correction: super::KeptCorrection,
     /// Whether the start sets the auxiliaries consistently (`start = 1`, module documentation).
@@ -196,11 +193,7 @@ impl SingleStep {
             h: 0.0,
             aux_h: 0.0,
             hat: Vec::new(),
-            q_hat: Vector::zeros(0),
-            v_hat: Vector::zeros(0),
-            c_q: 0.0,
-            c_v: 0.0,
-            new_a: Vector::zeros(0),
+            point: milne::Corrector::zeros(0),
             new_lambda: Vector::zeros(0),
             correction: Default::default(),
             consistent_start: true,
@@ -294,43 +287,33 @@ impl SingleStep {
     fn first_step_error(&self, err: &mut LocalError) {
         let (h, x) = (self.h, &self.history.levels[0]);
         if !self.consistent_start {
-            milne::trapezoidal_step_error(h, &x.a, &self.new_a, err);
+            milne::trapezoidal_step_error(h, &x.a, &self.point.u, err);
             return;
         }
         for i in 0..x.q.len() {
-            let (u, j) = (self.new_a[i], self.start_jerk[i]);
+            let j = self.start_jerk[i];
             let q_pred = x.q[i] + h * (x.v[i] + h * (x.a[i] / 2.0 + h * j / 6.0));
             let v_pred = x.v[i] + h * (x.a[i] + h * j / 2.0);
-            err.q[i] = self.q_hat[i] + self.c_q * u - q_pred;
-            err.v[i] = self.v_hat[i] + self.c_v * u - v_pred;
-        }
-    }
-
-    /// The corrector q̂ + c_q u, v̂ + c_v u of the step just solved.
-    fn corrector(&self) -> milne::Corrector<'_> {
-        milne::Corrector {
-            q_hat: &self.q_hat,
-            v_hat: &self.v_hat,
-            c_q: self.c_q,
-            c_v: self.c_v,
-            u: &self.new_a,
+            let (q_new, v_new) = self.point.at(i);
+            err.q[i] = q_new - q_pred;
+            err.v[i] = v_new - v_pred;
         }
     }
 
     /// Fills q̂, v̂, ŵ_j, û_j and c_q, c_v for the current step.
     fn fill_known_parts(&mut self) {
         let h = self.h;
-        self.c_v = h * self.gamma_even * self.beta[self.k - 1].re;
-        self.c_q = self.c_v * self.c_v;
-        for i in 0..self.q_hat.len() {
+        self.point.c_v = h * self.gamma_even * self.beta[self.k - 1].re;
+        self.point.c_q = self.point.c_v * self.point.c_v;
+        for i in 0..self.point.q_hat.len() {
             let (q_n, v_n, a_n) = {
                 let x = &self.history.levels[0];
                 (x.q[i], x.v[i], x.a[i])
             };
             let v_hat = v_n + self.chain(VELOCITY_CHAIN, i, 0.0, a_n);
-            self.v_hat[i] = v_hat;
+            self.point.v_hat[i] = v_hat;
             // u_0 = v_{n+1} = v̂ + c_v a_{n+1}: its known part is v̂, and every β picks up c_v.
-            self.q_hat[i] = q_n + self.chain(POSITION_CHAIN, i, v_hat, v_n);
+            self.point.q_hat[i] = q_n + self.chain(POSITION_CHAIN, i, v_hat, v_n);
         }
     }
 }
@@ -362,12 +345,12 @@ impl Scheme for SingleStep {
     fn start(&mut self, x0: &State, _force_terms: &Vector) {
         let (n, m) = (x0.q.len(), x0.lambda.len());
         self.history.reset(x0);
-        if self.q_hat.len() != n || self.new_lambda.len() != m || self.hat.len() != 4 * (self.k - 1)
+        if self.point.q_hat.len() != n
+            || self.new_lambda.len() != m
+            || self.hat.len() != 4 * (self.k - 1)
         {
             self.hat = vec![Vector::zeros(n); 4 * (self.k - 1)];
-            self.q_hat = Vector::zeros(n);
-            self.v_hat = Vector::zeros(n);
-            self.new_a = Vector::zeros(n);
+            self.point = milne::Corrector::zeros(n);
             self.new_lambda = Vector::zeros(m);
         }
         // Every auxiliary starts equal to its derivative, with zero imaginary part (the paper's
@@ -382,7 +365,7 @@ impl Scheme for SingleStep {
         self.start_jerk.fill(0.0);
         self.fresh = self.consistent_start;
         self.aux_h = 0.0;
-        self.new_a.copy_from(&x0.a);
+        self.point.u.copy_from(&x0.a);
         self.new_lambda.copy_from(&x0.lambda);
     }
 
@@ -412,7 +395,7 @@ impl Scheme for SingleStep {
 
     fn point(&mut self, _k: usize, pt: &mut IntegrationPoint) {
         self.fill_known_parts();
-        first_order_point(pt, self.t_n + self.h, &self.q_hat, &self.v_hat, self.c_v);
+        self.point.fill_point(pt, self.t_n + self.h);
         let levels = &self.history.levels;
         let alpha = || self.h / self.history.h;
         let before = (self.history.filled >= 2).then(|| (Known::of(&levels[1]), alpha()));
@@ -420,7 +403,7 @@ impl Scheme for SingleStep {
     }
 
     fn accept_point(&mut self, _k: usize, sol: &PointSolution<'_>) {
-        self.new_a.copy_from(sol.u);
+        self.point.u.copy_from(sol.u);
         self.new_lambda.copy_from(sol.lambda);
         self.correction.record(sol);
     }
@@ -433,18 +416,18 @@ impl Scheme for SingleStep {
         // Extrapolation over [t_{n−1}, t_n] (length H, the last step) to t_n + h.
         let (levels, big_h) = (&self.history.levels, self.history.h);
         let theta = 1.0 + self.h / big_h;
-        milne::predictor_difference(&levels[1], &levels[0], big_h, theta, &self.corrector(), err);
+        milne::predictor_difference(&levels[1], &levels[0], big_h, theta, &self.point, err);
         true
     }
 
     fn end_step(&mut self, state: &mut State) {
         let hist = &mut self.history;
         hist.shift();
-        for i in 0..self.q_hat.len() {
-            let u = self.new_a[i];
+        for i in 0..self.point.q_hat.len() {
+            let u = self.point.u[i];
             for j in 1..self.k {
                 // w_j = ŵ_j + β_j a_{n+1}; u_j = û_j + β_j c_v a_{n+1}.
-                for (chain, scale) in [(VELOCITY_CHAIN, 1.0), (POSITION_CHAIN, self.c_v)] {
+                for (chain, scale) in [(VELOCITY_CHAIN, 1.0), (POSITION_CHAIN, self.point.c_v)] {
                     let s = slot(j, chain);
                     let w =
                         C64::new(self.hat[s][i], self.hat[s + 1][i]) + self.beta[j] * (scale * u);
@@ -452,8 +435,7 @@ impl Scheme for SingleStep {
                 }
             }
             let x = &mut hist.levels[0];
-            x.q[i] = self.q_hat[i] + self.c_q * u;
-            x.v[i] = self.v_hat[i] + self.c_v * u;
+            (x.q[i], x.v[i]) = self.point.at(i);
             x.a[i] = u;
         }
         let x = &mut hist.levels[0];
