@@ -559,6 +559,8 @@ struct TimeLoop<'a, S: System, F: Formulation<S> + ?Sized> {
     step_work: Option<f64>,
     /// How the formulation's velocity errors enter the error norm.
     velocity_error: VelocityError,
+    /// The noise of the formulation's states in units of ε max|q_i| (`FormulationInfo::estimate_floor`).
+    estimate_floor: f64,
     /// The newest level at the start of a step, for a variable-order scheme's choice of order.
     x_n: State,
     /// Force terms Φ_qᵀλ − Q (n) of a state the scheme is (re)started from.
@@ -606,8 +608,10 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         scheme.allow_extrapolated_start(form.settings().method == NewtonMethod::Full);
         start_scheme(sys, &mut *scheme, x0, settings.h, &mut f0);
         let caps = scheme.capabilities();
-        let velocity_error = formulation::find(form.name())
-            .map_or(VelocityError::ScaledByStep, |f| f.velocity_error);
+        let (velocity_error, estimate_floor) = formulation::find(form.name())
+            .map_or((VelocityError::ScaledByStep, 0.0), |f| {
+                (f.velocity_error, f.estimate_floor)
+            });
         let linearized = settings
             .omega_max
             .then(|| formulation::find(settings.formulation).map(|f| f.linearized))
@@ -627,6 +631,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             step_work: None,
             state: x0.clone(),
             velocity_error,
+            estimate_floor,
             x_n: x0.clone(),
             force_terms: f0,
         }
@@ -847,7 +852,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         self.count(stats, report);
         self.form.remove_normal_error(self.sys, &mut self.err);
         let norm = self.judged_norm(h, tol);
-        let (accept, h_new) = self.sizer.controller.judge(h, tol.judged(norm, h));
+        let (accept, h_new) = self.sizer.controller.judge(h, norm);
         if accept {
             let h_new = self.select_order(h, tol).unwrap_or(h_new);
             self.sizer.h_next = h_new.clamp(tol.h_min, tol.h_max);
@@ -859,7 +864,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             return Err(RunFailure::new(
                 FailureKind::ErrorControl,
                 format!(
-                    "step from t = {t_n:.9} s: the local error cannot be brought within rtol = {:e}, atol = {:e} ({}) above h_min = {:e} s (error norm {norm:.3e} at h = {h:e} s)",
+                    "step from t = {t_n:.9} s: the local error cannot be brought within rtol = {:e}, atol = {:e} ({}) above h_min = {:e} s (judged error {norm:.3e} at h = {h:e} s)",
                     tol.rtol, tol.atol, tol.control.describe(), tol.h_min
                 ),
             )
@@ -878,6 +883,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             h,
             tol,
             self.velocity_error,
+            self.estimate_floor,
             judged,
         )
     }
@@ -886,10 +892,11 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
     /// proposes for it.
     fn select_order(&mut self, h: f64, tol: &Tolerances) -> Option<f64> {
         self.x_n.copy_from(self.scheme.history().newest());
-        let (form, x_n, velocity) = (&*self.form, &self.x_n, self.velocity_error);
+        let (form, x_n) = (&*self.form, &self.x_n);
+        let (velocity, floor) = (self.velocity_error, self.estimate_floor);
         let mut norm = |err: &mut LocalError| {
             let judged = form.filter_local_error(err);
-            tol.judged(error_norm(err, x_n, h, tol, velocity, judged), h)
+            error_norm(err, x_n, h, tol, velocity, floor, judged)
         };
         let (err, order) = self.scheme.select_order(&mut norm)?;
         Some(

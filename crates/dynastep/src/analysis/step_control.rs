@@ -22,10 +22,13 @@
 //! local errors of the whole run sum to at most the tolerance, and the global error becomes
 //! proportional to it (*tolerance proportionality*: Shampine 1994, *Numerical Solution of Ordinary
 //! Differential Equations*, §5.1; Hairer, Nørsett & Wanner 1993, §II.4, "error per unit step"). The
-//! price is more steps, and a floor: where the estimate stops falling with h (the Newton tolerance
-//! of an index-3 iteration, divided by h², in the accelerations) the control cannot shrink the judged
-//! error and ends the run at h_min. docs/schemes.md shows both on Andrews' squeezer and the light
-//! cart-pole.
+//! price is more steps, and a floor: where the estimate stops falling with h the control cannot
+//! shrink the judged error and ends the run at h_min. The estimates of index-3 states carry the
+//! rounding of the positions whatever the step (their velocities and accelerations come from the
+//! positions through the scheme's 1/h and 1/h²), so for index 3 no allowance on the position scale
+//! is below 10 ε max|q_i| ([`crate::catalog::FormulationInfo::estimate_floor`]): below that the
+//! run no longer gets tolerance proportionality, but it reaches t_end. docs/schemes.md shows both
+//! on the pendulum, Andrews' squeezer and the light cart-pole.
 //!
 //! # Controller
 //! The PI controller of Gustafsson, Lundh & Söderlind (1988), BIT 28:270–287, in the form of Hairer &
@@ -80,12 +83,12 @@ pub struct Tolerances {
 }
 
 impl Tolerances {
-    /// The error the controller judges for a step of size `h` \[s\] whose local error norm is
-    /// `norm` (from [`error_norm`]): `norm` per step, `norm · T / h` per unit step.
-    pub fn judged(&self, norm: f64, h: f64) -> f64 {
+    /// The share of the tolerance that a step of size `h` \[s\] may spend: 1 per step, h / T per
+    /// unit step.
+    pub fn share(&self, h: f64) -> f64 {
         match self.control {
-            StepControl::PerStep => norm,
-            StepControl::PerUnitStep => norm * self.span / h,
+            StepControl::PerStep => 1.0,
+            StepControl::PerUnitStep => h / self.span,
         }
     }
 
@@ -140,29 +143,38 @@ impl StepSettings {
     }
 }
 
-/// The weighted RMS norm of the local error (see the module documentation), scaled by the state
-/// `x0` at the start of the step (q and v, n entries each). Velocity errors count as h·e_v on the
-/// position scale, or as e_v on the velocity scale atol + rtol·|v| for formulations whose
-/// velocities are differential variables ([`VelocityError`]). The mean is over `judged`
-/// coordinates (n, or fewer when the formulation zeroed the entries it does not judge).
+/// The judged error of a step of size `h`: the weighted RMS norm of the local error (see the
+/// module documentation), scaled by the state `x0` at the start of the step (q and v, n entries
+/// each), each scale multiplied by the step's share of the tolerance ([`Tolerances::share`]).
+/// Velocity errors count as h·e_v on the position scale, or as e_v on the velocity scale
+/// atol + rtol·|v| for formulations whose velocities are differential variables
+/// ([`VelocityError`]). On the position scale no allowance is below `floor` · ε · max_i |q_i|, the
+/// noise of the formulation's states ([`crate::catalog::FormulationInfo::estimate_floor`]; 0 for
+/// none). The mean is over `judged` coordinates (n, or fewer when the formulation zeroed the
+/// entries it does not judge). The step is accepted when the result is at most 1.
 pub fn error_norm(
     err: &LocalError,
     x0: &State,
     h: f64,
     tol: &Tolerances,
     velocity: VelocityError,
+    floor: f64,
     judged: usize,
 ) -> f64 {
     let n = err.q.len();
     if n == 0 || judged == 0 {
         return 0.0;
     }
+    let share = tol.share(h);
+    let noise = floor * f64::EPSILON * x0.q.iter().fold(0.0_f64, |m, q| m.max(q.abs()));
     let mut sum = 0.0;
     for i in 0..n {
-        let sq = tol.atol + tol.rtol * x0.q[i].abs();
+        let sq = (share * (tol.atol + tol.rtol * x0.q[i].abs())).max(noise);
         let ev = match velocity {
             VelocityError::ScaledByStep => h * err.v[i] / sq,
-            VelocityError::Differential => err.v[i] / (tol.atol + tol.rtol * x0.v[i].abs()),
+            VelocityError::Differential => {
+                err.v[i] / (share * (tol.atol + tol.rtol * x0.v[i].abs()))
+            }
         };
         sum += (err.q[i] / sq).powi(2) + ev.powi(2);
     }
@@ -373,5 +385,54 @@ mod tests {
             ..Default::default()
         };
         assert!(bad.resolve(1.0).unwrap_err().to_string().contains("rtol"));
+    }
+
+    /// Per unit step the allowance is h/T of the tolerance, floored at `floor` ε max|q_i|; per
+    /// step the floor is far below the tolerance and changes nothing.
+    #[test]
+    fn error_norm_takes_the_share_and_stops_at_the_floor() {
+        let tol = StepSettings {
+            rtol: Some(1e-10),
+            control: Some(StepControl::PerUnitStep),
+            ..Default::default()
+        }
+        .resolve(10.0)
+        .unwrap()
+        .unwrap();
+        let mut x0 = State::zeros(0.0, 2, 0);
+        x0.q[0] = -1.0;
+        let mut err = LocalError::zeros(2);
+        let h = 1e-6;
+        // Share h/T = 1e-7 of atol + rtol·|q| = 2e-10 (q_0) and 1e-10 (q_1).
+        err.q[0] = 2e-17;
+        let norm = error_norm(&err, &x0, h, &tol, VelocityError::ScaledByStep, 0.0, 2);
+        assert!((norm - 0.5).abs() < 1e-12, "{norm}");
+        // Five roundings of |q| = 1: beyond the share, within a floor of 10 ε.
+        err.q[0] = 5.0 * f64::EPSILON;
+        let judged = |err: &LocalError, floor| {
+            error_norm(err, &x0, h, &tol, VelocityError::ScaledByStep, floor, 2)
+        };
+        assert!(judged(&err, 0.0) > 10.0);
+        assert!((judged(&err, 10.0) - 0.25).abs() < 1e-12);
+        // h·e_v counts on the same floored scale.
+        err.q[0] = 0.0;
+        err.v[0] = 5.0 * f64::EPSILON / h;
+        assert!((judged(&err, 10.0) - 0.25).abs() < 1e-9);
+        // Per step the share is 1: the norm is the tolerance's own.
+        let per_step = Tolerances {
+            control: StepControl::PerStep,
+            ..tol
+        };
+        let norm = error_norm(
+            &err,
+            &x0,
+            h,
+            &per_step,
+            VelocityError::ScaledByStep,
+            10.0,
+            2,
+        );
+        let expected = 5.0 * f64::EPSILON / 2e-10 / 2.0;
+        assert!((norm / expected - 1.0).abs() < 1e-12, "{norm}");
     }
 }

@@ -19,6 +19,7 @@ pub const INDEX3: FormulationInfo = FormulationInfo {
     schemes: SchemeRequirement::SECOND_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::ScaledByStep,
+    estimate_floor: 10.0,
     rtol_refused: &[
         Refusal { scheme: "trapezoidal", reason: UNDAMPED_NOISE },
         Refusal { scheme: "newmark", reason: UNDAMPED_NOISE },
@@ -44,6 +45,7 @@ pub const STABILIZED_INDEX2: FormulationInfo = FormulationInfo {
     },
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::ScaledByStep,
+    estimate_floor: 0.0,
     rtol_refused: &[],
     rtol_instead: "",
 };
@@ -71,6 +73,7 @@ pub const TANGENT_SPACE: FormulationInfo = FormulationInfo {
     },
     linearized: LinearizedSystem::TangentSpace,
     velocity_error: VelocityError::ScaledByStep,
+    estimate_floor: 0.0,
     rtol_refused: &[],
     rtol_instead: "",
 };
@@ -85,6 +88,7 @@ pub const DIRECT: FormulationInfo = FormulationInfo {
     schemes: SchemeRequirement::FIRST_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
+    estimate_floor: 0.0,
     rtol_refused: &[],
     rtol_instead: "",
 };
@@ -99,6 +103,7 @@ pub const BAUMGARTE: FormulationInfo = FormulationInfo {
     schemes: SchemeRequirement::FIRST_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
+    estimate_floor: 0.0,
     rtol_refused: &[],
     rtol_instead: "",
 };
@@ -113,6 +118,7 @@ pub const PROJECTION: FormulationInfo = FormulationInfo {
     schemes: SchemeRequirement::FIRST_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
+    estimate_floor: 0.0,
     rtol_refused: &[],
     rtol_instead: "",
 };
@@ -127,6 +133,7 @@ pub const PARTITIONING: FormulationInfo = FormulationInfo {
     schemes: SchemeRequirement::FIRST_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
+    estimate_floor: 0.0,
     rtol_refused: &[],
     rtol_instead: "",
 };
@@ -141,6 +148,7 @@ pub const HYBRID: FormulationInfo = FormulationInfo {
     schemes: SchemeRequirement::FIRST_ORDER,
     linearized: LinearizedSystem::Constrained,
     velocity_error: VelocityError::Differential,
+    estimate_floor: 0.0,
     rtol_refused: &[],
     rtol_instead: "",
 };
