@@ -241,7 +241,9 @@ pub struct NewtonStats {
     pub residuals: u64,
     /// Integration points accepted at the floor of the iteration: corrections settled within the
     /// position tolerance, residual above its tolerance but within 1e3 of it
-    /// ([`crate::linalg::convergence::NewtonTest::at_floor`]).
+    /// ([`crate::linalg::convergence::NewtonTest::at_floor`]); in the tangent space, corrections
+    /// settled ([`crate::linalg::convergence::FloorWatch`]) and the reduced residual within what a
+    /// position change of their size produces.
     pub floor_acceptances: u64,
 }
 
