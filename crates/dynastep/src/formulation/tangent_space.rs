@@ -322,6 +322,47 @@ impl TangentSpace {
         self.solver.factor(&self.jac);
     }
 
+    /// The estimate the iteration starts from, the point's maps at `u` (n): x₀ = q̂_c + c_c u,
+    /// ẋ₀ = v̂ + c_v u, ẍ₀ = â + c_a u, and its offsets from (q̂, v̂, â).
+    fn start(&mut self, pt: &IntegrationPoint, u: &Vector) {
+        for i in 0..self.n {
+            self.offset0[0][i] = (pt.qc_hat[i] - pt.q_hat[i]) + pt.c_c * u[i];
+            self.offset0[1][i] = pt.c_v * u[i];
+            self.offset0[2][i] = pt.c_a * u[i];
+            self.x0[0][i] = pt.qc_hat[i] + pt.c_c * u[i];
+            self.x0[1][i] = pt.v_hat[i] + pt.c_v * u[i];
+            self.x0[2][i] = pt.a_hat[i] + pt.c_a * u[i];
+        }
+    }
+
+    /// One Newton step Δw = −J_R⁻¹ r from the residual of the last evaluation; the new iterate
+    /// becomes the next estimate. Returns its change ([`TangentSpace::change`]; not finite when
+    /// the step failed).
+    fn newton_update<S: System>(
+        &mut self,
+        sys: &S,
+        pt: &IntegrationPoint,
+        lambda: &Vector,
+        stats: &mut NewtonStats,
+    ) -> f64 {
+        self.factor_jacobian(sys, pt, lambda);
+        stats.jacobians += 1;
+        // Δw = −J_R⁻¹ r, solved in place of the residual.
+        self.red.residual.neg_mut();
+        self.solver.solve_in_place(&mut self.red.residual);
+        self.red.w += &self.red.residual;
+        stats.iterations += 1;
+        self.compose(pt);
+        let change = self.change(pt);
+        for (x0, x) in self.x0.iter_mut().zip(self.x.iter()) {
+            x0.copy_from(x);
+        }
+        for (o0, o) in self.offset0.iter_mut().zip(self.offset.iter()) {
+            o0.copy_from(o);
+        }
+        change
+    }
+
     /// Largest change of the last iterate, on the position scale: ‖Δx‖∞, ‖(c_q/c_v) Δẋ‖∞, ‖c_q Δẍ‖∞.
     fn change(&self, pt: &IntegrationPoint) -> f64 {
         let scales = [
@@ -365,14 +406,7 @@ impl<S: System> Formulation<S> for TangentSpace {
     ) -> Result<(), FormulationError> {
         debug_assert!(pt.c_q > 0.0 && pt.c_c == pt.c_q && pt.t_c == pt.t_e);
         self.last = None;
-        for i in 0..self.n {
-            self.offset0[0][i] = (pt.qc_hat[i] - pt.q_hat[i]) + pt.c_c * u[i];
-            self.offset0[1][i] = pt.c_v * u[i];
-            self.offset0[2][i] = pt.c_a * u[i];
-            self.x0[0][i] = pt.qc_hat[i] + pt.c_c * u[i];
-            self.x0[1][i] = pt.v_hat[i] + pt.c_v * u[i];
-            self.x0[2][i] = pt.a_hat[i] + pt.c_a * u[i];
-        }
+        self.start(pt, u);
         let before = self.solver.stats;
         let mut change = f64::INFINITY;
         let mut r_prev = f64::INFINITY;
@@ -422,23 +456,9 @@ impl<S: System> Formulation<S> for TangentSpace {
                 break;
             }
             r_prev = r;
-            self.factor_jacobian(sys, pt, lambda);
-            stats.jacobians += 1;
-            // Δw = −J_R⁻¹ r, solved in place of the residual.
-            self.red.residual.neg_mut();
-            self.solver.solve_in_place(&mut self.red.residual);
-            self.red.w += &self.red.residual;
-            stats.iterations += 1;
-            self.compose(pt);
-            change = self.change(pt);
+            change = self.newton_update(sys, pt, lambda, stats);
             if !change.is_finite() {
                 break;
-            }
-            for (x0, x) in self.x0.iter_mut().zip(self.x.iter()) {
-                x0.copy_from(x);
-            }
-            for (o0, o) in self.offset0.iter_mut().zip(self.offset.iter()) {
-                o0.copy_from(o);
             }
         }
         stats.add_linear(before, self.solver.stats);
