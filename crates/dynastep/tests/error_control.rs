@@ -151,10 +151,10 @@ fn double_fourbar_generalized_alpha_passes_its_singular_configuration_at_tight_t
     );
 }
 
-/// The same in the tangent space: at rtol 1e-10 the position changes of a point near the singular
-/// configurations (t = 0.714 and 2.657 s) stagnate above the tolerance, and the run stopped at
-/// h_min until the tangent-space iteration accepted that floor too (docs/tangent_space.md). The
-/// error falls from rtol 1e-8 to 1e-10.
+/// The same in the tangent space: at rtol 1e-10 the position changes of a point near a singular
+/// configuration stagnate above the tolerance, and the run stopped at h_min at t = 2.657 s until
+/// the tangent-space iteration accepted that floor too (docs/tangent_space.md). The error falls
+/// from rtol 1e-8 to 1e-10.
 #[test]
 fn double_fourbar_tangent_space_passes_its_singular_configurations_at_tight_tolerance() {
     let case: Case = ("double-fourbar", double_fourbar_error);

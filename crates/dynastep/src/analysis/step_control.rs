@@ -166,7 +166,11 @@ pub fn error_norm(
         return 0.0;
     }
     let share = tol.share(h);
-    let noise = floor * f64::EPSILON * x0.q.iter().fold(0.0_f64, |m, q| m.max(q.abs()));
+    let noise = if floor > 0.0 {
+        floor * f64::EPSILON * x0.q.iter().fold(0.0_f64, |m, q| m.max(q.abs()))
+    } else {
+        0.0
+    };
     let mut sum = 0.0;
     for i in 0..n {
         let sq = (share * (tol.atol + tol.rtol * x0.q[i].abs())).max(noise);

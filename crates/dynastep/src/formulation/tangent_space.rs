@@ -78,13 +78,13 @@ pub struct TangentSpace {
     /// Newton settings.
     pub settings: NewtonSettings,
     lin: Linearization,
-    /// Current estimate (x₀, ẋ₀, ẍ₀) (n each).
-    x0: [Vector; 3],
-    /// The state of the current iterate (x, ẋ, ẍ) (n each); after a successful solve, the solution.
+    /// The state of the current iterate (x, ẋ, ẍ) (n each), which is also the estimate (x₀, ẋ₀, ẍ₀)
+    /// the next iterate linearizes at; after a successful solve, the solution.
     x: [Vector; 3],
-    /// The offsets of x₀ and of x from the scheme's known parts (q̂, v̂, â) (n each): kept apart so
-    /// that the tangent part of (q̂ − x₀), divided by c_q for w, carries the rounding of the small
-    /// offset and not that of |q| (see [`TangentSpace::project_point`]).
+    /// The offsets of the estimate (`offset0`) and of the current iterate (`offset`) from the
+    /// scheme's known parts (q̂, v̂, â) (n each): kept apart so that the tangent part of (q̂ − x₀),
+    /// divided by c_q for w, carries the rounding of the small offset and not that of |q| (see
+    /// [`TangentSpace::project_point`]).
     offset0: [Vector; 3],
     offset: [Vector; 3],
     red: Reduced,
@@ -168,7 +168,6 @@ impl TangentSpace {
             m,
             settings,
             lin: Linearization::new(n, m),
-            x0: [zn(), zn(), zn()],
             x: [zn(), zn(), zn()],
             offset0: [zn(), zn(), zn()],
             offset: [zn(), zn(), zn()],
@@ -322,21 +321,21 @@ impl TangentSpace {
         self.solver.factor(&self.jac);
     }
 
-    /// The estimate the iteration starts from, the point's maps at `u` (n): x₀ = q̂_c + c_c u,
-    /// ẋ₀ = v̂ + c_v u, ẍ₀ = â + c_a u, and its offsets from (q̂, v̂, â).
+    /// The estimate the iteration starts from, the point's maps at `u` (n), written into `x`:
+    /// x₀ = q̂_c + c_c u, ẋ₀ = v̂ + c_v u, ẍ₀ = â + c_a u, and its offsets from (q̂, v̂, â).
     fn start(&mut self, pt: &IntegrationPoint, u: &Vector) {
         for i in 0..self.n {
             self.offset0[0][i] = (pt.qc_hat[i] - pt.q_hat[i]) + pt.c_c * u[i];
             self.offset0[1][i] = pt.c_v * u[i];
             self.offset0[2][i] = pt.c_a * u[i];
-            self.x0[0][i] = pt.qc_hat[i] + pt.c_c * u[i];
-            self.x0[1][i] = pt.v_hat[i] + pt.c_v * u[i];
-            self.x0[2][i] = pt.a_hat[i] + pt.c_a * u[i];
+            self.x[0][i] = pt.qc_hat[i] + pt.c_c * u[i];
+            self.x[1][i] = pt.v_hat[i] + pt.c_v * u[i];
+            self.x[2][i] = pt.a_hat[i] + pt.c_a * u[i];
         }
     }
 
     /// One Newton step Δw = −J_R⁻¹ r from the residual of the last evaluation; the new iterate
-    /// becomes the next estimate. Returns its change ([`TangentSpace::change`]; not finite when
+    /// (in `x`) becomes the next estimate. Returns its change ([`TangentSpace::change`]; not finite when
     /// the step failed).
     fn newton_update<S: System>(
         &mut self,
@@ -354,9 +353,6 @@ impl TangentSpace {
         stats.iterations += 1;
         self.compose(pt);
         let change = self.change(pt);
-        for (x0, x) in self.x0.iter_mut().zip(self.x.iter()) {
-            x0.copy_from(x);
-        }
         for (o0, o) in self.offset0.iter_mut().zip(self.offset.iter()) {
             o0.copy_from(o);
         }
@@ -413,7 +409,7 @@ impl<S: System> Formulation<S> for TangentSpace {
         let mut watch = FloorWatch::default();
         let mut result = Err(FormulationError::NonFinite);
         for iter in 0..=self.settings.max_iterations {
-            if !self.lin.update(sys, pt.t_c, &self.x0) {
+            if !self.lin.update(sys, pt.t_c, &self.x) {
                 break;
             }
             self.fit_reduced();
