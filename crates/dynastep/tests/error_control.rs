@@ -270,6 +270,28 @@ fn index3_per_unit_step_within_a_hundred_rtol() {
     }
 }
 
+/// LMS2 and SS2 per unit step on the pendulum end within 100·rtol in index 3 and stabilized
+/// index 2 at rtol 1e-6 and 1e-10. Before LMS2 took its variable-coefficient formula (the
+/// interpolated-history restart injected a velocity inconsistency at every step change) it stopped
+/// at h_min in index 3 at every rtol and in stabilized index 2 at 1e-10; SS2 stopped in stabilized
+/// index 2 at 1e-10 before its Milne estimate was formed from increments and floored at its
+/// rounding (`Capabilities::estimate_noise`).
+#[test]
+fn lms2_and_ss2_per_unit_step_within_a_hundred_rtol() {
+    let control = Some(StepControl::PerUnitStep);
+    for (scheme, formulation) in [("lms2", "index3"), ("lms2", GGL), ("ss2", GGL)] {
+        for rtol in [1e-6, 1e-10] {
+            let run = adaptive("pendulum", scheme, formulation, rtol, 0.01, control);
+            let e = pendulum_error(&run);
+            println!("pendulum {scheme}/{formulation} per unit step, rtol {rtol:e}: error {e:.2e}");
+            assert!(
+                e < 100.0 * rtol,
+                "{scheme}/{formulation} rtol {rtol:e}: error {e:e}"
+            );
+        }
+    }
+}
+
 /// The same on a spatial model (Euler parameters, whose normalization is a constraint row):
 /// generalized-α in index 3 per unit step at rtol 1e-6 on the spatial slider-crank ends within
 /// 100·rtol of the minimal-coordinate solution. Before the velocity estimate's normal part was
@@ -294,19 +316,19 @@ fn index3_per_unit_step_holds_on_a_spatial_model() {
     assert!(e < 100.0 * rtol, "error {e:e}");
 }
 
-/// A run that index 3 cannot keep within the tolerance (LMS2 at its default ρ∞ = 0.6 per unit step,
-/// whose velocity noise the estimate amplifies: docs/schemes.md) ends with advice that names the
-/// stabilized index-2 formulation.
+/// A run that index 3 cannot keep within the tolerance above h_min (here h_min = 1 ms against a
+/// tolerance of 1e-10 on the pendulum, whose first steps need about 20 µs) ends with advice that
+/// names the stabilized index-2 formulation.
 #[test]
 fn an_index3_run_stopped_by_error_control_names_stabilized_index2() {
     let step = StepSettings {
-        rtol: Some(1e-6),
-        atol: Some(1e-6),
-        control: Some(StepControl::PerUnitStep),
+        rtol: Some(1e-10),
+        atol: Some(1e-10),
+        h_min: Some(1e-3),
         ..Default::default()
     };
     let opts = RunOptions {
-        scheme: Some("lms2".into()),
+        scheme: Some("generalized-alpha".into()),
         formulation: Some("index3".into()),
         step,
         ..RunOptions::default()
@@ -347,9 +369,8 @@ fn index3_generalized_alpha_keeps_the_n40_branch_under_rtol() {
     assert!(worst < 0.05, "B0 left the ADAMS trajectory by {worst:e} m");
 }
 
-/// LMS2 with `rtol` in index 3, refused until its resampled history stopped amplifying the
-/// positions' Newton noise by 1/h²: on the pendulum and the slider-crank its error falls at every
-/// tightening from 1e-6 to 1e-10, and a hundredfold over the range.
+/// LMS2 with `rtol` in index 3 (per step): on the pendulum and the slider-crank its error falls at
+/// every tightening from 1e-6 to 1e-10, and a hundredfold over the range.
 #[test]
 fn lms2_index3_errors_fall_with_the_tolerance() {
     let cases: [Case; 2] = [

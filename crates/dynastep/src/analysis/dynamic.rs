@@ -559,7 +559,8 @@ struct TimeLoop<'a, S: System, F: Formulation<S> + ?Sized> {
     step_work: Option<f64>,
     /// How the formulation's velocity errors enter the error norm.
     velocity_error: VelocityError,
-    /// The noise of the formulation's states in units of ε max|q_i| (`FormulationInfo::estimate_floor`).
+    /// The noise of the formulation's states or of the scheme's estimate, whichever is larger, in
+    /// units of ε max|q_i| (`FormulationInfo::estimate_floor`, `Capabilities::estimate_noise`).
     estimate_floor: f64,
     /// The newest level at the start of a step, for a variable-order scheme's choice of order.
     x_n: State,
@@ -608,10 +609,12 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         scheme.allow_extrapolated_start(form.settings().method == NewtonMethod::Full);
         start_scheme(sys, &mut *scheme, x0, settings.h, &mut f0);
         let caps = scheme.capabilities();
-        let (velocity_error, estimate_floor) = formulation::find(form.name())
+        let (velocity_error, formulation_floor) = formulation::find(form.name())
             .map_or((VelocityError::ScaledByStep, 0.0), |f| {
                 (f.velocity_error, f.estimate_floor)
             });
+        let estimate_floor = formulation_floor.max(caps.estimate_noise);
+        let max_increase = scheme.max_step_increase();
         let linearized = settings
             .omega_max
             .then(|| formulation::find(settings.formulation).map(|f| f.linearized))
@@ -622,7 +625,13 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             scheme,
             form,
             settings,
-            sizer: StepSizer::new(sys, x0, settings.t_end, settings.h, tol, &caps),
+            sizer: StepSizer::new(
+                sys,
+                x0,
+                (settings.t_end, settings.h),
+                tol,
+                (&caps, max_increase),
+            ),
             sampler: Sampler::new(x0, outputs, (diag, e0), at, linearized),
             work: StepWork::new(n, m),
             err: LocalError::zeros(n),

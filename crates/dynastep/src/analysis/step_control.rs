@@ -190,20 +190,23 @@ pub fn error_norm(
 pub struct Controller {
     /// Exponent k of the judged error in h (see [`Tolerances::error_exponent`]).
     k: f64,
+    /// Largest factor of one step increase ([`crate::scheme::Scheme::max_step_increase`]).
+    f_max: f64,
     err_previous: f64,
     after_rejection: bool,
 }
 
-/// Smallest and largest factors of one step change.
+/// Smallest factor of one step change.
 const F_MIN: f64 = 0.2;
-const F_MAX: f64 = 5.0;
 const SAFETY: f64 = 0.9;
 
 impl Controller {
-    /// A controller for a judged error of exponent `k` in h ([`Tolerances::error_exponent`]).
-    pub fn new(k: u32) -> Self {
+    /// A controller for a judged error of exponent `k` in h ([`Tolerances::error_exponent`]) that
+    /// lets a step grow by at most `f_max` (≥ 1; [`crate::scheme::Scheme::max_step_increase`]).
+    pub fn new(k: u32, f_max: f64) -> Self {
         Controller {
             k: f64::from(k),
+            f_max: f_max.max(1.0),
             err_previous: 1.0,
             after_rejection: false,
         }
@@ -216,7 +219,11 @@ impl Controller {
         if err <= 1.0 {
             let err = err.max(1e-10);
             let f = SAFETY * err.powf(-0.7 / self.k) * self.err_previous.powf(0.4 / self.k);
-            let f_max = if self.after_rejection { 1.0 } else { F_MAX };
+            let f_max = if self.after_rejection {
+                1.0
+            } else {
+                self.f_max
+            };
             self.err_previous = err;
             self.after_rejection = false;
             (true, h * f.clamp(F_MIN, f_max))
@@ -242,7 +249,11 @@ impl Controller {
         } else {
             1e10
         };
-        let f_max = if self.after_rejection { 1.0 } else { F_MAX };
+        let f_max = if self.after_rejection {
+            1.0
+        } else {
+            self.f_max
+        };
         self.err_previous = err;
         h * (SAFETY * err.powf(-1.0 / self.k)).clamp(F_MIN, f_max)
     }
@@ -363,7 +374,7 @@ mod tests {
 
     #[test]
     fn controller_accepts_below_one_and_shrinks_above() {
-        let mut c = Controller::new(3);
+        let mut c = Controller::new(3, crate::scheme::MAX_STEP_INCREASE);
         let (ok, h) = c.judge(1.0, 0.5);
         assert!(ok && h > 1.0 && h <= 5.0);
         let (ok, h) = c.judge(1.0, 8.0);

@@ -39,14 +39,14 @@ pub(crate) struct StepSizer {
 
 impl StepSizer {
     /// The sizer of a run of a scheme with capabilities `caps` of `sys` from the consistent state
-    /// `x0` to `t_end`, with step `h` (fixed steps; with `tol` the first step, 0 to choose it).
+    /// `x0` to `t_end`, with step `h` (fixed steps; with `tol` the first step, 0 to choose it);
+    /// an adaptive step grows by at most `max_increase` ([`crate::scheme::Scheme::max_step_increase`]).
     pub fn new<S: System>(
         sys: &S,
         x0: &State,
-        t_end: f64,
-        h: f64,
+        (t_end, h): (f64, f64),
         tol: Option<Tolerances>,
-        caps: &Capabilities,
+        (caps, max_increase): (&Capabilities, f64),
     ) -> Self {
         let breakpoints = tol.map_or_else(Vec::new, |_| breakpoints_within(sys, x0.t, t_end));
         let h_next = match tol {
@@ -58,6 +58,7 @@ impl StepSizer {
             tol,
             controller: Controller::new(
                 tol.map_or(caps.order + 1, |t| t.error_exponent(caps.error_order)),
+                max_increase,
             ),
             variable_step: caps.variable_step,
             breakpoints,

@@ -397,5 +397,6 @@ pub const INFO: SchemeInfo = SchemeInfo {
         error_order: 2,
         variable_step: true,
         form: EquationForm::FirstOrder,
+        estimate_noise: 0.0,
     },
 };

@@ -65,5 +65,6 @@ pub const INFO: SchemeInfo = SchemeInfo {
         error_order: 3,
         variable_step: true,
         form: EquationForm::SecondOrder,
+        estimate_noise: 0.0,
     },
 };

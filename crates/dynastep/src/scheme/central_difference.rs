@@ -343,6 +343,7 @@ const CAPS: Capabilities = Capabilities {
     error_order: 0,
     variable_step: false,
     form: EquationForm::SecondOrder,
+    estimate_noise: 0.0,
 };
 
 const SOURCE: &str = "Fernández de Bustos, Uriarte, Urkullu & Coria (2024) Mathematics 12:2862";

@@ -1,17 +1,16 @@
-//! Hermite interpolation between two time levels, for dense output and for resampling the history of
-//! multistep schemes when the step size changes.
+//! Cubic Hermite interpolation between two time levels, for dense output and for the predictor of
+//! the one-point schemes' error estimate (`milne.rs`).
 //!
-//! With θ = (t − t_0)/h ∈ \[0, 1\] (extrapolation outside it) and the values y, first derivatives y′
-//! and, for the quintic, second derivatives y″ at both ends (Hairer, Nørsett & Wanner 1993, *Solving
-//! Ordinary Differential Equations I*, §II.6):
+//! With θ = (t − t_0)/h ∈ \[0, 1\] (extrapolation outside it) and the values y and first derivatives
+//! y′ at both ends (Hairer, Nørsett & Wanner 1993, *Solving Ordinary Differential Equations I*,
+//! §II.6):
 //!
 //! ```text
 //! cubic:   y(θ) = h00 y_0 + h h10 y′_0 + h01 y_1 + h h11 y′_1
 //!          h00 = (1 + 2θ)(1 − θ)²,  h10 = θ(1 − θ)²,  h01 = θ²(3 − 2θ),  h11 = θ²(θ − 1)
-//! quintic: adds y″ at both ends; exact for polynomials of degree 5.
 //! ```
 //!
-//! Interpolation error: O(h⁴) for the cubic, O(h⁶) for the quintic.
+//! Interpolation error: O(h⁴).
 
 /// Cubic Hermite basis weights (h00, h10, h01, h11) at θ; multiply h10 and h11 by h.
 pub fn cubic_weights(theta: f64) -> [f64; 4] {
@@ -21,52 +20,6 @@ pub fn cubic_weights(theta: f64) -> [f64; 4] {
         theta * s * s,
         theta * theta * (3.0 - 2.0 * theta),
         theta * theta * (theta - 1.0),
-    ]
-}
-
-/// Weights of the first derivative of the cubic Hermite interpolant at θ, for h y′(θ): the
-/// θ-derivatives of (h00, h10, h01, h11); multiply the second and fourth by h.
-pub fn cubic_derivative_weights(theta: f64) -> [f64; 4] {
-    let t = theta;
-    [
-        6.0 * t * t - 6.0 * t,
-        3.0 * t * t - 4.0 * t + 1.0,
-        6.0 * t - 6.0 * t * t,
-        3.0 * t * t - 2.0 * t,
-    ]
-}
-
-/// Quintic Hermite weights at θ for (y_0, h y′_0, h² y″_0, y_1, h y′_1, h² y″_1), and those of the
-/// first derivative (for h y′(θ)) and of the second derivative (for h² y″(θ)).
-pub fn quintic_weights(theta: f64) -> [[f64; 6]; 3] {
-    let t = theta;
-    let (t2, t3) = (t * t, t * t * t);
-    let (t4, t5) = (t3 * t, t3 * t2);
-    [
-        [
-            1.0 - 10.0 * t3 + 15.0 * t4 - 6.0 * t5,
-            t - 6.0 * t3 + 8.0 * t4 - 3.0 * t5,
-            0.5 * t2 - 1.5 * t3 + 1.5 * t4 - 0.5 * t5,
-            10.0 * t3 - 15.0 * t4 + 6.0 * t5,
-            -4.0 * t3 + 7.0 * t4 - 3.0 * t5,
-            0.5 * t3 - t4 + 0.5 * t5,
-        ],
-        [
-            -30.0 * t2 + 60.0 * t3 - 30.0 * t4,
-            1.0 - 18.0 * t2 + 32.0 * t3 - 15.0 * t4,
-            t - 4.5 * t2 + 6.0 * t3 - 2.5 * t4,
-            30.0 * t2 - 60.0 * t3 + 30.0 * t4,
-            -12.0 * t2 + 28.0 * t3 - 15.0 * t4,
-            1.5 * t2 - 4.0 * t3 + 2.5 * t4,
-        ],
-        [
-            -60.0 * t + 180.0 * t2 - 120.0 * t3,
-            -36.0 * t + 96.0 * t2 - 60.0 * t3,
-            1.0 - 9.0 * t + 18.0 * t2 - 10.0 * t3,
-            60.0 * t - 180.0 * t2 + 120.0 * t3,
-            -24.0 * t + 84.0 * t2 - 60.0 * t3,
-            3.0 * t - 12.0 * t2 + 10.0 * t3,
-        ],
     ]
 }
 
@@ -83,52 +36,6 @@ mod tests {
             let w = cubic_weights(theta);
             let got = w[0] * y(t0) + h * w[1] * dy(t0) + w[2] * y(t0 + h) + h * w[3] * dy(t0 + h);
             assert!((got - y(t0 + theta * h)).abs() < 1e-13, "θ = {theta}");
-        }
-    }
-
-    #[test]
-    fn cubic_derivative_is_exact_for_cubics() {
-        let dy = |t: f64| -2.0 + t + 0.9 * t * t;
-        let y = |t: f64| 1.0 - 2.0 * t + 0.5 * t * t + 0.3 * t * t * t;
-        let (t0, h) = (0.4, 0.7);
-        for theta in [-0.5, 0.0, 0.3, 1.0, 1.7] {
-            let w = cubic_derivative_weights(theta);
-            let got = w[0] * y(t0) + h * w[1] * dy(t0) + w[2] * y(t0 + h) + h * w[3] * dy(t0 + h);
-            assert!((got - h * dy(t0 + theta * h)).abs() < 1e-13, "θ = {theta}");
-        }
-    }
-
-    #[test]
-    fn quintic_and_its_derivatives_are_exact_for_quintics() {
-        let c = [0.3, -1.0, 0.7, 0.2, -0.4, 0.15];
-        let d = |k: usize, t: f64| -> f64 {
-            (k..6)
-                .map(|i| {
-                    let f: f64 = (i - k + 1..=i).map(|j| j as f64).product();
-                    c[i] * f * t.powi((i - k) as i32)
-                })
-                .sum()
-        };
-        let (t0, h) = (-0.2, 0.9);
-        for theta in [-1.0, 0.0, 0.45, 1.0, 2.0] {
-            let w = quintic_weights(theta);
-            let ends = [
-                d(0, t0),
-                h * d(1, t0),
-                h * h * d(2, t0),
-                d(0, t0 + h),
-                h * d(1, t0 + h),
-                h * h * d(2, t0 + h),
-            ];
-            let t = t0 + theta * h;
-            for (k, scale) in [(0, 1.0), (1, h), (2, h * h)] {
-                let got: f64 = (0..6).map(|i| w[k][i] * ends[i]).sum();
-                assert!(
-                    (got - scale * d(k, t)).abs() < 1e-11,
-                    "derivative {k} at θ = {theta}: {got} vs {}",
-                    scale * d(k, t)
-                );
-            }
         }
     }
 }

@@ -461,6 +461,7 @@ const CAPS: Capabilities = Capabilities {
     error_order: 0,
     variable_step: false,
     form: EquationForm::SecondOrder,
+    estimate_noise: 0.0,
 };
 
 /// G4(α, β, γ), section 5. Defaults α = 3/4, β = 1/3, γ = 1/2: the paper's best stable set

@@ -36,7 +36,6 @@
 //! roots at −1: a simple root for LMS2 (accepted), a multiple root for LMS3 and LMS4, which are then
 //! not zero-stable (refused).
 
-use super::hermite::{cubic_derivative_weights, cubic_weights, quintic_weights};
 use super::milne;
 use super::predictor::{predict, Known};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
@@ -90,21 +89,67 @@ fn binomial(n: usize, k: usize) -> f64 {
     (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
 }
 
+/// The LMS2 coefficients ((a_1, a_2), (β_0, β_1, β_2)) of a step h that follows a step H = r·h,
+/// from the constant-step b (`b[0..3]`): β_j = s b_j, and a_1 + a_2 = 1, with a_2 and s such that
+/// the formula is exact for y = t and y = t² on the grid t_{n−1} = −H, t_n = 0, t_{n+1} = h:
+///
+/// ```text
+/// c = 2 (b_0 − r b_2) / Σb,   a_2 = (1 − c) / (r (r + c)),   s = (1 + r a_2) / Σb
+/// ```
+///
+/// At r = 1 they are the constant-step coefficients; σ keeps its double root at −ρ∞ for every r
+/// (see [`Lms`], "Variable steps").
+pub fn variable_coefficients(b: &[f64], r: f64) -> ([f64; 2], [f64; 3]) {
+    let sum = b[0] + b[1] + b[2];
+    let c = 2.0 * (b[0] - r * b[2]) / sum;
+    let a2 = (1.0 - c) / (r * (r + c));
+    let s = (1.0 + r * a2) / sum;
+    ([1.0 - a2, a2], [s * b[0], s * b[1], s * b[2]])
+}
+
+/// Largest factor ω = h/H by which LMS2 with spectral radius ρ∞ lets its step grow: 2 (the usual
+/// bound of variable-step BDF2, zero-stable below 1 + √2), lowered until the parasitic root −a_2
+/// of [`variable_coefficients`] stays within max(0.8, |a_2| at constant step); 1 at ρ∞ = 1, whose
+/// constant-step parasitic root is already on the unit circle.
+pub fn max_step_increase(rho_inf: f64) -> f64 {
+    let (_, b) = lms_coefficients(2, rho_inf);
+    let root = |w: f64| variable_coefficients(&b, 1.0 / w).0[1].abs();
+    let bound = root(1.0).max(0.8);
+    if root(2.0) <= bound {
+        return 2.0;
+    }
+    // |a_2| grows with ω on [1, 2] here: bisect for the largest ω within the bound.
+    let (mut lo, mut hi) = (1.0, 2.0);
+    for _ in 0..40 {
+        let mid = 0.5 * (lo + hi);
+        if root(mid) <= bound {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 /// The LMS-k scheme (see the module documentation). History: k levels, (q, v, a, λ) at t_n … t_{n−k+1}.
 ///
 /// # Variable steps (LMS2 only)
-/// The coefficients are those of a constant step. When the step of LMS2 changes from h_{n−1} to h, the
-/// level t_{n−1} is replaced, for this step, by the state at t_n − h interpolated between t_{n−1} and
-/// t_n: q with the quintic Hermite polynomial through (q, v, a) (error O(h⁶)), v and a with the
-/// cubic through (v, a) and its derivative (errors O(h⁴) and O(h³); a enters multiplied by the step,
-/// so both stay below the method's O(h³) local error), and λ linearly: the
-/// restart-from-interpolated-history strategy (Hairer, Nørsett & Wanner 1993, §III.5). See
-/// `resample` for why v and a are not the derivatives of the quintic. The committed history is not touched before the step is accepted.
-/// LMS3 and LMS4 declare a constant step (`variable_step: false`) and are refused in adaptive runs:
-/// the same resampling of their two or three back levels, tried on 2026-11-27, ran LMS3 in
-/// stabilized index 2 on four of the five error-control models with LMS2's errors, but stopped on
-/// Andrews per unit step and lost its energy balance in index 3, and LMS4's steps shrank to h_min
-/// on the pendulum at every rtol (docs/schemes.md, `lms3`, `lms4`).
+/// When the step changes from H = h_{n−1} to h, LMS2 takes the variable-coefficient formula on
+/// the actual grid t_{n−1}, t_n, t_{n+1} (the approach of Hairer, Nørsett & Wanner 1993, §III.5):
+/// the b_j are the constant step's times a factor s, so the roots of σ, which govern the stiff
+/// and constrained modes (the index-3 velocities' normal part obeys Σ b_j w_{n+1−j} = 0), stay a
+/// double root at −ρ∞ whatever the ratio; a_1, a_2 and s follow from exactness on 1, t and t²
+/// ([`variable_coefficients`]). The parasitic root of ρ, at −a_2, then depends on the ratio
+/// ω = h/H: the step may grow by at most [`Lms::max_step_increase`] (2 for ρ∞ ≤ 0.6, less above,
+/// so that |a_2| stays below max(0.8, its constant-step value)). The formula replaced a
+/// restart from the history interpolated at t_n − h, which put a velocity inconsistency into every
+/// changed step: per unit step in index 3 it drove LMS2 (ρ∞ = 0.6) to h_min on the pendulum at
+/// every rtol, and in stabilized index 2 at rtol 1e-10 (docs/schemes.md).
+/// LMS3 and LMS4 declare a constant step (`variable_step: false`) and are refused in adaptive
+/// runs: keeping a_3 (and a_4) at their constant-step values and solving for the rest, the frozen
+/// parasitic roots reach 2.2–99 after two successive step decreases by 2–5 (computed from the coefficient
+/// formulas; the interpolated-history restart, tried on 2026-11-27, stopped on Andrews per unit
+/// step and lost the energy balance in index 3).
 ///
 /// # Error estimate
 /// The predictor–corrector difference: the predictor is the cubic Hermite extrapolation of q (from q,
@@ -123,9 +168,6 @@ pub struct Lms {
     // The current step.
     t_n: f64,
     h: f64,
-    /// Level t_n − h of LMS2: levels\[1\] when the step is unchanged, else interpolated into `resampled`.
-    use_resampled: bool,
-    resampled: State,
     /// The step's point maps and solution (q̂, v̂, c_q, c_v, u = a_{n+1}).
     point: milne::Corrector,
     new_lambda: Vector,
@@ -168,8 +210,6 @@ impl Lms {
             history: History::new(k, &[]),
             t_n: 0.0,
             h: 0.0,
-            use_resampled: false,
-            resampled: State::zeros(0.0, 0, 0),
             point: milne::Corrector::zeros(0),
             new_lambda: z,
             correction: Default::default(),
@@ -181,52 +221,17 @@ impl Lms {
         self.history.filled < self.k
     }
 
-    /// Coefficients (a, b) of the current step: the trapezoidal start-up (eq. 3) while starting.
+    /// Coefficients (a, b) of the current step: the trapezoidal start-up (eq. 3) while starting,
+    /// the variable-coefficient formula of LMS2 when the step changed, else the constant ones.
     fn step_coefficients(&self) -> ([f64; K_MAX], [f64; K_MAX + 1]) {
         if self.starting() {
             ([1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0, 0.0])
+        } else if self.k == 2 && self.h != self.history.h {
+            let (a, b) = variable_coefficients(&self.b, self.history.h / self.h);
+            ([a[0], a[1], 0.0, 0.0], [b[0], b[1], b[2], 0.0, 0.0])
         } else {
             (self.a, self.b)
         }
-    }
-
-    /// The level at t_n − j h used by this step (j < k).
-    fn level(&self, j: usize) -> &State {
-        level(&self.history, &self.resampled, self.use_resampled, j)
-    }
-
-    /// Interpolates the history at t_n − h into `resampled`: q by the quintic Hermite polynomial
-    /// through (q, v, a), v by the cubic through (v, a) and a by that cubic's derivative, λ
-    /// linearly. v and a are not taken from the derivatives of the quintic in q: its weights on the
-    /// positions grow as 1/H and 1/H², and turned the positions' Newton noise and the stabilized
-    /// index-2 corrections (about 1e-11 m) into errors of 6e-3 m/s² in a on the spatial
-    /// slider-crank at H = 4e-5 s (the slider 2e-3 m off after 5 s, against 5e-7 m with a constant
-    /// step).
-    fn resample(&mut self, h: f64) {
-        let (x0, x1) = (&self.history.levels[1], &self.history.levels[0]);
-        let big_h = self.history.h;
-        let theta = 1.0 - h / big_h;
-        let w = quintic_weights(theta)[0];
-        let (c, d) = (cubic_weights(theta), cubic_derivative_weights(theta));
-        let r = &mut self.resampled;
-        for i in 0..x0.q.len() {
-            let y = [
-                x0.q[i],
-                big_h * x0.v[i],
-                big_h * big_h * x0.a[i],
-                x1.q[i],
-                big_h * x1.v[i],
-                big_h * big_h * x1.a[i],
-            ];
-            r.q[i] = (0..6).map(|j| w[j] * y[j]).sum::<f64>();
-            let z = [x0.v[i], big_h * x0.a[i], x1.v[i], big_h * x1.a[i]];
-            r.v[i] = (0..4).map(|j| c[j] * z[j]).sum::<f64>();
-            r.a[i] = (0..4).map(|j| d[j] * z[j]).sum::<f64>() / big_h;
-        }
-        for j in 0..x0.lambda.len() {
-            r.lambda[j] = x0.lambda[j] + theta * (x1.lambda[j] - x0.lambda[j]);
-        }
-        r.t = self.t_n - h;
     }
 
     /// The known parts v̂, q̂ of the new velocities and positions (everything but b0 h a_{n+1}).
@@ -235,32 +240,24 @@ impl Lms {
         let (a, b) = self.step_coefficients();
         let used = if self.starting() { 1 } else { self.k };
         let b0 = b[0];
+        // As increments from level t_n (Σ a_j = 1), so that the new state carries the rounding
+        // of the increment rather than that of Σ a_j q_{n+1−j} (a few ulps of |q|).
+        let levels = &self.history.levels;
+        let last = &levels[0];
         for i in 0..self.point.q_hat.len() {
-            let (mut vh, mut qh) = (0.0, 0.0);
-            for j in 1..=used {
-                let x = self.level(j - 1);
-                vh += a[j - 1] * x.v[i] + h * b[j] * x.a[i];
-                qh += a[j - 1] * x.q[i] + h * b[j] * x.v[i];
+            let (mut dv, mut dq) = (0.0, 0.0);
+            for (j, x) in levels.iter().enumerate().take(used) {
+                let j = j + 1;
+                dv += a[j - 1] * (x.v[i] - last.v[i]) + h * b[j] * x.a[i];
+                dq += a[j - 1] * (x.q[i] - last.q[i]) + h * b[j] * x.v[i];
             }
+            let vh = last.v[i] + dv;
+            let qh = last.q[i] + (dq + h * b0 * vh);
             self.point.v_hat[i] = vh;
-            self.point.q_hat[i] = qh + h * b0 * vh;
+            self.point.q_hat[i] = qh;
         }
         self.point.c_v = h * b0;
         self.point.c_q = self.point.c_v * self.point.c_v;
-    }
-}
-
-/// Level t_n − j h of the history, with level 1 replaced by its resampling at t_n − h when asked.
-fn level<'a>(
-    history: &'a History,
-    resampled: &'a State,
-    use_resampled: bool,
-    j: usize,
-) -> &'a State {
-    if j == 1 && use_resampled {
-        resampled
-    } else {
-        &history.levels[j]
     }
 }
 
@@ -286,31 +283,29 @@ impl Scheme for Lms {
         let (n, m) = (x0.q.len(), x0.lambda.len());
         self.history.reset(x0);
         if self.point.q_hat.len() != n || self.new_lambda.len() != m {
-            self.resampled = State::zeros(x0.t, n, m);
             self.point = milne::Corrector::zeros(n);
             self.new_lambda = Vector::zeros(m);
         }
         self.point.u.copy_from(&x0.a);
         self.new_lambda.copy_from(&x0.lambda);
-        self.use_resampled = false;
     }
 
     fn begin_step(&mut self, t_n: f64, h: f64) {
         self.t_n = t_n;
         self.h = h;
-        // Only LMS2 runs with variable steps (the registry declares LMS3, LMS4 fixed-step).
-        self.use_resampled = self.k == 2 && !self.starting() && h != self.history.h;
-        if self.use_resampled {
-            self.resample(h);
-        }
+    }
+
+    fn max_step_increase(&self) -> f64 {
+        max_step_increase(self.rho_inf)
     }
 
     fn point(&mut self, _k: usize, pt: &mut IntegrationPoint) {
         self.fill_known_parts();
         self.point.fill_point(pt, self.t_n + self.h);
-        let last = Known::of(self.level(0));
-        let before = (self.history.filled >= 2).then(|| (Known::of(self.level(1)), 1.0));
-        predict(pt, last, before, self.h);
+        let levels = &self.history.levels;
+        let ratio = || self.h / self.history.h;
+        let before = (self.history.filled >= 2).then(|| (Known::of(&levels[1]), ratio()));
+        predict(pt, Known::of(&levels[0]), before, self.h);
     }
 
     fn accept_point(&mut self, _k: usize, sol: &PointSolution<'_>) {
@@ -320,13 +315,14 @@ impl Scheme for Lms {
     }
 
     fn local_error(&self, err: &mut LocalError) -> bool {
-        let (h, x) = (self.h, self.level(0));
+        let (levels, big_h) = (&self.history.levels, self.history.h);
         if self.history.filled < 2 {
-            milne::trapezoidal_step_error(h, &x.a, &self.point.u, err);
+            milne::trapezoidal_step_error(self.h, &levels[0].a, &self.point.u, err);
             return true;
         }
-        // Level 1 is at t_n − h (resampled when the step changed): θ = 2 over [t_n − h, t_n].
-        milne::predictor_difference(self.level(1), x, h, 2.0, &self.point, err);
+        // Extrapolation over [t_{n−1}, t_n] (length H, the last step) to t_n + h.
+        let theta = 1.0 + self.h / big_h;
+        milne::predictor_difference(&levels[1], &levels[0], big_h, theta, &self.point, err);
         true
     }
 
@@ -343,12 +339,7 @@ impl Scheme for Lms {
         x.lambda.copy_from(&self.new_lambda);
         x.t = self.t_n + self.h;
         hist.h = self.h;
-        self.use_resampled = false;
         state.copy_from(&hist.levels[0]);
-    }
-
-    fn reject(&mut self) {
-        self.use_resampled = false;
     }
 
     fn history(&self) -> &History {
@@ -374,6 +365,7 @@ const fn caps(variable_step: bool) -> Capabilities {
         error_order: 3,
         variable_step,
         form: EquationForm::SecondOrder,
+        estimate_noise: 10.0,
     }
 }
 
@@ -428,32 +420,45 @@ pub const LMS4: SchemeInfo = SchemeInfo {
 mod tests {
     use super::*;
 
-    /// The resampled level of LMS2 after a step change, on q = sin t with the positions perturbed
-    /// by 1e-11 (a Newton tolerance, a stabilized index-2 correction): q, v and a at t_n − h are
-    /// within 1e-9 of sin, cos and −sin. Taking v and a from the derivatives of the quintic in q
-    /// amplified the perturbation by 1/H and 1/H² (a off by about 1e-1 at H = 4e-5 s).
+    /// The variable-coefficient LMS2 integrates y = t² exactly on an uneven grid (order 2), gives
+    /// the constant-step coefficients at equal steps, and keeps σ ∝ (ζ + ρ∞)²; at the largest
+    /// allowed increase its parasitic root stays within max(0.8, the constant step's).
     #[test]
-    fn resampling_does_not_amplify_position_noise() {
-        let mut lms = Lms::new(2, 0.6).expect("valid");
-        let (big_h, h, t_n) = (4e-5, 3e-5, 0.3);
-        let level = |t: f64, noise: f64| {
-            let mut x = State::zeros(t, 1, 0);
-            x.q[0] = t.sin() + noise;
-            x.v[0] = t.cos();
-            x.a[0] = -t.sin();
-            x
-        };
-        lms.history.reset(&level(t_n - big_h, -1e-11));
-        lms.history.shift();
-        lms.history.levels[0] = level(t_n, 1e-11);
-        lms.history.h = big_h;
-        lms.resampled = State::zeros(0.0, 1, 0);
-        lms.t_n = t_n;
-        lms.resample(h);
-        let (r, t) = (&lms.resampled, t_n - h);
-        assert!((r.q[0] - t.sin()).abs() < 1e-9, "q {:e}", r.q[0] - t.sin());
-        assert!((r.v[0] - t.cos()).abs() < 1e-9, "v {:e}", r.v[0] - t.cos());
-        assert!((r.a[0] + t.sin()).abs() < 1e-9, "a {:e}", r.a[0] + t.sin());
+    fn variable_coefficients_are_exact_for_quadratics() {
+        for rho in [0.0, 0.3, 0.6, 0.9, 1.0] {
+            let (a_c, b_c) = lms_coefficients(2, rho);
+            let (a, b) = variable_coefficients(&b_c, 1.0);
+            for j in 0..2 {
+                assert!((a[j] - a_c[j]).abs() < 1e-14, "ρ {rho}: a {a:?}");
+            }
+            for j in 0..3 {
+                assert!((b[j] - b_c[j]).abs() < 1e-14, "ρ {rho}: b {b:?}");
+            }
+            for r in [0.2, 0.5, 1.7, 5.0] {
+                let (h, big_h) = (0.3, 0.3 * r);
+                let (a, b) = variable_coefficients(&b_c, r);
+                // y = c0 + c1 t + c2 t² on t_{n−1} = −H, t_n = 0, t_{n+1} = h.
+                let y = |t: f64| 0.7 - 1.3 * t + 2.1 * t * t;
+                let dy = |t: f64| -1.3 + 4.2 * t;
+                let lhs = y(h) - a[0] * y(0.0) - a[1] * y(-big_h);
+                let rhs = h * (b[0] * dy(h) + b[1] * dy(0.0) + b[2] * dy(-big_h));
+                assert!((lhs - rhs).abs() < 1e-13, "ρ {rho}, r {r}: {lhs} vs {rhs}");
+                // σ(ζ) = β0 ζ² + β1 ζ + β2 keeps its double root at −ρ: β1² = 4 β0 β2, β1 = 2ρβ0.
+                assert!(
+                    (b[1] - 2.0 * rho * b[0]).abs() < 1e-14
+                        && (b[2] - rho * rho * b[0]).abs() < 1e-14
+                );
+            }
+            let w = max_step_increase(rho);
+            let root = variable_coefficients(&b_c, 1.0 / w).0[1].abs();
+            assert!(
+                root <= a_c[1].abs().max(0.8) + 1e-9,
+                "ρ {rho}: ω {w}, root {root}"
+            );
+            assert!((1.0..=2.0).contains(&w), "ρ {rho}: ω {w}");
+        }
+        assert_eq!(max_step_increase(0.6), 2.0);
+        assert!((max_step_increase(1.0) - 1.0).abs() < 1e-9);
     }
 
     /// The exact rationals of Zhang et al. (2021) at ρ∞ = 0 and 0.6 (as printed in the paper).

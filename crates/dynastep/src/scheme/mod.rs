@@ -201,7 +201,7 @@ impl KeptCorrection {
 /// What a scheme can do, declared in its registry entry. The CLI lists it, the time loop checks it
 /// (a scheme without an error estimate or without variable steps is refused in adaptive mode), and the
 /// scheme × formulation × problem test matrix is generated from it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Capabilities {
     /// Order of accuracy of the positions (global error O(h^order)).
     pub order: u32,
@@ -224,7 +224,20 @@ pub struct Capabilities {
     /// it follow (each formulation states what it requires; see
     /// `crate::formulation::compatible`). A scheme names no formulation.
     pub form: EquationForm,
+    /// The rounding its error estimate carries, in units of ε · max_i |q_i|: the error norm asks
+    /// no step for less on the position scale (the larger of this and the formulation's
+    /// [`crate::catalog::FormulationInfo::estimate_floor`]; `analysis::step_control::error_norm`).
+    /// 10 for LMS2 and SS-k, whose estimate extrapolates the two stored position levels (weights
+    /// up to 5 at θ = 2, so the levels' own rounding, half an ulp each, reaches the estimate as a
+    /// few ulps); per unit step at rtol 1e-10 a step's share of the tolerance falls to about one
+    /// ulp, and their steps used to shrink to h_min on the pendulum (docs/schemes.md). 0 elsewhere.
+    pub estimate_noise: f64,
 }
+
+/// The largest factor by which the step-size controller lets a step grow (Hairer, Nørsett &
+/// Wanner 1993, §II.4: a factor between 1.5 and 5), unless [`Scheme::max_step_increase`] asks for
+/// less.
+pub const MAX_STEP_INCREASE: f64 = 5.0;
 
 /// The form of the equations a scheme integrates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -368,6 +381,13 @@ pub trait Scheme: Send {
     /// Schemes that write only tentative buffers before `end_step` need no code here.
     fn reject(&mut self) {}
 
+    /// The largest factor h_{n+1}/h_n by which an adaptive run may let the step grow from one
+    /// accepted step to the next: [`MAX_STEP_INCREASE`] unless the scheme's stability needs less
+    /// (LMS2: [`lms::max_step_increase`], the zero-stability of its variable-coefficient formula).
+    fn max_step_increase(&self) -> f64 {
+        MAX_STEP_INCREASE
+    }
+
     /// The committed history (see [`History`]).
     fn history(&self) -> &History;
 
@@ -386,6 +406,7 @@ pub trait Scheme: Send {
                 error_order: 0,
                 variable_step: false,
                 form: EquationForm::SecondOrder,
+                estimate_noise: 0.0,
             })
     }
 }

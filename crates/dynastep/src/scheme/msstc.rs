@@ -195,6 +195,7 @@ const CAPS: Capabilities = Capabilities {
     error_order: 3,
     variable_step: true,
     form: EquationForm::SecondOrder,
+    estimate_noise: 0.0,
 };
 
 const SOURCE: &str = "Zhang, Zhang, Xing & Masarati (2020) Nonlinear Dyn 102:1939-1962; Zhang, Zhang, Zanoni & Masarati (2022) Multibody Syst Dyn, doi:10.1007/s11044-021-09806-9; gamma polynomial and weights as in MBDyn multistagestepsol_impl.cc";

@@ -321,6 +321,7 @@ const fn caps(order: u32) -> Capabilities {
         // iteration stops converging near the mechanism's singular passages (t ≈ 1.23, 2.66, 6.54 s),
         // though they run Andrews' squeezer and the pendulum (docs/tangent_space.md).
         form: EquationForm::SecondOrder,
+        estimate_noise: 0.0,
     }
 }
 

@@ -324,6 +324,7 @@ pub(crate) const fn caps(order: u32, unconditionally_stable: bool) -> Capabiliti
         error_order: 3,
         variable_step: true,
         form: EquationForm::SecondOrder,
+        estimate_noise: 0.0,
     }
 }
 

@@ -127,6 +127,7 @@ const fn caps(order: u32, error: Option<&'static str>, error_order: u32) -> Capa
         error_order,
         variable_step: true,
         form: EquationForm::FirstOrder,
+        estimate_noise: 0.0,
     }
 }
 

@@ -465,6 +465,7 @@ const CAPS: Capabilities = Capabilities {
     error_order: 3,
     variable_step: true,
     form: EquationForm::SecondOrder,
+    estimate_noise: 10.0,
 };
 
 const ESTIMATE: &str = "predictor-corrector difference with a cubic Hermite predictor (Milne's device), as LMS2; first step: Taylor predictor through the start's jerk, or the trapezoidal rule's acceleration-jump estimate with start = 0";
