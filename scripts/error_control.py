@@ -118,6 +118,7 @@ PAIRS = [
     ("generalized-alpha", "stabilized-index2"),
     ("hht", "stabilized-index2"),
     ("lms2", "stabilized-index2"),
+    ("lms3", "stabilized-index2"),
     ("ss2", "stabilized-index2"),
     ("bathe", "stabilized-index2"),
     ("esdirk3-4", "stabilized-index2"),

@@ -112,13 +112,13 @@ fn falling_errors(example: &str, scheme: &str, tolerances: &[f64], error: fn(&Ru
     }
 }
 
-/// LMS2, SS2 and generalized-α with `rtol` in the stabilized index-2 formulation complete the
-/// pendulum, the slider-crank and the spatial slider-crank, and their errors fall as the tolerance
-/// is tightened.
+/// LMS2, LMS3, SS2 and generalized-α with `rtol` in the stabilized index-2 formulation complete
+/// the pendulum, the slider-crank and the spatial slider-crank, and their errors fall as the
+/// tolerance is tightened (LMS3 was constant-step until its variable-coefficient formula).
 #[test]
 fn stabilized_index2_errors_fall_with_the_tolerance() {
     let tolerances = [1e-4, 1e-6, 1e-8];
-    for scheme in ["generalized-alpha", "lms2", "ss2"] {
+    for scheme in ["generalized-alpha", "lms2", "lms3", "ss2"] {
         falling_errors("pendulum", scheme, &tolerances, pendulum_error);
         falling_errors("slider-crank", scheme, &tolerances, slider_crank_error);
         falling_errors(
@@ -270,16 +270,21 @@ fn index3_per_unit_step_within_a_hundred_rtol() {
     }
 }
 
-/// LMS2 and SS2 per unit step on the pendulum end within 100·rtol in index 3 and stabilized
+/// LMS2, LMS3 and SS2 per unit step on the pendulum end within 100·rtol in index 3 and stabilized
 /// index 2 at rtol 1e-6 and 1e-10. Before LMS2 took its variable-coefficient formula (the
 /// interpolated-history restart injected a velocity inconsistency at every step change) it stopped
 /// at h_min in index 3 at every rtol and in stabilized index 2 at 1e-10; SS2 stopped in stabilized
 /// index 2 at 1e-10 before its Milne estimate was formed from increments and floored at its
 /// rounding (`Capabilities::estimate_noise`).
 #[test]
-fn lms2_and_ss2_per_unit_step_within_a_hundred_rtol() {
+fn lms2_lms3_and_ss2_per_unit_step_within_a_hundred_rtol() {
     let control = Some(StepControl::PerUnitStep);
-    for (scheme, formulation) in [("lms2", "index3"), ("lms2", GGL), ("ss2", GGL)] {
+    for (scheme, formulation) in [
+        ("lms2", "index3"),
+        ("lms2", GGL),
+        ("lms3", GGL),
+        ("ss2", GGL),
+    ] {
         for rtol in [1e-6, 1e-10] {
             let run = adaptive("pendulum", scheme, formulation, rtol, 0.01, control);
             let e = pendulum_error(&run);

@@ -461,7 +461,8 @@ pub fn run_with<S: System, F: Formulation<S> + ?Sized>(
 /// # Errors
 /// A [`FailureKind::Settings`] failure when the span is empty, a fixed step is not positive or
 /// does not advance the time, the error-control settings are invalid, or the run is adaptive and
-/// the scheme has no error estimate or needs a constant step, or (m > 0) the formulation refuses
+/// the scheme has no error estimate, needs a constant step or cannot let its step grow
+/// ([`Scheme::max_step_increase`] of 1), or (m > 0) the formulation refuses
 /// `rtol` for the scheme on constrained models
 /// ([`crate::catalog::FormulationInfo::rtol_refused`]).
 pub fn check_settings(
@@ -497,6 +498,10 @@ pub fn check_settings(
         )),
         Some(_) if !caps.variable_step => Some(format!(
             "scheme `{}` needs a constant step, so it cannot run with rtol; run it with fixed steps (no rtol)",
+            scheme.name()
+        )),
+        Some(_) if scheme.max_step_increase() <= 1.0 => Some(format!(
+            "scheme `{}` with these parameters cannot let its step grow (its variable-step formula would put the parasitic roots near the unit circle), so it cannot run with rtol; lower rho_inf (lms2: below 1; lms3: below 0.8) or use its single-step twin (ss2, ss3), or run with fixed steps",
             scheme.name()
         )),
         Some(_) if m > 0 => rtol_refusal(settings.formulation, scheme.name()),

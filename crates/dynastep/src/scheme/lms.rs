@@ -36,6 +36,7 @@
 //! roots at −1: a simple root for LMS2 (accepted), a multiple root for LMS3 and LMS4, which are then
 //! not zero-stable (refused).
 
+use super::lms_variable::{max_step_increase, variable_coefficients, K_VARIABLE};
 use super::milne;
 use super::predictor::{predict, Known};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
@@ -89,67 +90,21 @@ fn binomial(n: usize, k: usize) -> f64 {
     (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
 }
 
-/// The LMS2 coefficients ((a_1, a_2), (β_0, β_1, β_2)) of a step h that follows a step H = r·h,
-/// from the constant-step b (`b[0..3]`): β_j = s b_j, and a_1 + a_2 = 1, with a_2 and s such that
-/// the formula is exact for y = t and y = t² on the grid t_{n−1} = −H, t_n = 0, t_{n+1} = h:
-///
-/// ```text
-/// c = 2 (b_0 − r b_2) / Σb,   a_2 = (1 − c) / (r (r + c)),   s = (1 + r a_2) / Σb
-/// ```
-///
-/// At r = 1 they are the constant-step coefficients; σ keeps its double root at −ρ∞ for every r
-/// (see [`Lms`], "Variable steps").
-pub fn variable_coefficients(b: &[f64], r: f64) -> ([f64; 2], [f64; 3]) {
-    let sum = b[0] + b[1] + b[2];
-    let c = 2.0 * (b[0] - r * b[2]) / sum;
-    let a2 = (1.0 - c) / (r * (r + c));
-    let s = (1.0 + r * a2) / sum;
-    ([1.0 - a2, a2], [s * b[0], s * b[1], s * b[2]])
-}
-
-/// Largest factor ω = h/H by which LMS2 with spectral radius ρ∞ lets its step grow: 2 (the usual
-/// bound of variable-step BDF2, zero-stable below 1 + √2), lowered until the parasitic root −a_2
-/// of [`variable_coefficients`] stays within max(0.8, |a_2| at constant step); 1 at ρ∞ = 1, whose
-/// constant-step parasitic root is already on the unit circle.
-pub fn max_step_increase(rho_inf: f64) -> f64 {
-    let (_, b) = lms_coefficients(2, rho_inf);
-    let root = |w: f64| variable_coefficients(&b, 1.0 / w).0[1].abs();
-    let bound = root(1.0).max(0.8);
-    if root(2.0) <= bound {
-        return 2.0;
-    }
-    // |a_2| grows with ω on [1, 2] here: bisect for the largest ω within the bound.
-    let (mut lo, mut hi) = (1.0, 2.0);
-    for _ in 0..40 {
-        let mid = 0.5 * (lo + hi);
-        if root(mid) <= bound {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
-}
-
 /// The LMS-k scheme (see the module documentation). History: k levels, (q, v, a, λ) at t_n … t_{n−k+1}.
 ///
-/// # Variable steps (LMS2 only)
-/// When the step changes from H = h_{n−1} to h, LMS2 takes the variable-coefficient formula on
-/// the actual grid t_{n−1}, t_n, t_{n+1} (the approach of Hairer, Nørsett & Wanner 1993, §III.5):
-/// the b_j are the constant step's times a factor s, so the roots of σ, which govern the stiff
-/// and constrained modes (the index-3 velocities' normal part obeys Σ b_j w_{n+1−j} = 0), stay a
-/// double root at −ρ∞ whatever the ratio; a_1, a_2 and s follow from exactness on 1, t and t²
-/// ([`variable_coefficients`]). The parasitic root of ρ, at −a_2, then depends on the ratio
-/// ω = h/H: the step may grow by at most [`Lms::max_step_increase`] (2 for ρ∞ ≤ 0.6, less above,
-/// so that |a_2| stays below max(0.8, its constant-step value)). The formula replaced a
-/// restart from the history interpolated at t_n − h, which put a velocity inconsistency into every
-/// changed step: per unit step in index 3 it drove LMS2 (ρ∞ = 0.6) to h_min on the pendulum at
-/// every rtol, and in stabilized index 2 at rtol 1e-10 (docs/schemes.md).
-/// LMS3 and LMS4 declare a constant step (`variable_step: false`) and are refused in adaptive
-/// runs: keeping a_3 (and a_4) at their constant-step values and solving for the rest, the frozen
-/// parasitic roots reach 2.2–99 after two successive step decreases by 2–5 (computed from the coefficient
-/// formulas; the interpolated-history restart, tried on 2026-11-27, stopped on Andrews per unit
-/// step and lost the energy balance in index 3).
+/// # Variable steps (LMS2 and LMS3)
+/// When the step changes, LMS2 and LMS3 take the variable-coefficient formula on the actual grid
+/// ([`super::lms_variable`]): the b_j are the constant step's times a factor, so σ keeps its k-fold
+/// root at −ρ∞ whatever the ratios, and the a_j (LMS3: a_1, a_3, with a_2 ∝ h/H) and the factor make
+/// the formula exact for 1, t and t². The step may grow by at most
+/// [`super::lms_variable::max_step_increase`] (the frozen parasitic roots of ρ stay bounded). The
+/// formula replaced, on 2026-11-28, a restart from the history interpolated at t_n − h, which put a
+/// velocity inconsistency into every changed step: per unit step in index 3 it drove LMS2
+/// (ρ∞ = 0.6) to h_min on the pendulum at every rtol, and in stabilized index 2 at rtol 1e-10, and
+/// for LMS3 (tried, not kept) it stopped on Andrews and lost the energy balance in index 3
+/// (docs/schemes.md). LMS4
+/// declares a constant step (`variable_step: false`) and is refused in adaptive runs: no choice of
+/// its two free coefficients kept the frozen parasitic roots below 1.5.
 ///
 /// # Error estimate
 /// The predictor–corrector difference: the predictor is the cubic Hermite extrapolation of q (from q,
@@ -165,6 +120,8 @@ pub struct Lms {
     a: [f64; K_MAX],
     b: [f64; K_MAX + 1],
     history: History,
+    /// The step that produced `history.levels[1]` \[s\] (0 until known): LMS3's second gap.
+    earlier_h: f64,
     // The current step.
     t_n: f64,
     h: f64,
@@ -208,6 +165,7 @@ impl Lms {
             a,
             b,
             history: History::new(k, &[]),
+            earlier_h: 0.0,
             t_n: 0.0,
             h: 0.0,
             point: milne::Corrector::zeros(0),
@@ -221,14 +179,19 @@ impl Lms {
         self.history.filled < self.k
     }
 
+    /// True when the step and the k − 1 steps that made the levels in use are equal (bit for bit).
+    fn constant_step(&self) -> bool {
+        self.h == self.history.h && (self.k < 3 || self.history.h == self.earlier_h)
+    }
+
     /// Coefficients (a, b) of the current step: the trapezoidal start-up (eq. 3) while starting,
     /// the variable-coefficient formula of LMS2 when the step changed, else the constant ones.
     fn step_coefficients(&self) -> ([f64; K_MAX], [f64; K_MAX + 1]) {
         if self.starting() {
             ([1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0, 0.0])
-        } else if self.k == 2 && self.h != self.history.h {
-            let (a, b) = variable_coefficients(&self.b, self.history.h / self.h);
-            ([a[0], a[1], 0.0, 0.0], [b[0], b[1], b[2], 0.0, 0.0])
+        } else if self.k <= K_VARIABLE && !self.constant_step() {
+            let ratios = [self.history.h / self.h, self.earlier_h / self.h];
+            variable_coefficients(self.k, &self.a, &self.b, &ratios)
         } else {
             (self.a, self.b)
         }
@@ -282,6 +245,7 @@ impl Scheme for Lms {
     fn start(&mut self, x0: &State, _force_terms: &Vector) {
         let (n, m) = (x0.q.len(), x0.lambda.len());
         self.history.reset(x0);
+        self.earlier_h = 0.0;
         if self.point.q_hat.len() != n || self.new_lambda.len() != m {
             self.point = milne::Corrector::zeros(n);
             self.new_lambda = Vector::zeros(m);
@@ -296,7 +260,11 @@ impl Scheme for Lms {
     }
 
     fn max_step_increase(&self) -> f64 {
-        max_step_increase(self.rho_inf)
+        if self.k <= K_VARIABLE {
+            max_step_increase(self.k, self.rho_inf)
+        } else {
+            super::MAX_STEP_INCREASE
+        }
     }
 
     fn point(&mut self, _k: usize, pt: &mut IntegrationPoint) {
@@ -338,6 +306,7 @@ impl Scheme for Lms {
         self.correction.apply(&mut x.q);
         x.lambda.copy_from(&self.new_lambda);
         x.t = self.t_n + self.h;
+        self.earlier_h = hist.h;
         hist.h = self.h;
         state.copy_from(&hist.levels[0]);
     }
@@ -355,7 +324,7 @@ const SOURCE: &str = "Zhang, Zhang & Masarati (2021) Comput Mech 67:289-313 (coe
 
 const ESTIMATE: &str = "predictor-corrector difference with a cubic Hermite predictor (Milne's device); trapezoidal start-up: Zienkiewicz & Xie (1991)";
 
-/// The capabilities of LMS-k; only LMS2 runs with variable steps.
+/// The capabilities of LMS-k; LMS2 and LMS3 run with variable steps.
 const fn caps(variable_step: bool) -> Capabilities {
     Capabilities {
         order: 2,
@@ -381,7 +350,7 @@ pub const LMS2: SchemeInfo = SchemeInfo {
     name: "lms2",
     aliases: &["lms-2", "ms2"],
     family: "linear multistep",
-    summary: "linear two-step method with tunable rho_inf in first-order form y = [q; v]; second order, A-stable, all roots -> -rho_inf at infinity; trapezoidal first step; variable steps by interpolated history",
+    summary: "linear two-step method with tunable rho_inf in first-order form y = [q; v]; second order, A-stable, all roots -> -rho_inf at infinity; trapezoidal first step; variable steps by a variable-coefficient formula",
     source: SOURCE,
     params: &[ParamInfo {
         name: "rho_inf",
@@ -397,11 +366,11 @@ pub const LMS3: SchemeInfo = SchemeInfo {
     name: "lms3",
     aliases: &["lms-3", "ms3"],
     family: "linear multistep",
-    summary: "linear three-step method with tunable rho_inf in first-order form y = [q; v]; second order, A-stable, all three roots -> -rho_inf at infinity; trapezoidal first two steps; constant step",
+    summary: "linear three-step method with tunable rho_inf in first-order form y = [q; v]; second order, A-stable, all three roots -> -rho_inf at infinity; trapezoidal first two steps; variable steps by a variable-coefficient formula",
     source: SOURCE,
     params: &RHO_INF_BELOW_ONE,
     build: |p: &SchemeParams| Ok(Box::new(Lms::new(3, param(p, "rho_inf"))?) as Box<dyn Scheme>),
-    caps: caps(false),
+    caps: caps(true),
 };
 
 /// Registry entry of LMS4.
@@ -419,47 +388,6 @@ pub const LMS4: SchemeInfo = SchemeInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The variable-coefficient LMS2 integrates y = t² exactly on an uneven grid (order 2), gives
-    /// the constant-step coefficients at equal steps, and keeps σ ∝ (ζ + ρ∞)²; at the largest
-    /// allowed increase its parasitic root stays within max(0.8, the constant step's).
-    #[test]
-    fn variable_coefficients_are_exact_for_quadratics() {
-        for rho in [0.0, 0.3, 0.6, 0.9, 1.0] {
-            let (a_c, b_c) = lms_coefficients(2, rho);
-            let (a, b) = variable_coefficients(&b_c, 1.0);
-            for j in 0..2 {
-                assert!((a[j] - a_c[j]).abs() < 1e-14, "ρ {rho}: a {a:?}");
-            }
-            for j in 0..3 {
-                assert!((b[j] - b_c[j]).abs() < 1e-14, "ρ {rho}: b {b:?}");
-            }
-            for r in [0.2, 0.5, 1.7, 5.0] {
-                let (h, big_h) = (0.3, 0.3 * r);
-                let (a, b) = variable_coefficients(&b_c, r);
-                // y = c0 + c1 t + c2 t² on t_{n−1} = −H, t_n = 0, t_{n+1} = h.
-                let y = |t: f64| 0.7 - 1.3 * t + 2.1 * t * t;
-                let dy = |t: f64| -1.3 + 4.2 * t;
-                let lhs = y(h) - a[0] * y(0.0) - a[1] * y(-big_h);
-                let rhs = h * (b[0] * dy(h) + b[1] * dy(0.0) + b[2] * dy(-big_h));
-                assert!((lhs - rhs).abs() < 1e-13, "ρ {rho}, r {r}: {lhs} vs {rhs}");
-                // σ(ζ) = β0 ζ² + β1 ζ + β2 keeps its double root at −ρ: β1² = 4 β0 β2, β1 = 2ρβ0.
-                assert!(
-                    (b[1] - 2.0 * rho * b[0]).abs() < 1e-14
-                        && (b[2] - rho * rho * b[0]).abs() < 1e-14
-                );
-            }
-            let w = max_step_increase(rho);
-            let root = variable_coefficients(&b_c, 1.0 / w).0[1].abs();
-            assert!(
-                root <= a_c[1].abs().max(0.8) + 1e-9,
-                "ρ {rho}: ω {w}, root {root}"
-            );
-            assert!((1.0..=2.0).contains(&w), "ρ {rho}: ω {w}");
-        }
-        assert_eq!(max_step_increase(0.6), 2.0);
-        assert!((max_step_increase(1.0) - 1.0).abs() < 1e-9);
-    }
 
     /// The exact rationals of Zhang et al. (2021) at ρ∞ = 0 and 0.6 (as printed in the paper).
     #[test]

@@ -43,6 +43,7 @@ pub mod higher_degree;
 mod history;
 pub mod kennedy_carpenter;
 pub mod lms;
+pub mod lms_variable;
 pub mod milne;
 pub mod msstc;
 pub mod mssth;
