@@ -384,7 +384,8 @@ pub trait Scheme: Send {
 
     /// The largest factor h_{n+1}/h_n by which an adaptive run may let the step grow from one
     /// accepted step to the next: [`MAX_STEP_INCREASE`] unless the scheme's stability needs less
-    /// (LMS2, LMS3: [`lms_variable::max_step_increase`], the zero-stability of their variable-coefficient formulas).
+    /// (LMS2, LMS3: [`lms_variable::max_step_increase`], the zero-stability of their
+    /// variable-coefficient formulas).
     fn max_step_increase(&self) -> f64 {
         MAX_STEP_INCREASE
     }
