@@ -26,7 +26,7 @@
 
 use std::time::Instant;
 
-use super::dense_output::interpolate;
+use super::dense_output::{interpolate, PositionInterpolant};
 pub use super::diagnostics::ConstraintViolation;
 use super::diagnostics::Diagnostics;
 pub use super::failure::{FailureKind, ObserverError, RunFailure};
@@ -533,13 +533,19 @@ fn error_control_advice(formulation: &str, m: usize) -> String {
 
 /// Why `formulation` cannot control the error of `scheme` on a constrained model, when its
 /// registry entry says so ([`crate::catalog::FormulationInfo::rtol_refused`]), with the
-/// formulation it recommends instead (`rtol_instead`).
+/// formulation it recommends instead (`rtol_instead`), or a dissipative scheme when it names none.
 fn rtol_refusal(formulation: &str, scheme: &str) -> Option<String> {
     let info = formulation::find(formulation)?;
     let refusal = info.rtol_refused.iter().find(|r| r.scheme == scheme)?;
+    let instead = if info.rtol_instead.is_empty() {
+        "a scheme with numerical dissipation (`--scheme generalized-alpha`) in the same formulation"
+            .to_string()
+    } else {
+        format!("`--formulation {}` with the same scheme", info.rtol_instead)
+    };
     Some(format!(
-        "scheme `{scheme}` with formulation `{}` cannot run with rtol on a constrained model: {}; use `--formulation {}` with the same scheme, or fixed steps (docs/schemes.md, \"Error control on constrained models\")",
-        info.name, refusal.reason, info.rtol_instead
+        "scheme `{scheme}` with formulation `{}` cannot run with rtol on a constrained model: {}; use {instead}, or fixed steps (docs/schemes.md, \"Error control on constrained models\")",
+        info.name, refusal.reason
     ))
 }
 
@@ -620,6 +626,12 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             });
         let estimate_floor = formulation_floor.max(caps.estimate_noise);
         let max_increase = scheme.max_step_increase();
+        // The stored a is the model's acceleration only in the acceleration-level formulations
+        // (`dense_output`, module documentation).
+        let positions = match velocity_error {
+            VelocityError::Differential => PositionInterpolant::Quintic,
+            VelocityError::ScaledByStep => PositionInterpolant::Cubic,
+        };
         let linearized = settings
             .omega_max
             .then(|| formulation::find(settings.formulation).map(|f| f.linearized))
@@ -637,7 +649,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 tol,
                 (&caps, max_increase),
             ),
-            sampler: Sampler::new(x0, outputs, (diag, e0), at, linearized),
+            sampler: Sampler::new(x0, outputs, (diag, e0), at, (linearized, positions)),
             work: StepWork::new(n, m),
             err: LocalError::zeros(n),
             retaking: false,
@@ -697,7 +709,13 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         if matches!(report.status, RunStatus::Completed) && self.state.t > t_end {
             // A scheme that stepped past t_end (fixed steps it cannot shorten): report t_end.
             let end = &mut self.sampler.interpolated;
-            interpolate(&self.previous, &self.state, t_end, end);
+            interpolate(
+                &self.previous,
+                &self.state,
+                t_end,
+                self.sampler.positions,
+                end,
+            );
             report.final_state.copy_from(end);
         } else {
             report.final_state.copy_from(&self.state);

@@ -7,7 +7,7 @@
 //! previous and the committed state ([`super::dense_output`]). It keeps the report's maxima of the
 //! diagnostics over the committed steps and over the rows, and the time spent sampling.
 
-use super::dense_output::interpolate;
+use super::dense_output::{interpolate, PositionInterpolant};
 use super::diagnostics::{worst, ConstraintViolation, Diagnostics};
 use super::divergence::DivergenceWatch;
 use super::dynamic::{DiagnosticsAt, Flow, Observer, RunReport, RunStatus, Sample};
@@ -34,6 +34,8 @@ pub(crate) struct Sampler {
     pub sampling: f64,
     /// The linearized system whose ω_max is computed, when asked for.
     linearized: Option<LinearizedSystem>,
+    /// How the positions of a sample between two steps are interpolated.
+    pub positions: PositionInterpolant,
     /// True when the diagnostics are computed at every committed step.
     every_step: bool,
     /// Stops the run when the energy balance shows a diverged solution.
@@ -84,7 +86,7 @@ impl Sampler {
         outputs: OutputTimes,
         (diag, e0): (Diagnostics, Energy),
         at: DiagnosticsAt,
-        linearized: Option<LinearizedSystem>,
+        (linearized, positions): (Option<LinearizedSystem>, PositionInterpolant),
     ) -> Self {
         Sampler {
             watch: DivergenceWatch::new(e0),
@@ -95,6 +97,7 @@ impl Sampler {
             interpolated: x0.clone(),
             sampling: 0.0,
             linearized,
+            positions,
         }
     }
 
@@ -211,7 +214,13 @@ impl Sampler {
         t_out: f64,
     ) -> (Diagnosed, f64) {
         let step_span = state.t - previous.t;
-        interpolate(previous, state, t_out, &mut self.interpolated);
+        interpolate(
+            previous,
+            state,
+            t_out,
+            self.positions,
+            &mut self.interpolated,
+        );
         let theta = (t_out - previous.t) / step_span;
         let work = self.previous_work + theta * (self.diag.work - self.previous_work);
         let (e, b) = self.diag.balance(sys, &self.interpolated, work);

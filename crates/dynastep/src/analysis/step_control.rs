@@ -26,7 +26,7 @@
 //! shrink the judged error and ends the run at h_min. The estimates of index-3 states carry the
 //! rounding of the positions whatever the step (their velocities and accelerations come from the
 //! positions through the scheme's 1/h and 1/h²), so for index 3 no allowance on the position scale
-//! is below 10 ε max|q_i| ([`crate::catalog::FormulationInfo::estimate_floor`]): below that the
+//! is below 20 ε max|q_i| ([`crate::catalog::FormulationInfo::estimate_floor`]): below that the
 //! run no longer gets tolerance proportionality, but it reaches t_end. docs/schemes.md shows both
 //! on the pendulum, Andrews' squeezer and the light cart-pole.
 //!
@@ -102,6 +102,12 @@ impl Tolerances {
     }
 }
 
+/// The default smallest step, per second of the run's span: 1e-14, about 50 ulps of the end time
+/// of a run that starts at 0. It was 1e-12 until 2026-11-28, above the first step that Adams PECE,
+/// which starts at order 1, needs per unit step at rtol 1e-10 on the pendulum (2e-12 s over 10 s:
+/// docs/schemes.md).
+pub const H_MIN_PER_SPAN: f64 = 1e-14;
+
 impl StepSettings {
     /// The resolved tolerances for a run spanning `span` seconds, or `None` for fixed steps.
     ///
@@ -114,7 +120,7 @@ impl StepSettings {
         let t = Tolerances {
             rtol,
             atol: self.atol.unwrap_or(rtol),
-            h_min: self.h_min.unwrap_or(1e-12 * span),
+            h_min: self.h_min.unwrap_or(H_MIN_PER_SPAN * span),
             h_max: self.h_max.unwrap_or(span),
             control: self.control.unwrap_or_default(),
             span,
@@ -394,7 +400,7 @@ mod tests {
             ..Default::default()
         };
         let t = s.resolve(2.0).unwrap().unwrap();
-        assert_eq!((t.atol, t.h_min, t.h_max), (1e-6, 2e-12, 2.0));
+        assert_eq!((t.atol, t.h_min, t.h_max), (1e-6, 2e-14, 2.0));
         let bad = StepSettings {
             rtol: Some(-1.0),
             ..Default::default()

@@ -87,12 +87,13 @@ pub struct FormulationInfo {
     /// How the error norm weighs velocity errors (`analysis::step_control::error_norm`).
     pub velocity_error: VelocityError,
     /// The noise of the formulation's states, in units of ε · max_i |q_i|: on the position scale
-    /// the error norm asks no step for less (`analysis::step_control::error_norm`). Index 3: 10,
+    /// the error norm asks no step for less (`analysis::step_control::error_norm`). Index 3: 20,
     /// because its velocities and accelerations are computed from positions through the scheme's
     /// 1/h and 1/h² factors, so an estimate built from them carries the positions' rounding times
     /// those factors' constants (γ/β, 1/β) whatever the step; per unit step a tight tolerance's
     /// share h/T falls below that, and the run used to end at h_min (docs/schemes.md, "the
-    /// rounding floor of index 3"). 10 ε is also the smallest rtol Hairer's codes accept.
+    /// rounding floor of index 3"). 20 because MSSTC(5)'s estimate carries 13 ε there (10, the
+    /// smallest rtol Hairer's codes accept, stopped it at rtol 1e-10 on the pendulum).
     /// 0 elsewhere: measured, stabilized index 2 needs none, and a floor there costs accuracy.
     pub estimate_floor: f64,
     /// Schemes that this formulation serves with fixed steps but not with `rtol` on a constrained

@@ -272,7 +272,7 @@ pub struct StepSettings {
     pub rtol: Option<f64>,
     /// Absolute tolerance of the local error, in the units of each coordinate and velocity [rtol].
     pub atol: Option<f64>,
-    /// Smallest step [s]; a step that fails below it ends the run [1e-12 × the run's span].
+    /// Smallest step [s]; a step that fails below it ends the run [1e-14 × the run's span].
     pub h_min: Option<f64>,
     /// Largest step [s] [the run's span].
     pub h_max: Option<f64>,

@@ -260,7 +260,7 @@ fn step(c: &mut Checker<'_>, s: &SolverSpec) {
     let hints = [
         ("rtol", st.rtol, "give a relative tolerance such as `rtol = 1e-6`"),
         ("atol", st.atol, "give an absolute tolerance in the coordinates' units, e.g. `atol = 1e-8` (default: rtol)"),
-        ("h_min", st.h_min, "give the smallest step in s, e.g. `h_min = 1e-12` (default: 1e-12 of the span)"),
+        ("h_min", st.h_min, "give the smallest step in s, e.g. `h_min = 1e-12` (default: 1e-14 of the span)"),
         ("h_max", st.h_max, "give the largest step in s (default: the span)"),
     ];
     for (name, value, hint) in hints {
