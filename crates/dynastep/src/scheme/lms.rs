@@ -102,9 +102,8 @@ fn binomial(n: usize, k: usize) -> f64 {
 /// velocity inconsistency into every changed step: per unit step in index 3 it drove LMS2
 /// (ρ∞ = 0.6) to h_min on the pendulum at every rtol, and in stabilized index 2 at rtol 1e-10, and
 /// for LMS3 (tried, not kept) it stopped on Andrews and lost the energy balance in index 3
-/// (docs/schemes.md). LMS4
-/// declares a constant step (`variable_step: false`) and is refused in adaptive runs: no choice of
-/// its two free coefficients kept the frozen parasitic roots below 1.5.
+/// (docs/schemes.md). LMS4 declares a constant step (`variable_step: false`) and is refused in
+/// adaptive runs: no choice of its two free coefficients kept the frozen parasitic roots below 1.5.
 ///
 /// # Error estimate
 /// The predictor–corrector difference: the predictor is the cubic Hermite extrapolation of q (from q,
@@ -185,7 +184,8 @@ impl Lms {
     }
 
     /// Coefficients (a, b) of the current step: the trapezoidal start-up (eq. 3) while starting,
-    /// the variable-coefficient formula of LMS2 when the step changed, else the constant ones.
+    /// the variable-coefficient formula of LMS2 and LMS3 when a step in use changed, else the
+    /// constant ones.
     fn step_coefficients(&self) -> ([f64; K_MAX], [f64; K_MAX + 1]) {
         if self.starting() {
             ([1.0, 0.0, 0.0, 0.0], [0.5, 0.5, 0.0, 0.0, 0.0])
