@@ -121,6 +121,8 @@ pub struct Lms {
     history: History,
     /// The step that produced `history.levels[1]` \[s\] (0 until known): LMS3's second gap.
     earlier_h: f64,
+    /// The largest step increase of an adaptive run ([`Scheme::max_step_increase`]), computed once.
+    max_increase: f64,
     // The current step.
     t_n: f64,
     h: f64,
@@ -165,6 +167,11 @@ impl Lms {
             b,
             history: History::new(k, &[]),
             earlier_h: 0.0,
+            max_increase: if k <= K_VARIABLE {
+                max_step_increase(k, rho_inf)
+            } else {
+                super::MAX_STEP_INCREASE
+            },
             t_n: 0.0,
             h: 0.0,
             point: milne::Corrector::zeros(0),
@@ -260,11 +267,7 @@ impl Scheme for Lms {
     }
 
     fn max_step_increase(&self) -> f64 {
-        if self.k <= K_VARIABLE {
-            max_step_increase(self.k, self.rho_inf)
-        } else {
-            super::MAX_STEP_INCREASE
-        }
+        self.max_increase
     }
 
     fn point(&mut self, _k: usize, pt: &mut IntegrationPoint) {

@@ -52,7 +52,8 @@ pub fn variable_coefficients(
     let tau2 = -ratios[0];
     let tau3 = if k == 3 { tau2 - ratios[1] } else { 0.0 };
     let sum_b: f64 = b[..=k].iter().sum();
-    let s_b = b[0] + b[1] * 0.0 + b[2] * tau2 + if k == 3 { b[3] * tau3 } else { 0.0 };
+    // Σ_j b_j t_{n+1−j} with t_{n+1} = 1, t_n = 0.
+    let s_b = b[0] + b[2] * tau2 + if k == 3 { b[3] * tau3 } else { 0.0 };
     // The last a_k and s from the t and t² conditions (a_2 set for k = 3), then a_1 from Σ a = 1.
     let (tau, kept) = if k == 2 {
         (tau2, 0.0)
@@ -98,7 +99,8 @@ const DECREASES: [f64; 5] = [0.2, 0.35, 0.5, 0.7, 1.0];
 /// ratios from [`DECREASES`] and ω.
 fn worst_radius(k: usize, rho_inf: f64, omega: f64) -> f64 {
     let (a, b) = lms_coefficients(k, rho_inf);
-    let grid: Vec<f64> = DECREASES.iter().copied().chain([omega]).collect();
+    let mut grid = [omega; DECREASES.len() + 1];
+    grid[..DECREASES.len()].copy_from_slice(&DECREASES);
     let mut worst = 0.0_f64;
     for &w0 in &grid {
         for &w1 in if k == 3 { &grid[..] } else { &grid[..1] } {
