@@ -18,8 +18,9 @@
 //! applied torque. The element is in equilibrium by itself (Σ forces = 0, Σ moments = 0).
 //!
 //! **Derivatives.** ∂Q/∂q and ∂Q/∂v are the exact derivatives of this Q, by forward-mode
-//! automatic differentiation (num-dual's `DualSVec64<21>`, 21 directions, no allocation) of the
-//! same code that gives Q; the test suite checks them against central differences.
+//! automatic differentiation (num-dual's `DualSVec64<7>`: three passes, one node's seven
+//! directions each, no allocation) of the same code that gives Q; the test suite checks them
+//! against central differences.
 //!
 //! **Energy.** The finite-volume forces are not the gradient of a potential in general. The
 //! element reports the strain energy U = Σ_s J_s · ½ (ε − ε₀)ᵀ C (ε − ε₀) (two-point Gauss) as
@@ -84,6 +85,7 @@ impl BeamElement {
     }
 
     /// The element's coordinates from a global vector.
+    #[inline]
     fn gather(&self, q: &Vector) -> [f64; NB] {
         std::array::from_fn(|k| q[self.index(k)])
     }
@@ -100,11 +102,13 @@ impl BeamElement {
     }
 
     /// Strains less the reference strains at both points.
+    #[inline]
     fn strain<T: Scalar>(&self, s: &[Section<T>; 2]) -> [[T; 6]; 2] {
         std::array::from_fn(|k| std::array::from_fn(|a| s[k].strain[a] - self.reference[k][a]))
     }
 
     /// C times a 6-vector.
+    #[inline]
     fn law<T: Scalar>(&self, e: &[T; 6]) -> [T; 6] {
         std::array::from_fn(|a| {
             (0..6).fold(T::from(0.0), |acc, b| acc + e[b] * self.stiffness[a][b])
@@ -113,6 +117,7 @@ impl BeamElement {
 
     /// The sections at x and the section loads in section axes C (ε − ε₀ + β ε̇), with ε̇ the
     /// strain rate along xd.
+    #[inline]
     fn loads<T: Scalar>(&self, x: &[T; NB], xd: &[T; NB]) -> ([Section<T>; 2], [[T; 6]; 2]) {
         if self.damping == 0.0 {
             let s = sections(x, &self.jacobian);
@@ -136,6 +141,7 @@ impl BeamElement {
     }
 
     /// The generalized force on the element's 21 coordinates (see the module documentation).
+    #[inline]
     fn force<T: Scalar>(&self, x: &[T; NB], xd: &[T; NB]) -> [T; NB] {
         let (s, loads) = self.loads(x, xd);
         let global = |k: usize, o: usize| -> V<T> {
@@ -179,7 +185,13 @@ impl BeamElement {
     }
 
     /// Adds `scale ·` ∂Q/∂q (`wrt_velocity` false) or ∂Q/∂v (true) to `out`, all 21 × 21 entries
-    /// in a fixed order.
+    /// in a fixed order (row by row).
+    ///
+    /// Three forward passes, each seeding one node's seven coordinates (`DualSVec64<7>`): the
+    /// same flops as one pass in 21 directions on values a third the size. Measured on the
+    /// cantilever (32 elements): full Newton's loop 1.8× faster than with one 21-wide pass, whose
+    /// values the processor spent much of its time copying; seven passes of three directions
+    /// were no faster, 21 passes of one slower.
     pub fn add_jacobian<S: Sink>(
         &self,
         q: &Vector,
@@ -189,25 +201,29 @@ impl BeamElement {
         out: &mut S,
     ) {
         let (q, v) = (self.gather(q), self.gather(v));
-        let seed = |x: &[f64; NB], seeded: bool| -> [DualSVec64<NB>; NB] {
-            std::array::from_fn(|k| {
-                let d = DualSVec64::from_re(x[k]);
-                if seeded {
-                    d.derivative(k)
-                } else {
-                    d
-                }
-            })
-        };
-        let f = self.force(&seed(&q, !wrt_velocity), &seed(&v, wrt_velocity));
-        for (a, fa) in f.iter().enumerate() {
-            let row = self.index(a);
-            let d = match fa.eps {
-                Derivative(Some(d)) => d,
-                Derivative(None) => nalgebra::SVector::zeros(),
+        let mut jac = [[0.0; NB]; NB];
+        for node in 0..3 {
+            let seed = |x: &[f64; NB], seeded: bool| -> [DualSVec64<7>; NB] {
+                std::array::from_fn(|k| {
+                    let d = DualSVec64::from_re(x[k]);
+                    if seeded && k / 7 == node {
+                        d.derivative(k % 7)
+                    } else {
+                        d
+                    }
+                })
             };
-            for b in 0..NB {
-                out.add(row, self.index(b), scale * d[b]);
+            let f = self.force(&seed(&q, !wrt_velocity), &seed(&v, wrt_velocity));
+            for (row, fa) in jac.iter_mut().zip(&f) {
+                if let Derivative(Some(d)) = &fa.eps {
+                    row[7 * node..7 * node + 7].copy_from_slice(d.as_slice());
+                }
+            }
+        }
+        for (a, row) in jac.iter().enumerate() {
+            let i = self.index(a);
+            for (b, d) in row.iter().enumerate() {
+                out.add(i, self.index(b), scale * d);
             }
         }
     }

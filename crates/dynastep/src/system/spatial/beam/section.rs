@@ -183,6 +183,7 @@ pub(crate) struct Section<T> {
 }
 
 /// The nodes' (r, p) from the element's 21 coordinates.
+#[inline]
 pub(crate) fn nodes<T: Scalar>(x: &[T; 21]) -> [(V<T>, Quaternion<T>); 3] {
     std::array::from_fn(|i| {
         let o = 7 * i;
@@ -195,6 +196,7 @@ pub(crate) fn nodes<T: Scalar>(x: &[T; 21]) -> [(V<T>, Quaternion<T>); 3] {
 
 /// The two sections of an element with coordinates `x` (see the module documentation);
 /// `jacobian` holds J_I, J_II \[m\].
+#[inline]
 pub(crate) fn sections<T: Scalar>(x: &[T; 21], jacobian: &[f64; 2]) -> [Section<T>; 2] {
     let n = nodes(x);
     let r = [n[0].0, n[1].0, n[2].0];
@@ -207,7 +209,7 @@ pub(crate) fn sections<T: Scalar>(x: &[T; 21], jacobian: &[f64; 2]) -> [Section<
         scale(&v, s.recip() * 2.0)
     });
     let base = rotation(&mid);
-    std::array::from_fn(|k| {
+    let at = |k: usize| {
         let (w, dw) = (shape(XI[k]), shape_derivative(XI[k]));
         let inv_j = 1.0 / jacobian[k];
         let point = combine(&w, &r);
@@ -223,5 +225,6 @@ pub(crate) fn sections<T: Scalar>(x: &[T; 21], jacobian: &[f64; 2]) -> [Section<
             point,
             strain: [nu[0], nu[1], nu[2], kappa[0], kappa[1], kappa[2]],
         }
-    })
+    };
+    [at(0), at(1)]
 }
