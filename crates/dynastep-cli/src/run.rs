@@ -47,7 +47,7 @@ pub struct RunArgs {
     /// Absolute tolerance of the local error (default: rtol).
     #[arg(long)]
     atol: Option<f64>,
-    /// Smallest step of an adaptive run \[s\] (default: 1e-12 of the span).
+    /// Smallest step of an adaptive run \[s\] (default: 1e-14 of the span).
     #[arg(long = "h-min")]
     h_min: Option<f64>,
     /// Largest step of an adaptive run \[s\] (default: the span).
