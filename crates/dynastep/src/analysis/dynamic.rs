@@ -637,6 +637,8 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             .then(|| formulation::find(settings.formulation).map(|f| f.linearized))
             .flatten();
         let at = settings.diagnostics_in_force();
+        let mut work = StepWork::new(n, m);
+        work.retry_from_constant_start = tol.is_none();
         TimeLoop {
             sys,
             scheme,
@@ -650,7 +652,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 (&caps, max_increase),
             ),
             sampler: Sampler::new(x0, outputs, (diag, e0), at, (linearized, positions)),
-            work: StepWork::new(n, m),
+            work,
             err: LocalError::zeros(n),
             retaking: false,
             previous: x0.clone(),

@@ -24,6 +24,11 @@ pub struct StepWork {
     pub lambda: Vector,
     /// Force terms at the solution (n) \[N\].
     pub force_terms: Vector,
+    /// Whether a point whose Newton iteration failed from an extrapolated start is solved once
+    /// more from the constant start ([`Scheme::constant_guess`]). The time loop sets it for fixed
+    /// steps, where a failure ends the run; an adaptive run retries the step with a smaller h
+    /// instead. False by default.
+    pub retry_from_constant_start: bool,
 }
 
 impl StepWork {
@@ -34,6 +39,7 @@ impl StepWork {
             u: Vector::zeros(n),
             lambda: Vector::zeros(m),
             force_terms: Vector::zeros(n),
+            retry_from_constant_start: false,
         }
     }
 }
@@ -82,13 +88,21 @@ pub fn solve_step<S: System, F: Formulation<S> + ?Sized>(
         scheme.point(k, &mut work.pt);
         copy(&mut work.u, &work.pt.u_guess);
         copy(&mut work.lambda, &work.pt.lambda_guess);
-        formulation
-            .solve(sys, &work.pt, &mut work.u, &mut work.lambda, stats)
-            .map_err(|error| StepFailure {
-                point: k,
-                t_e: work.pt.t_e,
-                error,
-            })?;
+        let mut solved = formulation.solve(sys, &work.pt, &mut work.u, &mut work.lambda, stats);
+        if solved.is_err()
+            && work.retry_from_constant_start
+            && scheme.constant_guess(k, &mut work.pt)
+        {
+            // Once more from the constant start (`Scheme::constant_guess`).
+            copy(&mut work.u, &work.pt.u_guess);
+            copy(&mut work.lambda, &work.pt.lambda_guess);
+            solved = formulation.solve(sys, &work.pt, &mut work.u, &mut work.lambda, stats);
+        }
+        solved.map_err(|error| StepFailure {
+            point: k,
+            t_e: work.pt.t_e,
+            error,
+        })?;
         copy(&mut work.force_terms, formulation.force_terms());
         if let Some(hook) = hook.as_mut() {
             hook(k, &work.pt, &mut work.u, &mut work.force_terms);

@@ -22,7 +22,11 @@
 //! second stage, and from the second-order prediction of eqs. (12)–(14), applied to the velocity
 //! level with the stage times as t_N, t_{N−1}, t_{N−2}, at later stages whose nodes increase
 //! (c_{i−2} < c_{i−1} < c_i, ratio at most 4); otherwise from the previous stage (eq. 15). Λ is
-//! extrapolated linearly in time over the previous two stages under the same condition.
+//! extrapolated linearly in time over the previous two stages under the same condition. When
+//! Newton fails from an extrapolated start, the stage is solved again from the previous stage's
+//! values, and every later stage of the run starts from them ([`Scheme::constant_guess`]): on the
+//! lateral buckling of a thin beam, MSSTH(4)'s last stage, extrapolated from two stages 0.18 h
+//! apart, threw Newton out of its basin as the beam began to buckle.
 //!
 //! # Multipliers
 //! On index-3 constraints the stage multipliers Λ_i of a tableau of stage order 2 converge at first
@@ -69,7 +73,7 @@
 //! iterations (the time loop solves it, [`crate::analysis::step::filter_through_iteration_matrix`]). Every
 //! tableau with embedded weights is filtered; the Taylor-constant estimates are not.
 
-use super::predictor::{first_order_maps, first_order_point, predict, Known};
+use super::predictor::{constant_start, first_order_maps, first_order_point, predict, Known};
 use super::{History, IntegrationPoint, LocalError, PointSolution, Scheme, State};
 use crate::linalg::Vector;
 
@@ -230,6 +234,9 @@ pub struct Esdirk {
     // Known parts of the current point.
     q_hat: Vector,
     v_hat: Vector,
+    // False once Newton failed from an extrapolated start ([`Scheme::constant_guess`]): the later
+    // stages start from the constant prediction.
+    extrapolation: bool,
 }
 
 /// The value at t_{n+1} of a quantity whose step means are `m1` (this step, size `h`) and `m0`
@@ -271,7 +278,20 @@ impl Esdirk {
             h_previous: 0.0,
             q_hat: Vector::zeros(0),
             v_hat: Vector::zeros(0),
+            extrapolation: true,
         }
+    }
+
+    /// Whether stage `i` (0-based) starts Newton from the second-order prediction: its nodes
+    /// increase over the two stages before it, at a ratio of at most 4 (module documentation),
+    /// and no extrapolated start has failed yet in this run.
+    fn extrapolates(&self, i: usize) -> bool {
+        let c = &self.tableau.c;
+        if i < 2 || !self.extrapolation {
+            return false;
+        }
+        let (d1, d2) = (c[i] - c[i - 1], c[i - 1] - c[i - 2]);
+        d1 > 0.0 && d2 > 0.0 && d1 <= 4.0 * d2
     }
 
     /// The tableau.
@@ -369,9 +389,23 @@ impl Scheme for Esdirk {
             a: &self.accs[j],
             lambda: &self.lambdas[j],
         };
-        let before =
-            (i >= 2 && d1 > 0.0 && d2 > 0.0 && d1 <= 4.0 * d2).then(|| (known(i - 2), d1 / d2));
+        let before = self.extrapolates(i).then(|| (known(i - 2), d1 / d2));
         predict(pt, known(i - 1), before, d1 * h);
+    }
+
+    fn constant_guess(&mut self, k: usize, pt: &mut IntegrationPoint) -> bool {
+        let i = k + 1;
+        if !self.extrapolates(i) {
+            return false;
+        }
+        let last = Known {
+            v: &self.vs[i - 1],
+            a: &self.accs[i - 1],
+            lambda: &self.lambdas[i - 1],
+        };
+        constant_start(pt, last);
+        self.extrapolation = false;
+        true
     }
 
     fn accept_point(&mut self, k: usize, sol: &PointSolution<'_>) {

@@ -38,7 +38,7 @@
 
 use super::lms_variable::{max_step_increase, variable_coefficients, K_VARIABLE};
 use super::milne;
-use super::predictor::{predict, Known};
+use super::predictor::{constant_start, predict, Known};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{
     Capabilities, EquationForm, History, IntegrationPoint, LocalError, PointSolution, Scheme, State,
@@ -130,6 +130,8 @@ pub struct Lms {
     point: milne::Corrector,
     new_lambda: Vector,
     correction: super::KeptCorrection,
+    /// False once Newton failed from the extrapolated start ([`Scheme::constant_guess`]).
+    extrapolation: bool,
 }
 
 impl Lms {
@@ -177,6 +179,7 @@ impl Lms {
             point: milne::Corrector::zeros(0),
             new_lambda: z,
             correction: Default::default(),
+            extrapolation: true,
         })
     }
 
@@ -275,8 +278,18 @@ impl Scheme for Lms {
         self.point.fill_point(pt, self.t_n + self.h);
         let levels = &self.history.levels;
         let ratio = || self.h / self.history.h;
-        let before = (self.history.filled >= 2).then(|| (Known::of(&levels[1]), ratio()));
+        let before = (self.extrapolation && self.history.filled >= 2)
+            .then(|| (Known::of(&levels[1]), ratio()));
         predict(pt, Known::of(&levels[0]), before, self.h);
+    }
+
+    fn constant_guess(&mut self, _k: usize, pt: &mut IntegrationPoint) -> bool {
+        if !(self.extrapolation && self.history.filled >= 2) {
+            return false;
+        }
+        constant_start(pt, Known::of(&self.history.levels[0]));
+        self.extrapolation = false;
+        true
     }
 
     fn accept_point(&mut self, _k: usize, sol: &PointSolution<'_>) {

@@ -342,6 +342,17 @@ pub trait Scheme: Send {
     /// default ignores it (schemes whose starting values are their own).
     fn allow_extrapolated_start(&mut self, _allowed: bool) {}
 
+    /// After Newton failed on point `k` from an extrapolated start: writes the constant start
+    /// (the last known level's u and λ) into `pt.u_guess` and `pt.lambda_guess` and returns true,
+    /// so that the point is tried once more from there, and starts every later point of the run
+    /// from the constant prediction; false (the default) when the point's start was not
+    /// extrapolated. Extrapolation across a sudden change (a beam that starts to buckle)
+    /// can throw Newton out of its basin, where the constant start stays in it (measured:
+    /// MSSTH(4) on the lateral buckling of a thin beam, docs/reproductions.md).
+    fn constant_guess(&mut self, _k: usize, _pt: &mut IntegrationPoint) -> bool {
+        false
+    }
+
     /// True when [`Scheme::start`] puts the scheme back at its first order (variable-order
     /// multistep methods), so that a restart needs a step fit for that order. False, the default.
     fn restarts_at_first_order(&self) -> bool {

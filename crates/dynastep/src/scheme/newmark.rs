@@ -20,7 +20,7 @@
 //! linear acceleration (β = 1/6). Second order iff γ = ½.
 
 use super::error_constants::ErrorConstants;
-use super::predictor::{predict, Known};
+use super::predictor::{constant_start, predict, Known};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{
     Capabilities, EquationForm, History, IntegrationPoint, LocalError, PointSolution, Scheme, State,
@@ -302,6 +302,15 @@ impl Scheme for NewmarkFamily {
 
     fn allow_extrapolated_start(&mut self, allowed: bool) {
         self.extrapolation_allowed = allowed;
+    }
+
+    fn constant_guess(&mut self, _k: usize, pt: &mut IntegrationPoint) -> bool {
+        if !(self.extrapolate && self.extrapolation_allowed) {
+            return false;
+        }
+        constant_start(pt, Known::of(&self.history.levels[0]));
+        self.extrapolation_allowed = false;
+        true
     }
 
     fn history(&self) -> &History {

@@ -55,8 +55,7 @@ pub fn predict(
     dt: f64,
 ) {
     let Some((old, alpha)) = before else {
-        copy(&mut pt.u_guess, last.a);
-        copy(&mut pt.lambda_guess, last.lambda);
+        constant_start(pt, last);
         return;
     };
     let m0 = -6.0 * alpha * alpha * (1.0 + alpha);
@@ -78,6 +77,13 @@ pub fn predict(
     } else {
         copy(&mut pt.lambda_guess, last.lambda);
     }
+}
+
+/// The constant start of eq. (15), u = a and λ = λ of `last`, written into `pt`'s guesses: where
+/// [`crate::scheme::Scheme::constant_guess`] restarts a point whose extrapolated start failed.
+pub fn constant_start(pt: &mut IntegrationPoint, last: Known<'_>) {
+    copy(&mut pt.u_guess, last.a);
+    copy(&mut pt.lambda_guess, last.lambda);
 }
 
 /// Fills the affine maps of the one integration point of a scheme in first-order form y = \[q; v\]

@@ -60,7 +60,7 @@
 use nalgebra::Complex;
 
 use super::milne;
-use super::predictor::{predict, Known};
+use super::predictor::{constant_start, predict, Known};
 use super::registry::{param, start_choice, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{
     Capabilities, EquationForm, History, IntegrationPoint, LocalError, PointSolution, Scheme, State,
@@ -147,6 +147,8 @@ pub struct SingleStep {
     point: milne::Corrector,
     new_lambda: Vector,
     correction: super::KeptCorrection,
+    /// False once Newton failed from the extrapolated start ([`Scheme::constant_guess`]).
+    extrapolation: bool,
     /// Whether the start sets the auxiliaries consistently (`start = 1`, module documentation).
     consistent_start: bool,
     /// True from a start until the first step sets the consistent auxiliaries (h is known then).
@@ -196,6 +198,7 @@ impl SingleStep {
             point: milne::Corrector::zeros(0),
             new_lambda: Vector::zeros(0),
             correction: Default::default(),
+            extrapolation: true,
             consistent_start: true,
             fresh: false,
             start_jerk: Vector::zeros(0),
@@ -398,8 +401,18 @@ impl Scheme for SingleStep {
         self.point.fill_point(pt, self.t_n + self.h);
         let levels = &self.history.levels;
         let alpha = || self.h / self.history.h;
-        let before = (self.history.filled >= 2).then(|| (Known::of(&levels[1]), alpha()));
+        let before = (self.extrapolation && self.history.filled >= 2)
+            .then(|| (Known::of(&levels[1]), alpha()));
         predict(pt, Known::of(&levels[0]), before, self.h);
+    }
+
+    fn constant_guess(&mut self, _k: usize, pt: &mut IntegrationPoint) -> bool {
+        if !(self.extrapolation && self.history.filled >= 2) {
+            return false;
+        }
+        constant_start(pt, Known::of(&self.history.levels[0]));
+        self.extrapolation = false;
+        true
     }
 
     fn accept_point(&mut self, _k: usize, sol: &PointSolution<'_>) {
