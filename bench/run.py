@@ -4,7 +4,7 @@
     python3 bench/run.py                # every case, writes docs/performance.md and bench/results.json
     python3 bench/run.py --quick        # one repeat, short N-four-bar runs (a smoke test)
     python3 bench/run.py --cases andrews-1e-5,pendulum-1e-3
-    python3 bench/run.py --beams        # only the flexible-beam section (bench/beams.py), spliced in
+    python3 bench/run.py --beams        # only the flexible-beam section (bench/beams.py, bench/lateral_buckling.py), spliced in
     python3 bench/run.py --peers        # only the cross-engine section: dynastep, Exudyn and MuJoCo
                                         # at equal accuracy (bench/peers.py), spliced in
     python3 bench/run.py --spatial      # only the spatial examples against Exudyn at equal
@@ -545,10 +545,13 @@ def run_beams(repeat, have_exudyn, out):
     """The flexible-beam case (bench/beams.py): measured, kept in bench/results_beams.json, and
     spliced into the page."""
     import beams
+    import lateral_buckling
     m = beams.measure(BIN, WORK, repeat, have_exudyn)
+    lateral = lateral_buckling.measure(BIN, WORK, repeat, have_exudyn)
     date = datetime.date.today().isoformat()
     with open(os.path.join(ROOT, "bench", "results_beams.json"), "w") as f:
-        json.dump({"date": date, "machine": machine(), **m}, f, indent=1)
+        json.dump({"date": date, "machine": machine(), **m, "lateral_buckling": lateral}, f,
+                  indent=1)
     if m["reference"] is None:
         print("the beam section needs Exudyn (its reference): not written", file=sys.stderr)
         return
@@ -556,7 +559,14 @@ def run_beams(repeat, have_exudyn, out):
               "output: rewrites", "check: slow",
               "time: minutes: both programs on five meshes, the reference in Exudyn",
               f"made: {date}", f"note: times depend on the machine: {machine()}", "-->"]
-    splice_beams(out, beams.section(m, date, marker))
+    lines = beams.section(m, date, marker)
+    if lateral["reference"] is not None:
+        lines += lateral_buckling.section(lateral, [
+            "<!-- table: performance/lateral-buckling", "command: python3 bench/run.py --beams",
+            "output: rewrites", "check: slow",
+            "time: with the cantilever; the reference in Exudyn takes 10 s",
+            f"made: {date}", f"note: times depend on the machine: {machine()}", "-->"])
+    splice_beams(out, lines)
 
 
 def main():
