@@ -142,30 +142,54 @@ fn lateral_buckling_buckles_before_the_crank_is_up() {
     assert!(late > 1e-2, "not buckled by t = 0.2 s: {late} m");
 }
 
-/// MSSTH(4) with ρ∞ = 0 at Δt/n = 1e-3 s completes the lateral buckling, as it does in MSD22
-/// §5.3. Its last stage starts Newton from an extrapolation over two stages 0.18 h apart, and
-/// where the beam begins to buckle (t = 0.144 s) that start threw Newton out of its basin; the
-/// stage is now solved again from the previous stage's values (`Scheme::constant_guess`), which
-/// a fixed-step run needs to go on. MSSTH(5) fails there whatever its start, as in the paper.
-#[test]
-fn mssth4_completes_the_lateral_buckling_from_the_constant_start() {
-    use dynastep::analysis::dynamic::RunStatus;
+/// How a fixed-step run of the lateral buckling with `scheme` (ρ∞ = `rho_inf` when given) and
+/// step `dt` to `t_end` ends.
+fn lateral_buckling_run(
+    scheme: &str,
+    rho_inf: Option<f64>,
+    dt: f64,
+    t_end: f64,
+) -> dynastep::analysis::dynamic::RunStatus {
     use dynastep::analysis::simulation::{RunOptions, Simulation};
     use dynastep::scheme::SchemeParams;
     let ex = find("lateral-buckling").expect("example");
     let model = dynastep::model::parse::from_str(ex.text, ex.file).expect("parses");
     let mut params = SchemeParams::new();
-    params.insert("rho_inf".into(), 0.0);
+    if let Some(r) = rho_inf {
+        params.insert("rho_inf".into(), r);
+    }
     let options = RunOptions {
-        scheme: Some("mssth4".into()),
+        scheme: Some(scheme.into()),
         params,
-        dt: Some(4e-3),
-        t_end: Some(0.3),
+        dt: Some(dt),
+        t_end: Some(t_end),
         ..RunOptions::default()
     };
     let mut sim = Simulation::new(&model, &options).expect("assembles");
-    let report = sim.run(&mut []);
-    assert_eq!(report.status, RunStatus::Completed, "{:?}", report.status);
+    sim.run(&mut []).status
+}
+
+/// MSSTH(4) with ρ∞ = 0 at Δt/n = 1e-3 s completes the lateral buckling, as it does in MSD22
+/// §5.3. Its last stage starts Newton from an extrapolation over two stages 0.18 h apart, and
+/// where the beam begins to buckle (t = 0.144 s) that start threw Newton out of its basin; the
+/// stage is now solved again from the previous stage's values (`Scheme::constant_guess`), which
+/// a fixed-step run needs to go on.
+#[test]
+fn mssth4_completes_the_lateral_buckling_from_the_constant_start() {
+    use dynastep::analysis::dynamic::RunStatus;
+    let status = lateral_buckling_run("mssth4", Some(0.0), 4e-3, 0.3);
+    assert_eq!(status, RunStatus::Completed, "{status:?}");
+}
+
+/// ESDIRK4(3)6L[2]SA₂ at Δt/n = 1e-3 s completes the lateral buckling, as in MSD22 §5.3. At
+/// t = 0.375 s Newton diverged in its first implicit stage, whose start is the previous step's
+/// last stage (no extrapolation to undo); the damped Newton iteration solves it
+/// (`Formulation::set_damped`, the last retry of a fixed-step point).
+#[test]
+fn esdirk46_completes_the_lateral_buckling_with_the_damped_retry() {
+    use dynastep::analysis::dynamic::RunStatus;
+    let status = lateral_buckling_run("esdirk4-6", None, 5e-3, 0.4);
+    assert_eq!(status, RunStatus::Completed, "{status:?}");
 }
 
 /// The flexible four-bar without its 5° defect (the hinge at C about y like the others) is a

@@ -89,14 +89,8 @@ pub fn solve_step<S: System, F: Formulation<S> + ?Sized>(
         copy(&mut work.u, &work.pt.u_guess);
         copy(&mut work.lambda, &work.pt.lambda_guess);
         let mut solved = formulation.solve(sys, &work.pt, &mut work.u, &mut work.lambda, stats);
-        if solved.is_err()
-            && work.retry_from_constant_start
-            && scheme.constant_guess(k, &mut work.pt)
-        {
-            // Once more from the constant start (`Scheme::constant_guess`).
-            copy(&mut work.u, &work.pt.u_guess);
-            copy(&mut work.lambda, &work.pt.lambda_guess);
-            solved = formulation.solve(sys, &work.pt, &mut work.u, &mut work.lambda, stats);
+        if let (Err(failed), true) = (&solved, work.retry_from_constant_start) {
+            solved = retry_point(sys, scheme, formulation, work, k, stats, failed.clone());
         }
         solved.map_err(|error| StepFailure {
             point: k,
@@ -118,6 +112,37 @@ pub fn solve_step<S: System, F: Formulation<S> + ?Sized>(
         );
     }
     Ok(())
+}
+
+/// Point `k` of a fixed-step run once Newton has failed on it: solved again from the constant start
+/// when its start was extrapolated ([`Scheme::constant_guess`]), then, if that fails too or there
+/// was nothing to undo, by the damped Newton iteration ([`Formulation::set_damped`]) from the
+/// point's start. The last attempt's result; `failed` when no retry applies.
+fn retry_point<S: System, F: Formulation<S> + ?Sized>(
+    sys: &S,
+    scheme: &mut dyn Scheme,
+    formulation: &mut F,
+    work: &mut StepWork,
+    k: usize,
+    stats: &mut NewtonStats,
+    failed: FormulationError,
+) -> Result<(), FormulationError> {
+    let mut solved = Err(failed);
+    if scheme.constant_guess(k, &mut work.pt) {
+        copy(&mut work.u, &work.pt.u_guess);
+        copy(&mut work.lambda, &work.pt.lambda_guess);
+        solved = formulation.solve(sys, &work.pt, &mut work.u, &mut work.lambda, stats);
+        if solved.is_ok() {
+            return solved;
+        }
+    }
+    if formulation.set_damped(true) {
+        copy(&mut work.u, &work.pt.u_guess);
+        copy(&mut work.lambda, &work.pt.lambda_guess);
+        solved = formulation.solve(sys, &work.pt, &mut work.u, &mut work.lambda, stats);
+        formulation.set_damped(false);
+    }
+    solved
 }
 
 /// Filters the local error estimate `err` (n and n) of the step just solved through the iteration

@@ -143,6 +143,9 @@ fn add_correction(
     }
 }
 
+/// The shortest damped Newton step, as a fraction of the full correction: eight halvings.
+pub const DAMPING_MIN: f64 = 1.0 / 256.0;
+
 /// A sink that writes an entry (i, j) of Φ_q both at (n + i, j), the constraint rows of J, and,
 /// times `w`, at (j, n + i), the block w_f Φ_qᵀ.
 struct BothConstraintBlocks<'a, K: ?Sized> {
@@ -193,6 +196,10 @@ pub struct Index3 {
     clock: Stopwatch,
     /// The simplified Newton correction δ (n + m: δu, then δλ; then δz, δμ with `ggl`).
     simplified: Vector,
+    /// Damped Newton ([`Formulation::set_damped`]), and the full correction Δ of its current
+    /// iteration (laid out as `simplified`).
+    damped: bool,
+    delta: Vector,
     /// The rows of the stabilized index-2 formulation ([`super::stabilized_index2`]), when this
     /// iteration serves it.
     ggl: Option<GglRows>,
@@ -311,7 +318,7 @@ impl<S: System> Formulation<S> for Index3 {
     ) -> Result<(), FormulationError> {
         let m = self.m;
         let linear = m == 0 && pt.c_q == 0.0 && !sys.forces_depend_on_velocity();
-        let modified = self.settings.method == NewtonMethod::Modified && !linear;
+        let modified = self.settings.method == NewtonMethod::Modified && !linear && !self.damped;
         let before = self.work.stats();
         // Refresh before the first iteration unless a factorization at a close step size is kept.
         let refresh = !modified || !self.matrix.fits(pt, self.settings.max_step_change);
@@ -399,6 +406,11 @@ impl<S: System> Formulation<S> for Index3 {
     fn settings(&self) -> &NewtonSettings {
         &self.settings
     }
+
+    fn set_damped(&mut self, on: bool) -> bool {
+        self.damped = on;
+        true
+    }
 }
 
 impl Index3 {
@@ -437,6 +449,8 @@ impl Index3 {
             phi: Vector::zeros(m),
             residual: Vector::zeros(size),
             simplified: Vector::zeros(size),
+            damped: false,
+            delta: Vector::zeros(size),
             ggl,
             work,
             matrix: FactoredMatrix::NONE,
@@ -536,8 +550,11 @@ impl Index3 {
             .for_each(|r| *r = -*r);
         self.solve_linear();
         stats.iterations += 1;
-        let du = self.position_change(self.residual.as_slice());
+        let mut du = self.position_change(self.residual.as_slice());
         add_correction(self.residual.as_slice(), u, lambda, self.ggl.as_mut());
+        if self.damped {
+            du *= self.damp(sys, pt, u, lambda);
+        }
         let previous = it.change;
         (it.correction, it.change) = self.relative_change(pt, du);
         if !it.change.is_finite() {
@@ -575,6 +592,39 @@ impl Index3 {
         let change = (correction / (1.0 + norm_inf(&self.q_c)))
             .max(pt.c_v.abs() * du / (1.0 + norm_inf(&self.v_e)));
         (correction, change)
+    }
+
+    /// Shortens the Newton correction Δ just added to u (n), λ (m) (and the GGL unknowns) to λ_k Δ,
+    /// λ_k = 1, 1/2, 1/4, … down to [`DAMPING_MIN`], until Deuflhard's natural monotonicity test
+    /// holds: the simplified correction Δ̄ = −J⁻¹ r(u + λ_k Δ) with the matrix J of this iteration
+    /// satisfies ‖Δ̄‖ ≤ (1 − λ_k/4) ‖Δ‖ (Deuflhard 2004, *Newton Methods for Nonlinear Problems*,
+    /// §3.3.2, NLEQ-ERR's test with its simplest step-size reduction). Returns λ_k; the residual is
+    /// left to be evaluated again by the caller. One residual and one solve per trial.
+    #[inline(never)]
+    fn damp<S: System>(
+        &mut self,
+        sys: &S,
+        pt: &IntegrationPoint,
+        u: &mut Vector,
+        lambda: &mut Vector,
+    ) -> f64 {
+        copy(&mut self.delta, &self.residual);
+        let full = self.position_change(self.delta.as_slice());
+        let mut step = 1.0;
+        loop {
+            self.evaluate(sys, pt, u, lambda);
+            self.residual.neg_mut();
+            self.solve_linear();
+            let bar = self.position_change(self.residual.as_slice());
+            if (bar.is_finite() && bar <= (1.0 - step / 4.0) * full) || step <= DAMPING_MIN {
+                return step;
+            }
+            // Back from u + λ_k Δ to u + λ_k/2 Δ.
+            self.delta *= -0.5;
+            add_correction(self.delta.as_slice(), u, lambda, self.ggl.as_mut());
+            self.delta.neg_mut();
+            step *= 0.5;
+        }
     }
 
     /// Deuflhard's simplified Newton correction δ = −J(u_(k−1))⁻¹ r(u_k): the residual just

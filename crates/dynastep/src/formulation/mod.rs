@@ -316,6 +316,15 @@ pub trait Formulation<S: System> {
     /// The Newton settings in use.
     fn settings(&self) -> &NewtonSettings;
 
+    /// Switches the damped Newton iteration on or off for the following [`Formulation::solve`]
+    /// calls, and returns whether the formulation has one (false, the default: nothing changes).
+    /// Damped, every iteration forms a new matrix and shortens its correction until Deuflhard's
+    /// natural monotonicity test passes (see [`index3`]); the time loop asks for it only to retry
+    /// a point that failed undamped in a fixed-step run.
+    fn set_damped(&mut self, _on: bool) -> bool {
+        false
+    }
+
     /// Called before each step from t_n with size h \[s\]; may rewrite the scheme's history.
     ///
     /// # Errors
