@@ -137,6 +137,23 @@ def measure(binary, work, repeat, have_exudyn):
     return out
 
 
+def fastest_as_accurate(exudyn_runs, run):
+    """The fastest of the (not failed) Exudyn runs whose error is at most `run`'s, or None."""
+    match = [e for e in exudyn_runs if not e.get("failed") and e["error"] <= run["error"]]
+    return min(match, key=lambda e: e["time"]) if match else None
+
+
+def ratio_lines(ratios, what_runs):
+    """One line per (Newton method, tolerance) of `ratios` {(method, tol): [Exudyn / dynastep]}:
+    the range of the ratio over its `what_runs`."""
+    lines = []
+    for (method, tol), rs in sorted(ratios.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
+        what = f"position_tol {tol:g}" if tol else "default tolerance"
+        lines.append(f"- {method} Newton, {what}: Exudyn / dynastep {min(rs):.2f}–{max(rs):.2f}× "
+                     f"over the {len(rs)} {what_runs}.")
+    return lines
+
+
 def section(m, date, marker):
     """The page's section (Markdown lines) for the measurements `m` of `measure`."""
     lines = ["", "## Flexible beams: the cantilever", "",
@@ -163,8 +180,7 @@ def section(m, date, marker):
     for r in m["dynastep"]:
         if r.get("failed"):
             continue
-        match = [e for e in exu if e["error"] <= r["error"]]
-        best = min(match, key=lambda e: e["time"]) if match else None
+        best = fastest_as_accurate(exu, r)
         cell = (f"{best['elements']} elements, {best['time']:.3f} s" if best
                 else "none of the meshes run")
         ratio = f"{best['time'] / r['time']:.2f}" if best else "—"
@@ -177,10 +193,7 @@ def section(m, date, marker):
               "`[solver.newton] position_tol` (relative to 1 + ‖q‖∞; its test also bounds the "
               "velocity change and the residual), at its default and at 1e-8, Exudyn's default, "
               "which Exudyn cannot hold here."]
-    for (method, tol), rs in sorted(ratios.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
-        what = f"position_tol {tol:g}" if tol else "default tolerance"
-        lines.append(f"- {method} Newton, {what}: Exudyn / dynastep {min(rs):.2f}–{max(rs):.2f}× "
-                     f"over the {len(rs)} meshes.")
+    lines += ratio_lines(ratios, "meshes")
     tips = {}
     for r in m["dynastep"]:
         if not r.get("failed"):

@@ -38,7 +38,7 @@
 
 use super::lms_variable::{max_step_increase, variable_coefficients, K_VARIABLE};
 use super::milne;
-use super::predictor::{constant_start, predict, Known};
+use super::predictor::{levels_constant_guess, predict, Known};
 use super::registry::{param, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{
     Capabilities, EquationForm, History, IntegrationPoint, LocalError, PointSolution, Scheme, State,
@@ -284,12 +284,7 @@ impl Scheme for Lms {
     }
 
     fn constant_guess(&mut self, _k: usize, pt: &mut IntegrationPoint) -> bool {
-        if !(self.extrapolation && self.history.filled >= 2) {
-            return false;
-        }
-        constant_start(pt, Known::of(&self.history.levels[0]));
-        self.extrapolation = false;
-        true
+        levels_constant_guess(&self.history, &mut self.extrapolation, pt)
     }
 
     fn accept_point(&mut self, _k: usize, sol: &PointSolution<'_>) {

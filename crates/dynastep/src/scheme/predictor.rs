@@ -20,7 +20,7 @@
 //! equilibrium residual stalled at ~1e-7 and LMS2, LMS3 and SS2 stopped within 2 s (h = 1e-3 s).
 //! The time loop clears the flag at the first singular iteration matrix.
 
-use super::{IntegrationPoint, State};
+use super::{History, IntegrationPoint, State};
 use crate::linalg::{copy, Vector};
 
 /// One known level for the predictor: velocities, accelerations (n entries) and multipliers (m).
@@ -84,6 +84,22 @@ pub fn predict(
 pub fn constant_start(pt: &mut IntegrationPoint, last: Known<'_>) {
     copy(&mut pt.u_guess, last.a);
     copy(&mut pt.lambda_guess, last.lambda);
+}
+
+/// [`crate::scheme::Scheme::constant_guess`] of a scheme that extrapolates from the last two
+/// levels of its `history` while `extrapolation` holds (LMS, SS): the constant start from the
+/// last level, and no more extrapolation; false when the start was not extrapolated.
+pub fn levels_constant_guess(
+    history: &History,
+    extrapolation: &mut bool,
+    pt: &mut IntegrationPoint,
+) -> bool {
+    if !(*extrapolation && history.filled >= 2) {
+        return false;
+    }
+    constant_start(pt, Known::of(&history.levels[0]));
+    *extrapolation = false;
+    true
 }
 
 /// Fills the affine maps of the one integration point of a scheme in first-order form y = \[q; v\]

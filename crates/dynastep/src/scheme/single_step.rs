@@ -60,7 +60,7 @@
 use nalgebra::Complex;
 
 use super::milne;
-use super::predictor::{constant_start, predict, Known};
+use super::predictor::{levels_constant_guess, predict, Known};
 use super::registry::{param, start_choice, ParamInfo, SchemeError, SchemeInfo, SchemeParams};
 use super::{
     Capabilities, EquationForm, History, IntegrationPoint, LocalError, PointSolution, Scheme, State,
@@ -407,12 +407,7 @@ impl Scheme for SingleStep {
     }
 
     fn constant_guess(&mut self, _k: usize, pt: &mut IntegrationPoint) -> bool {
-        if !(self.extrapolation && self.history.filled >= 2) {
-            return false;
-        }
-        constant_start(pt, Known::of(&self.history.levels[0]));
-        self.extrapolation = false;
-        true
+        levels_constant_guess(&self.history, &mut self.extrapolation, pt)
     }
 
     fn accept_point(&mut self, _k: usize, sol: &PointSolution<'_>) {
