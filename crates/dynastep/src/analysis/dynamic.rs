@@ -638,7 +638,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             .flatten();
         let at = settings.diagnostics_in_force();
         let mut work = StepWork::new(n, m);
-        work.retry_from_constant_start = tol.is_none();
+        work.retry_failed_points = tol.is_none();
         TimeLoop {
             sys,
             scheme,
@@ -752,8 +752,15 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         if let Err(f) = solved {
             self.scheme.reject();
             let at = format!(
-                "step from t = {:.9} s (point {} of the step at t = {:.9} s): ",
-                self.state.t, f.point, f.t_e
+                "step from t = {:.9} s (point {} of the step at t = {:.9} s{}): ",
+                self.state.t,
+                f.point,
+                f.t_e,
+                if f.retries.is_empty() {
+                    String::new()
+                } else {
+                    format!("; tried again {}", f.retries)
+                }
             );
             return Err(self.explain(at, &f));
         }

@@ -24,11 +24,10 @@ pub struct StepWork {
     pub lambda: Vector,
     /// Force terms at the solution (n) \[N\].
     pub force_terms: Vector,
-    /// Whether a point whose Newton iteration failed from an extrapolated start is solved once
-    /// more from the constant start ([`Scheme::constant_guess`]). The time loop sets it for fixed
-    /// steps, where a failure ends the run; an adaptive run retries the step with a smaller h
-    /// instead. False by default.
-    pub retry_from_constant_start: bool,
+    /// Whether a point whose Newton iteration failed is tried again, from the constant start and
+    /// damped (`retry_point`). The time loop sets it for fixed steps, where a failure ends the
+    /// run; an adaptive run retries the step with a smaller h instead. False by default.
+    pub retry_failed_points: bool,
 }
 
 impl StepWork {
@@ -39,7 +38,7 @@ impl StepWork {
             u: Vector::zeros(n),
             lambda: Vector::zeros(m),
             force_terms: Vector::zeros(n),
-            retry_from_constant_start: false,
+            retry_failed_points: false,
         }
     }
 }
@@ -51,8 +50,11 @@ pub struct StepFailure {
     pub point: usize,
     /// Its evaluation time t_e \[s\].
     pub t_e: f64,
-    /// The formulation's error.
+    /// The formulation's error (of the last attempt).
     pub error: FormulationError,
+    /// The retries the point was given after its first failure in a fixed-step run, in words
+    /// ("from the constant start", "damped", both joined by "and"); empty when none applied.
+    pub retries: &'static str,
 }
 
 /// Called after each point is solved and before the scheme receives it, with the point index, the
@@ -82,6 +84,7 @@ pub fn solve_step<S: System, F: Formulation<S> + ?Sized>(
             point: 0,
             t_e: t_n,
             error,
+            retries: "",
         })?;
     scheme.begin_step(t_n, h);
     for k in 0..scheme.points_per_step() {
@@ -89,13 +92,16 @@ pub fn solve_step<S: System, F: Formulation<S> + ?Sized>(
         copy(&mut work.u, &work.pt.u_guess);
         copy(&mut work.lambda, &work.pt.lambda_guess);
         let mut solved = formulation.solve(sys, &work.pt, &mut work.u, &mut work.lambda, stats);
-        if let (Err(failed), true) = (&solved, work.retry_from_constant_start) {
-            solved = retry_point(sys, scheme, formulation, work, k, stats, failed.clone());
+        let mut retries = "";
+        if let (Err(failed), true) = (&solved, work.retry_failed_points) {
+            (solved, retries) =
+                retry_point(sys, scheme, formulation, work, k, stats, failed.clone());
         }
         solved.map_err(|error| StepFailure {
             point: k,
             t_e: work.pt.t_e,
             error,
+            retries,
         })?;
         copy(&mut work.force_terms, formulation.force_terms());
         if let Some(hook) = hook.as_mut() {
@@ -117,7 +123,8 @@ pub fn solve_step<S: System, F: Formulation<S> + ?Sized>(
 /// Point `k` of a fixed-step run once Newton has failed on it: solved again from the constant start
 /// when its start was extrapolated ([`Scheme::constant_guess`]), then, if that fails too or there
 /// was nothing to undo, by the damped Newton iteration ([`Formulation::set_damped`]) from the
-/// point's start. The last attempt's result; `failed` when no retry applies.
+/// point's start. The last attempt's result (`failed` when no retry applies) and the retries made,
+/// in words ([`StepFailure::retries`]).
 fn retry_point<S: System, F: Formulation<S> + ?Sized>(
     sys: &S,
     scheme: &mut dyn Scheme,
@@ -126,23 +133,31 @@ fn retry_point<S: System, F: Formulation<S> + ?Sized>(
     k: usize,
     stats: &mut NewtonStats,
     failed: FormulationError,
-) -> Result<(), FormulationError> {
+) -> (Result<(), FormulationError>, &'static str) {
     let mut solved = Err(failed);
-    if scheme.constant_guess(k, &mut work.pt) {
+    let constant = scheme.constant_guess(k, &mut work.pt);
+    if constant {
         copy(&mut work.u, &work.pt.u_guess);
         copy(&mut work.lambda, &work.pt.lambda_guess);
         solved = formulation.solve(sys, &work.pt, &mut work.u, &mut work.lambda, stats);
         if solved.is_ok() {
-            return solved;
+            return (solved, "from the constant start");
         }
     }
-    if formulation.set_damped(true) {
+    let damped = formulation.set_damped(true);
+    if damped {
         copy(&mut work.u, &work.pt.u_guess);
         copy(&mut work.lambda, &work.pt.lambda_guess);
         solved = formulation.solve(sys, &work.pt, &mut work.u, &mut work.lambda, stats);
         formulation.set_damped(false);
     }
-    solved
+    let retries = match (constant, damped) {
+        (true, true) => "from the constant start and damped",
+        (true, false) => "from the constant start",
+        (false, true) => "damped",
+        (false, false) => "",
+    };
+    (solved, retries)
 }
 
 /// Filters the local error estimate `err` (n and n) of the step just solved through the iteration
