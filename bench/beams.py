@@ -38,6 +38,26 @@ L, A_SIDE, E, RHO = 1.0, 0.01, 2.1e11, 7800.0
 G = E / 2.6
 
 
+
+def exudyn_settings(steps, h, rho_inf, rtol, atol, write_period):
+    """Exudyn's simulation settings of the beam cases: `steps` fixed steps of h with generalized-α
+    (spectral radius rho_inf, initial accelerations computed), modified Newton at the relative and
+    absolute tolerances rtol and atol, EigenSparse, sensors written every write_period, no file."""
+    import exudyn as exu
+    s = exu.SimulationSettings()
+    ti = s.timeIntegration
+    ti.numberOfSteps, ti.endTime, ti.verboseMode = steps, steps * h, 0
+    ti.adaptiveStep = ti.automaticStepSize = False
+    ti.generalizedAlpha.spectralRadius = rho_inf
+    ti.generalizedAlpha.computeInitialAccelerations = True
+    ti.newton.useModifiedNewton = True
+    ti.newton.relativeTolerance = rtol
+    ti.newton.absoluteTolerance = atol
+    s.linearSolver.solverType = exu.LinearSolverType.EigenSparse
+    s.solution.file.write = False
+    s.solution.sensors.writePeriod = write_period
+    return s
+
 def exudyn_cantilever(n_el, steps=STEPS, rtol=EXUDYN_RTOL):
     """Exudyn's Beam3D cantilever with n_el elements: (wall time of SolveDynamic, tip z) or None."""
     import exudyn as exu
@@ -68,18 +88,7 @@ def exudyn_cantilever(n_el, steps=STEPS, rtol=EXUDYN_RTOL):
     sensor = mbs.AddSensor(SensorNode(nodeNumber=nodes[-1], storeInternal=True,
                                       outputVariableType=exu.OutputVariableType.Position))
     mbs.Assemble()
-    s = exu.SimulationSettings()
-    ti = s.timeIntegration
-    ti.numberOfSteps, ti.endTime, ti.verboseMode = steps, steps * H, 0
-    ti.adaptiveStep = ti.automaticStepSize = False
-    ti.generalizedAlpha.spectralRadius = RHO_INF
-    ti.generalizedAlpha.computeInitialAccelerations = True
-    ti.newton.useModifiedNewton = True
-    ti.newton.relativeTolerance = rtol
-    ti.newton.absoluteTolerance = rtol * 1e-2
-    s.linearSolver.solverType = exu.LinearSolverType.EigenSparse
-    s.solution.file.write = False
-    s.solution.sensors.writePeriod = steps * H
+    s = exudyn_settings(steps, H, RHO_INF, rtol, rtol * 1e-2, steps * H)
     s.show.computationTime = s.show.statistics = False
     t0 = time.perf_counter()
     try:

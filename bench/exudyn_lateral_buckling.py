@@ -246,20 +246,10 @@ def exudyn_lateral_buckling(refine=1, h=1e-3, t_end=0.8, rtol=1e-6, rho_inf=0.8,
                    for v in (exu.OutputVariableType.Position,
                              exu.OutputVariableType.RotationMatrix)]
         mbs.Assemble()
-    s = exu.SimulationSettings()
-    ti = s.timeIntegration
-    ti.numberOfSteps, ti.endTime, ti.verboseMode = steps, steps * h, 0
-    ti.adaptiveStep = ti.automaticStepSize = False
-    ti.generalizedAlpha.spectralRadius = rho_inf
-    ti.generalizedAlpha.useIndex2Constraints = False
-    ti.generalizedAlpha.useNewmark = False
-    ti.generalizedAlpha.computeInitialAccelerations = True
-    ti.newton.useModifiedNewton = True
-    ti.newton.relativeTolerance = rtol
-    ti.newton.absoluteTolerance = atol
-    s.linearSolver.solverType = exu.LinearSolverType.EigenSparse
-    s.solution.file.write = False
-    s.solution.sensors.writePeriod = history_dt if history else steps * h
+    from beams import exudyn_settings
+    s = exudyn_settings(steps, h, rho_inf, rtol, atol, history_dt if history else steps * h)
+    s.timeIntegration.generalizedAlpha.useIndex2Constraints = False
+    s.timeIntegration.generalizedAlpha.useNewmark = False
     s.show.computationTime = s.show.statistics = False
     t0 = time.perf_counter()
     try:
