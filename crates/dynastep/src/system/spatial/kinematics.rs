@@ -18,7 +18,7 @@
 
 use nalgebra::{Matrix3, Matrix3x4, Matrix4};
 
-use super::euler::{b_matrix, h_matrix, rotation, V3, V4};
+use super::euler::{b_matrix, bt_times, h_matrix, rotation, V3, V4};
 
 /// Number of local slots of an element.
 pub(crate) const NS: usize = 14;
@@ -261,6 +261,56 @@ impl Expr {
         out
     }
 
+    /// Adds `scale · Jᵀw` (14) to `out` without forming J, the Jacobian [`Self::jacobian`] returns
+    /// for the same `p` and `translations`: ±w on a point's position slots (with `translations`),
+    /// ±B(p, s)ᵀw on the Euler-parameter slots. The gradients of every kernel are sums of these.
+    #[inline]
+    pub fn add_jt_times(
+        &self,
+        slots: &Slots,
+        p: &[V4; 2],
+        w: &V3,
+        translations: bool,
+        scale: f64,
+        out: &mut LVec,
+    ) {
+        for t in self.terms() {
+            let Some(k) = t.side else { continue };
+            let f = scale * t.sign;
+            if t.point && translations && slots.r[k].is_some() {
+                for c in 0..3 {
+                    out[r_slot(k) + c] += f * w[c];
+                }
+            }
+            if slots.p[k].is_some() {
+                let g = bt_times(&p[k], &t.s, w);
+                for e in 0..4 {
+                    out[p_slot(k) + e] += f * g[e];
+                }
+            }
+        }
+    }
+
+    /// J y (3) for the Jacobian with translations at the Euler parameters `p` and local values y
+    /// (14; v gives the expression's rate), without forming J.
+    #[inline]
+    pub fn times(&self, slots: &Slots, p: &[V4; 2], y: &LVec) -> V3 {
+        let mut out = V3::zeros();
+        for t in self.terms() {
+            let Some(k) = t.side else { continue };
+            if t.point && slots.r[k].is_some() {
+                let r = r_slot(k);
+                out += t.sign * V3::new(y[r], y[r + 1], y[r + 2]);
+            }
+            if slots.p[k].is_some() {
+                let o = p_slot(k);
+                let yp = V4::new(y[o], y[o + 1], y[o + 2], y[o + 3]);
+                out += t.sign * (b_matrix(&p[k], &t.s) * yp);
+            }
+        }
+        out
+    }
+
     /// The slots in which [`Self::jacobian`] (with translations) may be nonzero.
     pub fn columns(&self, slots: &Slots) -> Cols {
         let mut c = Cols(0);
@@ -395,15 +445,6 @@ pub(crate) struct Kernel {
     pub offset: f64,
 }
 
-/// Everything about one kernel at one state: the values and rates of u and w, and their
-/// Jacobians.
-struct Parts {
-    u: V3,
-    w: V3,
-    uq: LJac,
-    wq: LJac,
-}
-
 impl Kernel {
     /// `uᵀw` (scale 1, no offset).
     pub fn dot(u: Expr, w: Expr) -> Self {
@@ -415,84 +456,78 @@ impl Kernel {
         }
     }
 
-    fn parts(&self, slots: &Slots, x: &Sides) -> Parts {
-        Parts {
-            u: self.u.value(x),
-            w: self.w.value(x),
-            uq: self.u.jacobian(slots, &x.p, true),
-            wq: self.w.jacobian(slots, &x.p, true),
-        }
+    /// The values of u and w at the sides' state.
+    fn values(&self, x: &Sides) -> (V3, V3) {
+        (self.u.value(x), self.w.value(x))
     }
 
     /// Φ at the sides' state.
     pub fn value(&self, x: &Sides) -> f64 {
-        self.scale * self.u.value(x).dot(&self.w.value(x)) - self.offset
+        let (u, w) = self.values(x);
+        self.scale * u.dot(&w) - self.offset
     }
 
     /// Φ_q (14): `scale · (U_qᵀ w + W_qᵀ u)`.
     pub fn gradient(&self, slots: &Slots, x: &Sides) -> LVec {
-        let s = self.parts(slots, x);
-        let mut g = jt_times(&s.uq, &s.w);
-        axpy(&mut g, 1.0, &jt_times(&s.wq, &s.u));
-        g.iter_mut().for_each(|e| *e *= self.scale);
-        g
+        self.value_and_gradient(slots, x).1
     }
 
-    /// Φ and Φ_q (14) at the sides' state, from one evaluation of u, w and their Jacobians.
+    /// Φ and Φ_q (14) at the sides' state, from one evaluation of u and w.
     pub fn value_and_gradient(&self, slots: &Slots, x: &Sides) -> (f64, LVec) {
-        let s = self.parts(slots, x);
-        let mut g = jt_times(&s.uq, &s.w);
-        axpy(&mut g, 1.0, &jt_times(&s.wq, &s.u));
-        g.iter_mut().for_each(|e| *e *= self.scale);
-        (self.scale * s.u.dot(&s.w) - self.offset, g)
+        let (u, w) = self.values(x);
+        let mut g = [0.0; NS];
+        self.u.add_jt_times(slots, &x.p, &w, true, self.scale, &mut g);
+        self.w.add_jt_times(slots, &x.p, &u, true, self.scale, &mut g);
+        (self.scale * u.dot(&w) - self.offset, g)
+    }
+
+    /// The rates u̇ = U_q v and ẇ = W_q v along the motion m.
+    fn rates(&self, slots: &Slots, m: &Motion) -> (V3, V3) {
+        (
+            self.u.times(slots, &m.x.p, &m.v),
+            self.w.times(slots, &m.x.p, &m.v),
+        )
     }
 
     /// Ḣ row = dΦ_q/dt (14) along the motion m (accelerations unused):
-    /// `scale · (U_qᵀẇ + U̇_qᵀw + W_qᵀu̇ + Ẇ_qᵀu)`.
+    /// `scale · (U_qᵀẇ + U̇_qᵀw + W_qᵀu̇ + Ẇ_qᵀu)`, U̇_q the Jacobian at ṗ without translations.
     pub fn rate(&self, slots: &Slots, m: &Motion) -> LVec {
-        let s = self.parts(slots, &m.x);
-        let (ud, wd) = (j_times(&s.uq, &m.v), j_times(&s.wq, &m.v));
-        let uqd = self.u.jacobian(slots, &m.pdot, false);
-        let wqd = self.w.jacobian(slots, &m.pdot, false);
-        let mut h = jt_times(&s.uq, &wd);
-        axpy(&mut h, 1.0, &jt_times(&uqd, &s.w));
-        axpy(&mut h, 1.0, &jt_times(&s.wq, &ud));
-        axpy(&mut h, 1.0, &jt_times(&wqd, &s.u));
-        h.iter_mut().for_each(|e| *e *= self.scale);
+        let (u, w) = self.values(&m.x);
+        let (ud, wd) = self.rates(slots, m);
+        let (p, pd, s) = (&m.x.p, &m.pdot, self.scale);
+        let mut h = [0.0; NS];
+        self.u.add_jt_times(slots, p, &wd, true, s, &mut h);
+        self.u.add_jt_times(slots, pd, &w, false, s, &mut h);
+        self.w.add_jt_times(slots, p, &ud, true, s, &mut h);
+        self.w.add_jt_times(slots, pd, &u, false, s, &mut h);
         h
     }
 
     /// γ = −(Φ̈ − Φ_q a) along the motion m: `−scale · (ü₀ᵀw + 2u̇ᵀẇ + uᵀẅ₀)`, with ü₀, ẅ₀ the
     /// velocity parts of the accelerations.
     pub fn gamma(&self, slots: &Slots, m: &Motion) -> f64 {
-        let s = self.parts(slots, &m.x);
-        let (ud, wd) = (j_times(&s.uq, &m.v), j_times(&s.wq, &m.v));
+        let (u, w) = self.values(&m.x);
+        let (ud, wd) = self.rates(slots, m);
         let u0 = self.u.acceleration_from_rates(slots, &m.pdot);
         let w0 = self.w.acceleration_from_rates(slots, &m.pdot);
-        -self.scale * (u0.dot(&s.w) + 2.0 * ud.dot(&wd) + s.u.dot(&w0))
+        -self.scale * (u0.dot(&w) + 2.0 * ud.dot(&wd) + u.dot(&w0))
     }
 
-    /// Ḧ row = d²Φ_q/dt² (14) along the motion m (with accelerations).
+    /// Ḧ row = d²Φ_q/dt² (14) along the motion m (with accelerations):
+    /// `scale · (U_qᵀẅ + 2U̇_qᵀẇ + Ü_qᵀw + W_qᵀü + 2Ẇ_qᵀu̇ + Ẅ_qᵀu)`.
     pub fn second_rate(&self, slots: &Slots, m: &Motion) -> LVec {
-        let s = self.parts(slots, &m.x);
-        let (ud, wd) = (j_times(&s.uq, &m.v), j_times(&s.wq, &m.v));
-        let udd = j_times(&s.uq, &m.a) + self.u.acceleration_from_rates(slots, &m.pdot);
-        let wdd = j_times(&s.wq, &m.a) + self.w.acceleration_from_rates(slots, &m.pdot);
-        let (uqd, wqd) = (
-            self.u.jacobian(slots, &m.pdot, false),
-            self.w.jacobian(slots, &m.pdot, false),
-        );
-        let (uqdd, wqdd) = (
-            self.u.jacobian(slots, &m.pddot, false),
-            self.w.jacobian(slots, &m.pddot, false),
-        );
-        let mut h = jt_times(&s.uq, &wdd);
-        axpy(&mut h, 2.0, &jt_times(&uqd, &wd));
-        axpy(&mut h, 1.0, &jt_times(&uqdd, &s.w));
-        axpy(&mut h, 1.0, &jt_times(&s.wq, &udd));
-        axpy(&mut h, 2.0, &jt_times(&wqd, &ud));
-        axpy(&mut h, 1.0, &jt_times(&wqdd, &s.u));
-        h.iter_mut().for_each(|e| *e *= self.scale);
+        let (u, w) = self.values(&m.x);
+        let (ud, wd) = self.rates(slots, m);
+        let (p, pd, pdd, s) = (&m.x.p, &m.pdot, &m.pddot, self.scale);
+        let udd = self.u.times(slots, p, &m.a) + self.u.acceleration_from_rates(slots, pd);
+        let wdd = self.w.times(slots, p, &m.a) + self.w.acceleration_from_rates(slots, pd);
+        let mut h = [0.0; NS];
+        self.u.add_jt_times(slots, p, &wdd, true, s, &mut h);
+        self.u.add_jt_times(slots, pd, &wd, false, 2.0 * s, &mut h);
+        self.u.add_jt_times(slots, pdd, &w, false, s, &mut h);
+        self.w.add_jt_times(slots, p, &udd, true, s, &mut h);
+        self.w.add_jt_times(slots, pd, &ud, false, 2.0 * s, &mut h);
+        self.w.add_jt_times(slots, pdd, &u, false, s, &mut h);
         h
     }
 
@@ -512,11 +547,15 @@ impl Kernel {
 
     /// Adds `λ · Φ_qq` (14 × 14) to `out`.
     pub fn add_hessian(&self, slots: &Slots, x: &Sides, lambda: f64, out: &mut LMat) {
-        let s = self.parts(slots, x);
+        let (u, w) = self.values(x);
         let l = lambda * self.scale;
         let (cu, cw) = (self.u.columns(slots), self.w.columns(slots));
-        add_jt_j_symmetric(&s.uq, cu, &s.wq, cw, l, out);
-        self.u.add_hessian(slots, &s.w, l, out);
-        self.w.add_hessian(slots, &s.u, l, out);
+        if !cu.is_empty() && !cw.is_empty() {
+            let uq = self.u.jacobian(slots, &x.p, true);
+            let wq = self.w.jacobian(slots, &x.p, true);
+            add_jt_j_symmetric(&uq, cu, &wq, cw, l, out);
+        }
+        self.u.add_hessian(slots, &w, l, out);
+        self.w.add_hessian(slots, &u, l, out);
     }
 }
