@@ -100,10 +100,10 @@ impl Builder<'_> {
     fn slots(&self, i: BodyIndex, j: BodyIndex) -> Slots {
         let side = |b: BodyIndex| b.map(|k| &self.bodies[k]);
         let (bi, bj) = (side(i), side(j));
-        Slots {
-            r: [bi.map(|b| b.r), bj.map(|b| b.r)],
-            p: [bi.and_then(|b| b.p), bj.and_then(|b| b.p)],
-        }
+        Slots::new(
+            [bi.map(|b| b.r), bj.map(|b| b.r)],
+            [bi.and_then(|b| b.p), bj.and_then(|b| b.p)],
+        )
     }
 
     fn joint(&self, j: &SpatialJointSpec, first_row: usize) -> SpatialJoint {

@@ -44,6 +44,12 @@ impl Cols {
         Cols(self.0 | other.0)
     }
 
+    /// True when slot `k` is among these.
+    #[inline]
+    pub const fn contains(self, k: usize) -> bool {
+        self.0 & (1 << k) != 0
+    }
+
     /// True when there is no slot.
     pub const fn is_empty(self) -> bool {
         self.0 == 0
@@ -89,11 +95,33 @@ pub(crate) struct Slots {
     /// Global index of the first Euler parameter of each side; `None` for the ground and point
     /// masses.
     pub p: [Option<usize>; 2],
+    /// The existing slots, in increasing order, with their global indices (the first `len`
+    /// entries): computed once, so that scattering a local row does not decode slots.
+    existing: [(usize, usize); NS],
+    len: usize,
 }
 
 impl Slots {
+    /// The layout of an element whose sides have their positions at `r` and Euler parameters at
+    /// `p` in q (`None` where a coordinate does not exist).
+    pub fn new(r: [Option<usize>; 2], p: [Option<usize>; 2]) -> Self {
+        let mut s = Slots {
+            r,
+            p,
+            existing: [(0, 0); NS],
+            len: 0,
+        };
+        for k in 0..NS {
+            if let Some(i) = s.decode(k) {
+                s.existing[s.len] = (k, i);
+                s.len += 1;
+            }
+        }
+        s
+    }
+
     /// The global index of local slot `k`, when it exists.
-    pub fn global(&self, k: usize) -> Option<usize> {
+    fn decode(&self, k: usize) -> Option<usize> {
         let side = k / 7;
         let within = k % 7;
         if within < 3 {
@@ -103,13 +131,17 @@ impl Slots {
         }
     }
 
+    /// The existing slots and their global indices (local, global), in increasing order.
+    #[inline]
+    pub fn existing(&self) -> &[(usize, usize)] {
+        &self.existing[..self.len]
+    }
+
     /// Gathers the local values of a global vector x (q, v or a).
     pub fn gather(&self, x: &crate::linalg::Vector) -> LVec {
         let mut out = [0.0; NS];
-        for (k, o) in out.iter_mut().enumerate() {
-            if let Some(i) = self.global(k) {
-                *o = x[i];
-            }
+        for &(k, i) in self.existing() {
+            out[k] = x[i];
         }
         out
     }

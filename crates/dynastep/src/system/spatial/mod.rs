@@ -82,19 +82,15 @@ pub struct SpatialSystem {
 
 /// Adds a local row (14 slots) to row `row` of `out`, every existing slot.
 fn add_row<S: Sink>(out: &mut S, slots: &Slots, row: usize, g: &LVec, scale: f64) {
-    for (k, gk) in g.iter().enumerate() {
-        if let Some(i) = slots.global(k) {
-            out.add(row, i, scale * gk);
-        }
+    for &(k, i) in slots.existing() {
+        out.add(row, i, scale * g[k]);
     }
 }
 
 /// Adds a local vector (14 slots) to the global vector `out`, every existing slot.
 fn add_vector(out: &mut Vector, slots: &Slots, x: &LVec) {
-    for (k, xk) in x.iter().enumerate() {
-        if let Some(i) = slots.global(k) {
-            out[i] += xk;
-        }
+    for &(k, i) in slots.existing() {
+        out[i] += x[k];
     }
 }
 
@@ -107,12 +103,10 @@ fn add_local<S: Sink>(out: &mut S, slots: &Slots, m: &LMat, scale: f64) {
 /// nonzero) to `out`; `cols` must not depend on the state, so that every call writes the same
 /// entries in the same order.
 fn add_local_in<S: Sink>(out: &mut S, slots: &Slots, m: &LMat, cols: Cols, scale: f64) {
-    for r in cols.iter() {
-        let Some(i) = slots.global(r) else { continue };
-        for c in cols.iter() {
-            if let Some(j) = slots.global(c) {
-                out.add(i, j, scale * m[r][c]);
-            }
+    let existing = slots.existing();
+    for &(r, i) in existing.iter().filter(|(r, _)| cols.contains(*r)) {
+        for &(c, j) in existing.iter().filter(|(c, _)| cols.contains(*c)) {
+            out.add(i, j, scale * m[r][c]);
         }
     }
 }
