@@ -146,6 +146,14 @@ fn check_constraints<S: System>(sys: &S, t: f64, q: &Vector, v: &Vector) {
         &as_matrix(&y),
         &as_matrix(&(jac(q, t).transpose() * &lambda)),
     );
+
+    // M a (a system may compute it without forming M) agrees with the assembled M.
+    let a = noise(n, 17);
+    let mut mass = Matrix::zeros(n, n);
+    sys.mass(q, 1.0, &mut mass);
+    let mut ma = Vector::from_element(n, f64::NAN);
+    sys.mass_times(q, &a, &mut ma);
+    assert_close("M a", &as_matrix(&ma), &as_matrix(&(mass * &a)));
 }
 
 /// Ḣ = dΦ_q/dt along (q + τ v, t + τ), and Ḧ = dḢ/dt along (q + τ v + τ²a/2, v + τ a, t + τ).

@@ -167,6 +167,14 @@ impl System for SpatialSystem {
         }
     }
 
+    /// M a body by body, without forming M ([`SpatialBody::add_mass_times`]).
+    fn mass_times(&self, q: &Vector, a: &Vector, out: &mut Vector) {
+        out.fill(0.0);
+        for b in &self.bodies {
+            b.add_mass_times(q, a, out);
+        }
+    }
+
     fn mass_acceleration_q<S: Sink>(&self, q: &Vector, a: &Vector, scale: f64, out: &mut S) {
         for b in &self.bodies {
             b.add_mass_acceleration_q(q, a, scale, out);
