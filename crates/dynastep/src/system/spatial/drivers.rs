@@ -19,7 +19,7 @@
 use super::euler::V3;
 use super::joints::SpatialJoint;
 use super::kinematics::Expr;
-use super::kinematics::{axpy, Kernel, LMat, LVec, Motion, Sides, Slots, NS};
+use super::kinematics::{axpy, Cols, Kernel, LMat, LPattern, LVec, Motion, Sides, Slots, NS};
 use crate::model::function::TimeFunction;
 use crate::model::JointMotion;
 
@@ -36,6 +36,10 @@ pub(crate) struct SpatialDriver {
     kernels: Vec<Kernel>,
     /// f(t).
     pub function: TimeFunction,
+    /// The slots where Φ_q may be nonzero (over the kernels).
+    pub columns: Cols,
+    /// The entries where λΦ_qq may be nonzero (over the kernels).
+    pub hessian: LPattern,
     /// Row in Φ.
     pub row: usize,
 }
@@ -66,14 +70,7 @@ impl SpatialDriver {
                 Kernel::dot(Expr::vector(0, fi), Expr::vector(1, fj)),
             ],
         };
-        SpatialDriver {
-            name,
-            motion,
-            slots: joint.slots,
-            kernels,
-            function,
-            row,
-        }
+        Self::with_kernels(name, motion, joint.slots, kernels, function, row)
     }
 
     /// The driver of coordinate `axis` (0, 1, 2: x, y, z) of the centroid of the body on side j of
@@ -87,12 +84,33 @@ impl SpatialDriver {
         row: usize,
     ) -> Self {
         let e_k = Expr::constant(V3::ith(axis, 1.0));
+        let kernels = vec![Kernel::dot(Expr::between(V3::zeros(), V3::zeros()), e_k)];
+        Self::with_kernels(name, JointMotion::Translation, slots, kernels, function, row)
+    }
+
+    /// A driver of the row Σ c_k(t) K_k − f₀(t), with its structural patterns.
+    fn with_kernels(
+        name: String,
+        motion: JointMotion,
+        slots: Slots,
+        kernels: Vec<Kernel>,
+        function: TimeFunction,
+        row: usize,
+    ) -> Self {
+        let columns = kernels
+            .iter()
+            .fold(Cols::default(), |c, k| c.union(k.gradient_columns(&slots)));
+        let hessian = kernels
+            .iter()
+            .fold(LPattern::default(), |h, k| h.union(k.hessian_pattern(&slots)));
         SpatialDriver {
             name,
-            motion: JointMotion::Translation,
+            motion,
             slots,
-            kernels: vec![Kernel::dot(Expr::between(V3::zeros(), V3::zeros()), e_k)],
+            kernels,
             function,
+            columns,
+            hessian,
             row,
         }
     }

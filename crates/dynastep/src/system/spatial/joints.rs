@@ -15,7 +15,7 @@
 //! | planar | h_i·d, h_i·f_j, h_i·g_j |
 
 use super::euler::{e_matrix, V3, V4};
-use super::kinematics::{p_slot, r_slot, Expr, Kernel, Slots, NS};
+use super::kinematics::{p_slot, r_slot, Cols, Expr, Kernel, LPattern, Slots, NS};
 use crate::model::spatial::SpatialJointKind;
 
 /// A joint of a spatial system.
@@ -29,6 +29,11 @@ pub(crate) struct SpatialJoint {
     pub slots: Slots,
     /// The rows, in order.
     pub rows: Vec<Kernel>,
+    /// The slots where each row's gradient may be nonzero ([`Kernel::gradient_columns`]): the
+    /// row writes only these into Φ_q, Ḣ and Ḧ.
+    pub row_columns: Vec<Cols>,
+    /// The entries where Σ λ_k Φ_k,qq may be nonzero, over all rows.
+    pub hessian: LPattern,
     /// First row in Φ.
     pub first_row: usize,
     /// The joint point in body j's frame \[m\] (for the reaction torque).
@@ -139,6 +144,10 @@ impl SpatialJoint {
             name,
             kind,
             slots,
+            row_columns: rows.iter().map(|k| k.gradient_columns(&slots)).collect(),
+            hessian: rows
+                .iter()
+                .fold(LPattern::default(), |h, k| h.union(k.hessian_pattern(&slots))),
             rows,
             first_row,
             s_j: g.s[1],

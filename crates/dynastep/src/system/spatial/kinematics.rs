@@ -66,6 +66,40 @@ impl Cols {
     }
 }
 
+/// The entries of a local matrix (slot × slot) that may be nonzero: the columns of each local
+/// row. Structural: it depends on which slots exist and on the body-fixed vectors, not on the
+/// state, so that an element writes the same entries at every call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct LPattern([Cols; NS]);
+
+impl LPattern {
+    /// Every entry.
+    pub const ALL: LPattern = LPattern([Cols::ALL; NS]);
+
+    /// The columns of local row `r`.
+    pub fn row(&self, r: usize) -> Cols {
+        self.0[r]
+    }
+
+    /// The entries of either.
+    pub fn union(mut self, other: LPattern) -> LPattern {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a = a.union(b);
+        }
+        self
+    }
+
+    /// Adds the entries (r, c) and (c, r) for every r in `rows` and c in `cols`.
+    fn add_symmetric(&mut self, rows: Cols, cols: Cols) {
+        for r in rows.iter() {
+            self.0[r] = self.0[r].union(cols);
+        }
+        for c in cols.iter() {
+            self.0[c] = self.0[c].union(rows);
+        }
+    }
+}
+
 /// First slot of side `side`'s position (0 = body i, 1 = body j).
 pub(crate) const fn r_slot(side: usize) -> usize {
     7 * side
@@ -343,6 +377,65 @@ impl Expr {
         out
     }
 
+    /// The components (bits 0, 1, 2 for x, y, z) in which the value may be nonzero: all three for
+    /// a term that moves (a body's direction, a point of a body that moves), those of s for a
+    /// constant (a ground vector or point, the direction of a point mass, whose A stays I).
+    fn components(&self, slots: &Slots) -> u16 {
+        let mut c = 0;
+        for t in self.terms() {
+            let moves = t.side.is_some_and(|k| {
+                slots.p[k].is_some() || (t.point && slots.r[k].is_some())
+            });
+            for k in 0..3 {
+                if moves || t.s[k] != 0.0 {
+                    c |= 1 << k;
+                }
+            }
+        }
+        c
+    }
+
+    /// The slots the value depends on: the position slots of its points (its Jacobian there is
+    /// ±I), and the Euler parameters of the sides of terms with s ≠ 0 (B(p, 0) = 0).
+    fn dependence(&self, slots: &Slots) -> (Cols, Cols) {
+        let (mut r, mut p) = (Cols(0), Cols(0));
+        for t in self.terms() {
+            let Some(k) = t.side else { continue };
+            if t.point && slots.r[k].is_some() {
+                r = r.with(r_slot(k), 3);
+            }
+            if slots.p[k].is_some() && t.s != V3::zeros() {
+                p = p.with(p_slot(k), 4);
+            }
+        }
+        (r, p)
+    }
+
+    /// The slots where Jᵀw may be nonzero when w may be nonzero in the components `w` (bits):
+    /// the position slots of those components, and the Euler parameters it depends on.
+    fn jt_columns(&self, slots: &Slots, w: u16) -> Cols {
+        if w == 0 {
+            return Cols(0);
+        }
+        let (r, p) = self.dependence(slots);
+        let r = Cols(r.0 & (w | w << 7));
+        r.union(p)
+    }
+
+    /// The Euler-parameter blocks where [`Self::add_hessian`] writes H(w, s) ≠ 0: one per term
+    /// with s ≠ 0 on a side with Euler parameters.
+    fn hessian_blocks(&self, slots: &Slots) -> LPattern {
+        let mut h = LPattern::default();
+        for t in self.terms() {
+            let Some(k) = t.side else { continue };
+            if slots.p[k].is_some() && t.s != V3::zeros() {
+                let b = Cols(0).with(p_slot(k), 4);
+                h.add_symmetric(b, b);
+            }
+        }
+        h
+    }
+
     /// The slots in which [`Self::jacobian`] (with translations) may be nonzero.
     pub fn columns(&self, slots: &Slots) -> Cols {
         let mut c = Cols(0);
@@ -352,17 +445,6 @@ impl Expr {
                 c = c.with(r_slot(k), 3);
             }
             if slots.p[k].is_some() {
-                c = c.with(p_slot(k), 4);
-            }
-        }
-        c
-    }
-
-    /// The Euler-parameter slots of its terms' sides: where [`Self::add_hessian`] writes.
-    pub fn p_columns(&self, slots: &Slots) -> Cols {
-        let mut c = Cols(0);
-        for t in self.terms() {
-            if let Some(k) = t.side.filter(|&k| slots.p[k].is_some()) {
                 c = c.with(p_slot(k), 4);
             }
         }
@@ -563,18 +645,34 @@ impl Kernel {
         h
     }
 
-    /// The slots of the rows and columns where [`Self::add_hessian`] may write: those of U_qᵀW_q
-    /// and its transpose when both expressions move, and the Euler-parameter blocks of each.
-    /// Structural (it depends on the slots, not on the state), so that a sparse assembler sees
-    /// the same entries at every call.
-    pub fn hessian_columns(&self, slots: &Slots) -> Cols {
-        let (cu, cw) = (self.u.columns(slots), self.w.columns(slots));
-        let blocks = self.u.p_columns(slots).union(self.w.p_columns(slots));
-        if cu.is_empty() || cw.is_empty() {
-            blocks
-        } else {
-            blocks.union(cu).union(cw)
+    /// The slots where Φ_q may be nonzero (structural, see [`LPattern`]): U_qᵀw + W_qᵀu.
+    pub fn gradient_columns(&self, slots: &Slots) -> Cols {
+        let u = self.u.jt_columns(slots, self.w.components(slots));
+        u.union(self.w.jt_columns(slots, self.u.components(slots)))
+    }
+
+    /// The entries where λΦ_qq may be nonzero (structural): U_qᵀW_q and its transpose, whose
+    /// position–position entries pair equal components only (both position blocks are ±I), and
+    /// the blocks H(w, s), H(u, s) on the Euler parameters each expression depends on.
+    pub fn hessian_pattern(&self, slots: &Slots) -> LPattern {
+        let (ur, up) = self.u.dependence(slots);
+        let (wr, wp) = self.w.dependence(slots);
+        let mut h = LPattern::default();
+        for a in ur.iter() {
+            for b in wr.iter().filter(|b| b % 7 == a % 7) {
+                h.add_symmetric(Cols(1 << a), Cols(1 << b));
+            }
         }
+        h.add_symmetric(ur, wp);
+        h.add_symmetric(up, wr);
+        h.add_symmetric(up, wp);
+        if self.w.components(slots) != 0 {
+            h = h.union(self.u.hessian_blocks(slots));
+        }
+        if self.u.components(slots) != 0 {
+            h = h.union(self.w.hessian_blocks(slots));
+        }
+        h
     }
 
     /// Adds `λ · Φ_qq` (14 × 14) to `out`.

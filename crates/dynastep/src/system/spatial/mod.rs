@@ -42,7 +42,7 @@ use self::element::SpatialForce;
 use self::euler::V3;
 use self::evaluation::{Evaluation, EvaluationCache};
 use self::joints::SpatialJoint;
-use self::kinematics::{Cols, LMat, LVec, Motion, Slots, NS};
+use self::kinematics::{Cols, LMat, LPattern, LVec, Motion, Slots, NS};
 use super::force_elements::ForceElements;
 use super::System;
 use crate::linalg::{Sink, Vector};
@@ -80,9 +80,10 @@ pub struct SpatialSystem {
     cache: RefCell<EvaluationCache>,
 }
 
-/// Adds a local row (14 slots) to row `row` of `out`, every existing slot.
-fn add_row<S: Sink>(out: &mut S, slots: &Slots, row: usize, g: &LVec, scale: f64) {
-    for &(k, i) in slots.existing() {
+/// Adds a local row (14 slots) to row `row` of `out`, at the existing slots among `cols` (where it
+/// may be nonzero; structural, so that every call writes the same entries).
+fn add_row<S: Sink>(out: &mut S, slots: &Slots, row: usize, g: &LVec, cols: Cols, scale: f64) {
+    for &(k, i) in slots.existing().iter().filter(|(k, _)| cols.contains(*k)) {
         out.add(row, i, scale * g[k]);
     }
 }
@@ -96,15 +97,16 @@ fn add_vector(out: &mut Vector, slots: &Slots, x: &LVec) {
 
 /// Adds a local matrix (14 × 14) to `out`, every pair of existing slots.
 fn add_local<S: Sink>(out: &mut S, slots: &Slots, m: &LMat, scale: f64) {
-    add_local_in(out, slots, m, Cols::ALL, scale);
+    add_local_in(out, slots, m, &LPattern::ALL, scale);
 }
 
-/// Adds the entries of a local matrix at the pairs of existing slots among `cols` (where it may be
-/// nonzero) to `out`; `cols` must not depend on the state, so that every call writes the same
+/// Adds the entries of a local matrix at the pairs of existing slots in `pattern` (where it may be
+/// nonzero) to `out`; `pattern` must not depend on the state, so that every call writes the same
 /// entries in the same order.
-fn add_local_in<S: Sink>(out: &mut S, slots: &Slots, m: &LMat, cols: Cols, scale: f64) {
+fn add_local_in<S: Sink>(out: &mut S, slots: &Slots, m: &LMat, pattern: &LPattern, scale: f64) {
     let existing = slots.existing();
-    for &(r, i) in existing.iter().filter(|(r, _)| cols.contains(*r)) {
+    for &(r, i) in existing {
+        let cols = pattern.row(r);
         for &(c, j) in existing.iter().filter(|(c, _)| cols.contains(*c)) {
             out.add(i, j, scale * m[r][c]);
         }
@@ -234,13 +236,14 @@ impl System for SpatialSystem {
         }
         let e = self.evaluated(q);
         for j in &self.joints {
-            for row in j.first_row..j.first_row + j.rows.len() {
-                add_row(out, &j.slots, row, &e.gradients[row], scale);
+            for (r, &cols) in j.row_columns.iter().enumerate() {
+                let row = j.first_row + r;
+                add_row(out, &j.slots, row, &e.gradients[row], cols, scale);
             }
         }
         for d in &self.drivers {
             let x = d.slots.sides(&d.slots.gather(q));
-            add_row(out, &d.slots, d.row, &d.gradient(t, &x), scale);
+            add_row(out, &d.slots, d.row, &d.gradient(t, &x), d.columns, scale);
         }
     }
 
@@ -282,12 +285,13 @@ impl System for SpatialSystem {
         for j in &self.joints {
             let m = Self::motion(&j.slots, q, v, None);
             for (r, k) in j.rows.iter().enumerate() {
-                add_row(out, &j.slots, j.first_row + r, &k.rate(&j.slots, &m), scale);
+                let rate = k.rate(&j.slots, &m);
+                add_row(out, &j.slots, j.first_row + r, &rate, j.row_columns[r], scale);
             }
         }
         for d in &self.drivers {
             let m = Self::motion(&d.slots, q, v, None);
-            add_row(out, &d.slots, d.row, &d.rate(t, &m), scale);
+            add_row(out, &d.slots, d.row, &d.rate(t, &m), d.columns, scale);
         }
     }
 
@@ -309,12 +313,12 @@ impl System for SpatialSystem {
             let m = Self::motion(&j.slots, q, v, Some(a));
             for (r, k) in j.rows.iter().enumerate() {
                 let h = k.second_rate(&j.slots, &m);
-                add_row(out, &j.slots, j.first_row + r, &h, scale);
+                add_row(out, &j.slots, j.first_row + r, &h, j.row_columns[r], scale);
             }
         }
         for d in &self.drivers {
             let m = Self::motion(&d.slots, q, v, Some(a));
-            add_row(out, &d.slots, d.row, &d.second_rate(t, &m), scale);
+            add_row(out, &d.slots, d.row, &d.second_rate(t, &m), d.columns, scale);
         }
     }
 
@@ -332,18 +336,16 @@ impl System for SpatialSystem {
         for j in &self.joints {
             let x = j.slots.sides(&j.slots.gather(q));
             let mut h = [[0.0; NS]; NS];
-            let mut cols = Cols::default();
             for (r, k) in j.rows.iter().enumerate() {
                 k.add_hessian(&j.slots, &x, lambda[j.first_row + r], &mut h);
-                cols = cols.union(k.hessian_columns(&j.slots));
             }
-            add_local_in(out, &j.slots, &h, cols, scale);
+            add_local_in(out, &j.slots, &h, &j.hessian, scale);
         }
         for d in &self.drivers {
             let x = d.slots.sides(&d.slots.gather(q));
             let mut h = [[0.0; NS]; NS];
             d.add_hessian(t, &x, lambda[d.row], &mut h);
-            add_local(out, &d.slots, &h, scale);
+            add_local_in(out, &d.slots, &h, &d.hessian, scale);
         }
     }
 

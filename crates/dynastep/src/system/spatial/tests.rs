@@ -2,6 +2,7 @@
 //! energy of a free body, reactions, and construction errors.
 
 use super::*;
+use crate::system::spatial::kinematics::LPattern;
 use crate::model::function::{FunctionSpec, TaggedFunction};
 use crate::model::spatial::*;
 use crate::model::{
@@ -94,6 +95,39 @@ fn model(joints: Vec<SpatialJointSpec>, forces: Vec<ForceSpec>) -> Model {
     }
 }
 
+/// Asserts that the structural patterns of every joint row and driver ([`Kernel::gradient_columns`],
+/// [`Kernel::hessian_pattern`]) hold every entry that is not zero at q, for multipliers `lambda`
+/// (so that nothing the elements leave out is lost; the finite-difference checks see the same), and
+/// that each entry they hold is not zero there (so that they leave out every structural zero).
+fn check_patterns(sys: &SpatialSystem, q: &Vector, lambda: &Vector) {
+    let check = |what: &str, slots: &Slots, g: &LVec, cols: Cols, h: &LMat, hp: &LPattern| {
+        for &(a, _) in slots.existing() {
+            assert_eq!(g[a] != 0.0, cols.contains(a), "{what}: Φ_q slot {a} = {}", g[a]);
+            for &(b, _) in slots.existing() {
+                let inside = hp.row(a).contains(b);
+                assert_eq!(h[a][b] != 0.0, inside, "{what}: λΦ_qq ({a}, {b}) = {}", h[a][b]);
+            }
+        }
+    };
+    for j in &sys.joints {
+        let x = j.slots.sides(&j.slots.gather(q));
+        let mut h = [[0.0; NS]; NS];
+        for (r, k) in j.rows.iter().enumerate() {
+            k.add_hessian(&j.slots, &x, lambda[j.first_row + r], &mut h);
+            let (_, g) = k.value_and_gradient(&j.slots, &x);
+            let name = format!("{} row {r}", j.name);
+            check(&name, &j.slots, &g, j.row_columns[r], &[[0.0; NS]; NS], &LPattern::default());
+        }
+        check(&j.name, &j.slots, &[0.0; NS], Cols::default(), &h, &j.hessian);
+    }
+    for d in &sys.drivers {
+        let x = d.slots.sides(&d.slots.gather(q));
+        let mut h = [[0.0; NS]; NS];
+        d.add_hessian(0.3, &x, lambda[d.row], &mut h);
+        check(&d.name, &d.slots, &d.gradient(0.3, &x), d.columns, &h, &d.hessian);
+    }
+}
+
 /// Derivatives at a state off the constraint manifold (and off the unit sphere of p).
 fn check(model: &Model) -> SpatialSystem {
     let sys = SpatialSystem::new(model).expect("builds");
@@ -101,6 +135,7 @@ fn check(model: &Model) -> SpatialSystem {
     let q = &x.q + noise(sys.n(), 1) * 0.05;
     let v = &x.v + noise(sys.n(), 2);
     check_derivatives(&sys, 0.3, &q, &v);
+    check_patterns(&sys, &q, &noise(sys.m(), 3));
     sys
 }
 
