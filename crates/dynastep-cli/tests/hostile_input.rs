@@ -176,12 +176,15 @@ fn a_force_that_becomes_infinite_is_named_without_step_advice() {
 }
 
 /// The spatial system names the element too, as the planar one does (issue #43: a spatial run
-/// named only the coordinate).
+/// named only the coordinate). The force is small (a thousandth of √(0.005 − t) N) so that the
+/// energy it feeds in before it fails stays below the divergence watch's threshold: at full size
+/// the watch stops the run one step earlier (the light top's energies are 0.02 J) with a message
+/// about the energy, which is right but not what this test checks.
 #[test]
 fn a_spatial_force_that_becomes_infinite_is_named() {
     let dir = scratch("spatial-singular");
     let text = format!(
-        "{}\n[[spatial.forces]]\ntype = \"force\"\nname = \"kick\"\nbody = \"top\"\nfx = {{ type = \"expression\", expr = \"sqrt(0.005 - t)\" }}\n",
+        "{}\n[[spatial.forces]]\ntype = \"force\"\nname = \"kick\"\nbody = \"top\"\nfx = {{ type = \"expression\", expr = \"1e-3 * sqrt(0.005 - t)\" }}\n",
         example_text("spatial-top")
     );
     let model = dir.join("kick.toml");

@@ -149,11 +149,12 @@ fn nfourbar40_adams_pece_with_projection() {
 }
 
 /// The watch on singular configurations (`formulation/singularity.rs`) on N = 40 with Adams PECE
-/// and projection at rtol 1e-8, a run that left the ADAMS branch at t ≈ 17 s without a word before
-/// the watch existed (the crank bounced back at the horizontal position, then stopped there; B0
-/// up to 2 m off). With `singular_configuration = "stop"` the run ends at that passage with a
-/// failure of kind `singular`; with the default `warn` it goes on and its report names the
-/// passage. The passages of the first 16 s, which the run gets through, raise nothing.
+/// and projection. How close a run steps to a crossing is chance (rounding decides it): at rtol
+/// 1e-8 the run left the ADAMS branch at t ≈ 17 s with the sparse solver's column ordering before
+/// 2026-11-28 and passes every crossing at a ratio of 2.4e-6 or more with the present one; at rtol
+/// 3e-8 it now passes within 1.0e-8 at t ≈ 5.18 s. With `singular_configuration = "stop"` the run
+/// ends at that passage with a failure of kind `singular`; with the default `warn` it goes on and
+/// its report names the passage.
 #[test]
 fn nfourbar40_index1_run_reports_the_singular_configuration() {
     use dynastep::analysis::dynamic::RunStatus;
@@ -164,7 +165,7 @@ fn nfourbar40_index1_run_reports_the_singular_configuration() {
         formulation: Some("projection".to_string()),
         t_end: Some(18.0),
         step: StepSettings {
-            rtol: Some(1e-8),
+            rtol: Some(3e-8),
             ..StepSettings::default()
         },
         ..RunOptions::default()
@@ -178,7 +179,7 @@ fn nfourbar40_index1_run_reports_the_singular_configuration() {
         .expect("projection watches");
     println!("warn: closest passage {passage:?}");
     assert!(
-        passage.is_singular() && (16.0..17.5).contains(&passage.t),
+        passage.is_singular() && (5.0..5.5).contains(&passage.t),
         "{passage:?}"
     );
     model.solver.constraints.singular_configuration = SingularityPolicy::Stop;
@@ -187,7 +188,7 @@ fn nfourbar40_index1_run_reports_the_singular_configuration() {
         RunStatus::Failed { failed_at, reason } => {
             println!("stop: at {failed_at} s: {reason}");
             assert_eq!(reason.kind, FailureKind::Singular, "{reason}");
-            assert!((16.0..18.0).contains(failed_at), "{failed_at}");
+            assert!((5.0..5.5).contains(failed_at), "{failed_at}");
         }
         other => panic!("the run did not stop at the singular configuration: {other:?}"),
     }
