@@ -509,7 +509,9 @@ def write_markdown(results, meta, path):
               "factorization that the pinned rows stay dependent: Bricard's mechanism, n + m = 70, "
               "10 000 steps in 1.5 s, against 8.6 s with an SVD at every iteration (`loop_time_s` "
               "of `dynastep run --example bricard`, by hand on 2026-11-27); with the spatial rows "
-              "cached per configuration the same run takes about 0.5 s (the `--spatial` section "
+              "cached per configuration the same run took about 0.5 s, and 0.30–0.34 s since the "
+              "kernels' gradients were written without dense Jacobians, the rows' structural "
+              "zeros dropped and the columns ordered by AMD (2026-11-28; the `--spatial` section "
               "above, h = 1e-3). The dense and small-dense paths still decompose every singular "
               "matrix. The spatial examples, Bricard's among them, are measured against Exudyn in "
               "their own section (`--spatial`).", ""]
