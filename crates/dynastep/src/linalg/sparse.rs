@@ -541,12 +541,8 @@ impl SparseSolver {
             }
         };
         if !self.singular {
-            self.refactor.adopt(
-                &self.lu,
-                &self.row_perm,
-                &self.row_perm_inv,
-                &self.col_fwd,
-            );
+            self.refactor
+                .adopt(&self.lu, &self.row_perm, &self.row_perm_inv, &self.col_fwd);
         }
         !self.singular
     }

@@ -85,7 +85,14 @@ impl SpatialDriver {
     ) -> Self {
         let e_k = Expr::constant(V3::ith(axis, 1.0));
         let kernels = vec![Kernel::dot(Expr::between(V3::zeros(), V3::zeros()), e_k)];
-        Self::with_kernels(name, JointMotion::Translation, slots, kernels, function, row)
+        Self::with_kernels(
+            name,
+            JointMotion::Translation,
+            slots,
+            kernels,
+            function,
+            row,
+        )
     }
 
     /// A driver of the row Σ c_k(t) K_k − f₀(t), with its structural patterns.
@@ -100,9 +107,9 @@ impl SpatialDriver {
         let columns = kernels
             .iter()
             .fold(Cols::default(), |c, k| c.union(k.gradient_columns(&slots)));
-        let hessian = kernels
-            .iter()
-            .fold(LPattern::default(), |h, k| h.union(k.hessian_pattern(&slots)));
+        let hessian = kernels.iter().fold(LPattern::default(), |h, k| {
+            h.union(k.hessian_pattern(&slots))
+        });
         SpatialDriver {
             name,
             motion,

@@ -145,9 +145,9 @@ impl SpatialJoint {
             kind,
             slots,
             row_columns: rows.iter().map(|k| k.gradient_columns(&slots)).collect(),
-            hessian: rows
-                .iter()
-                .fold(LPattern::default(), |h, k| h.union(k.hessian_pattern(&slots))),
+            hessian: rows.iter().fold(LPattern::default(), |h, k| {
+                h.union(k.hessian_pattern(&slots))
+            }),
             rows,
             first_row,
             s_j: g.s[1],

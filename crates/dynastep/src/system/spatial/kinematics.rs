@@ -383,9 +383,9 @@ impl Expr {
     fn components(&self, slots: &Slots) -> u16 {
         let mut c = 0;
         for t in self.terms() {
-            let moves = t.side.is_some_and(|k| {
-                slots.p[k].is_some() || (t.point && slots.r[k].is_some())
-            });
+            let moves = t
+                .side
+                .is_some_and(|k| slots.p[k].is_some() || (t.point && slots.r[k].is_some()));
             for k in 0..3 {
                 if moves || t.s[k] != 0.0 {
                     c |= 1 << k;
@@ -590,8 +590,10 @@ impl Kernel {
     pub fn value_and_gradient(&self, slots: &Slots, x: &Sides) -> (f64, LVec) {
         let (u, w) = self.values(x);
         let mut g = [0.0; NS];
-        self.u.add_jt_times(slots, &x.p, &w, true, self.scale, &mut g);
-        self.w.add_jt_times(slots, &x.p, &u, true, self.scale, &mut g);
+        self.u
+            .add_jt_times(slots, &x.p, &w, true, self.scale, &mut g);
+        self.w
+            .add_jt_times(slots, &x.p, &u, true, self.scale, &mut g);
         (self.scale * u.dot(&w) - self.offset, g)
     }
 

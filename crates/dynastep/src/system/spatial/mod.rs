@@ -286,7 +286,14 @@ impl System for SpatialSystem {
             let m = Self::motion(&j.slots, q, v, None);
             for (r, k) in j.rows.iter().enumerate() {
                 let rate = k.rate(&j.slots, &m);
-                add_row(out, &j.slots, j.first_row + r, &rate, j.row_columns[r], scale);
+                add_row(
+                    out,
+                    &j.slots,
+                    j.first_row + r,
+                    &rate,
+                    j.row_columns[r],
+                    scale,
+                );
             }
         }
         for d in &self.drivers {
@@ -318,7 +325,14 @@ impl System for SpatialSystem {
         }
         for d in &self.drivers {
             let m = Self::motion(&d.slots, q, v, Some(a));
-            add_row(out, &d.slots, d.row, &d.second_rate(t, &m), d.columns, scale);
+            add_row(
+                out,
+                &d.slots,
+                d.row,
+                &d.second_rate(t, &m),
+                d.columns,
+                scale,
+            );
         }
     }
 

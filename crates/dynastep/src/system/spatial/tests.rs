@@ -2,7 +2,6 @@
 //! energy of a free body, reactions, and construction errors.
 
 use super::*;
-use crate::system::spatial::kinematics::LPattern;
 use crate::model::function::{FunctionSpec, TaggedFunction};
 use crate::model::spatial::*;
 use crate::model::{
@@ -10,6 +9,7 @@ use crate::model::{
 };
 use crate::system::derivative_check::{check_derivatives, noise};
 use crate::system::mechanism::Mechanism;
+use crate::system::spatial::kinematics::LPattern;
 
 fn rigid(name: &str, position: [f64; 3], axis: [f64; 3], angle: f64) -> SpatialBodySpec {
     SpatialBodySpec {
@@ -102,10 +102,20 @@ fn model(joints: Vec<SpatialJointSpec>, forces: Vec<ForceSpec>) -> Model {
 fn check_patterns(sys: &SpatialSystem, q: &Vector, lambda: &Vector) {
     let check = |what: &str, slots: &Slots, g: &LVec, cols: Cols, h: &LMat, hp: &LPattern| {
         for &(a, _) in slots.existing() {
-            assert_eq!(g[a] != 0.0, cols.contains(a), "{what}: Φ_q slot {a} = {}", g[a]);
+            assert_eq!(
+                g[a] != 0.0,
+                cols.contains(a),
+                "{what}: Φ_q slot {a} = {}",
+                g[a]
+            );
             for &(b, _) in slots.existing() {
                 let inside = hp.row(a).contains(b);
-                assert_eq!(h[a][b] != 0.0, inside, "{what}: λΦ_qq ({a}, {b}) = {}", h[a][b]);
+                assert_eq!(
+                    h[a][b] != 0.0,
+                    inside,
+                    "{what}: λΦ_qq ({a}, {b}) = {}",
+                    h[a][b]
+                );
             }
         }
     };
@@ -116,15 +126,36 @@ fn check_patterns(sys: &SpatialSystem, q: &Vector, lambda: &Vector) {
             k.add_hessian(&j.slots, &x, lambda[j.first_row + r], &mut h);
             let (_, g) = k.value_and_gradient(&j.slots, &x);
             let name = format!("{} row {r}", j.name);
-            check(&name, &j.slots, &g, j.row_columns[r], &[[0.0; NS]; NS], &LPattern::default());
+            check(
+                &name,
+                &j.slots,
+                &g,
+                j.row_columns[r],
+                &[[0.0; NS]; NS],
+                &LPattern::default(),
+            );
         }
-        check(&j.name, &j.slots, &[0.0; NS], Cols::default(), &h, &j.hessian);
+        check(
+            &j.name,
+            &j.slots,
+            &[0.0; NS],
+            Cols::default(),
+            &h,
+            &j.hessian,
+        );
     }
     for d in &sys.drivers {
         let x = d.slots.sides(&d.slots.gather(q));
         let mut h = [[0.0; NS]; NS];
         d.add_hessian(0.3, &x, lambda[d.row], &mut h);
-        check(&d.name, &d.slots, &d.gradient(0.3, &x), d.columns, &h, &d.hessian);
+        check(
+            &d.name,
+            &d.slots,
+            &d.gradient(0.3, &x),
+            d.columns,
+            &h,
+            &d.hessian,
+        );
     }
 }
 
