@@ -24,7 +24,7 @@
 //! of A, or A_R itself turns singular, the rank has changed, [`Pinned::factor`] says so, and the
 //! caller goes back to the decomposition.
 
-use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMat};
 
 use super::linear::LEAST_SQUARES_RCOND;
 use super::sparse::SparseSolver;
@@ -34,9 +34,9 @@ use crate::linalg::{max_abs, Vector};
 pub(crate) struct Pinned {
     /// The pinned unknowns D.
     index: Vec<usize>,
-    /// Pattern of the pinned matrix: that of A with the diagonal entries of D added.
-    col_ptr: Vec<usize>,
-    row_idx: Vec<usize>,
+    /// Pattern of the pinned matrix: that of A with the diagonal entries of D added (checked
+    /// once, here, not at every factorization).
+    pattern: SymbolicSparseColMat<usize>,
     values: Vec<f64>,
     /// Position in `values` of each value of A.
     map: Vec<usize>,
@@ -89,11 +89,11 @@ impl Pinned {
             col_ptr.push(row_idx.len());
         }
         let values = vec![0.0; row_idx.len()];
+        let pattern = SymbolicSparseColMat::new_unsorted_checked(n, n, col_ptr, None, row_idx);
         let null = vec![Vector::zeros(n); index.len()];
         Pinned {
             index,
-            col_ptr,
-            row_idx,
+            pattern,
             values,
             map,
             diagonal,
@@ -119,12 +119,9 @@ impl Pinned {
             }
             self.values[self.diagonal[k]] = 1.0;
         }
-        let n = a.ncols();
-        let pattern =
-            SymbolicSparseColMatRef::new_unsorted_checked(n, n, &self.col_ptr, None, &self.row_idx);
         if !self
             .solver
-            .factor_lu(SparseColMatRef::new(pattern, &self.values))
+            .factor_lu(SparseColMatRef::new(self.pattern.as_ref(), &self.values))
         {
             return false;
         }

@@ -502,7 +502,6 @@ impl SparseSolver {
         if self.col_fwd.len() != n {
             self.analyse(a);
         }
-        let col_perm = faer::perm::PermRef::new_checked(&self.col_fwd, &self.col_inv, n);
         self.stats.factorizations += 1;
         let scale = max_abs(a.val()).max(f64::MIN_POSITIVE);
         if self.refactor.refactor(a, SINGULAR_PIVOT * scale) {
@@ -510,6 +509,7 @@ impl SparseSolver {
             self.singular = false;
             return true;
         }
+        let col_perm = faer::perm::PermRef::new_checked(&self.col_fwd, &self.col_inv, n);
         let stack = MemStack::new(&mut self.scratch);
         let factored = simplicial::factorize_simplicial_numeric_lu(
             &mut self.row_perm,

@@ -169,7 +169,7 @@ impl System for SpatialSystem {
         }
     }
 
-    /// M a body by body, without forming M ([`SpatialBody::add_mass_times`]).
+    /// M a body by body, without forming M (`SpatialBody::add_mass_times`).
     fn mass_times(&self, q: &Vector, a: &Vector, out: &mut Vector) {
         out.fill(0.0);
         for b in &self.bodies {
