@@ -43,6 +43,15 @@ struct Stretch {
 }
 
 impl Tsda {
+    /// Length l, its rate l̇ = uᵀ D_q v and the direction u, without forming D_q (the residual's
+    /// path; [`Tsda::stretch`] forms it for the derivatives).
+    fn length_rate(&self, m: &Motion) -> (f64, f64, V3) {
+        let d = self.d.value(&m.x);
+        let l = d.norm();
+        let u = if l > 0.0 { d / l } else { V3::zeros() };
+        (l, u.dot(&self.d.times(&self.slots, &m.x.p, &m.v)), u)
+    }
+
     fn stretch(&self, m: &Motion) -> Stretch {
         let d = self.d.value(&m.x);
         let dq = self.d.jacobian(&self.slots, &m.x.p, true);
@@ -61,17 +70,18 @@ impl Tsda {
         self.actuator.as_ref().map_or(0.0, |f| f.value(t))
     }
 
-    /// The tension f \[N\] at time t.
-    fn tension(&self, t: f64, s: &Stretch) -> f64 {
-        self.k * (s.l - self.free_length) + self.c * s.ldot + self.actuator(t)
+    /// The tension f \[N\] at time t, length l and rate l̇.
+    fn tension(&self, t: f64, l: f64, ldot: f64) -> f64 {
+        self.k * (l - self.free_length) + self.c * ldot + self.actuator(t)
     }
 
-    /// The local generalized force (14) at time t.
+    /// The local generalized force −f D_qᵀu (14) at time t.
     pub fn force(&self, t: f64, m: &Motion) -> LVec {
-        let s = self.stretch(m);
-        let mut q = jt_times(&s.dq, &s.u);
-        let f = self.tension(t, &s);
-        q.iter_mut().for_each(|e| *e *= -f);
+        let (l, ldot, u) = self.length_rate(m);
+        let mut q = [0.0; NS];
+        let f = self.tension(t, l, ldot);
+        self.d
+            .add_jt_times(&self.slots, &m.x.p, &u, true, -f, &mut q);
         q
     }
 
@@ -95,7 +105,7 @@ impl Tsda {
         if s.l == 0.0 {
             return;
         }
-        let f = self.tension(t, &s);
+        let f = self.tension(t, s.l, s.ldot);
         // u_q = (I − uuᵀ) D_q / l, row by row.
         let mut uq = s.dq;
         for k in 0..NS {
@@ -131,8 +141,8 @@ impl Tsda {
 
     /// Power of the damper and the actuator −(c l̇ + f_a) l̇ \[W\] at time t.
     pub fn power(&self, t: f64, m: &Motion) -> f64 {
-        let s = self.stretch(m);
-        -(self.c * s.ldot + self.actuator(t)) * s.ldot
+        let (_, ldot, _) = self.length_rate(m);
+        -(self.c * ldot + self.actuator(t)) * ldot
     }
 
     /// Appends the times where the actuator is not smooth.
