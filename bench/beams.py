@@ -58,6 +58,20 @@ def exudyn_settings(steps, h, rho_inf, rtol, atol, write_period):
     s.solution.sensors.writePeriod = write_period
     return s
 
+
+def timed_solve(mbs, s):
+    """Runs Exudyn's generalized-α on `mbs` with settings `s` (statistics off); returns the wall
+    time of `SolveDynamic` [s], or None when it fails."""
+    import exudyn as exu
+    s.show.computationTime = s.show.statistics = False
+    t0 = time.perf_counter()
+    try:
+        ok = mbs.SolveDynamic(s, solverType=exu.DynamicSolverType.GeneralizedAlpha)
+    except exu.SolverError:
+        ok = False
+    wall = time.perf_counter() - t0
+    return wall if ok else None
+
 def exudyn_cantilever(n_el, steps=STEPS, rtol=EXUDYN_RTOL):
     """Exudyn's Beam3D cantilever with n_el elements: (wall time of SolveDynamic, tip z) or None."""
     import exudyn as exu
@@ -89,14 +103,8 @@ def exudyn_cantilever(n_el, steps=STEPS, rtol=EXUDYN_RTOL):
                                       outputVariableType=exu.OutputVariableType.Position))
     mbs.Assemble()
     s = exudyn_settings(steps, H, RHO_INF, rtol, rtol * 1e-2, steps * H)
-    s.show.computationTime = s.show.statistics = False
-    t0 = time.perf_counter()
-    try:
-        ok = mbs.SolveDynamic(s, solverType=exu.DynamicSolverType.GeneralizedAlpha)
-    except exu.SolverError:
-        ok = False
-    wall = time.perf_counter() - t0
-    if not ok:
+    wall = timed_solve(mbs, s)
+    if wall is None:
         return None
     return wall, float(np.asarray(mbs.GetSensorStoredData(sensor))[-1][3])
 

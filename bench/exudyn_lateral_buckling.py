@@ -69,7 +69,6 @@ link's first node). With history=True also θ(t) and the mid-span position every
 Usage: python3 bench/exudyn_lateral_buckling.py [refine] [h] [rtol]
 """
 import sys
-import time
 
 import numpy as np
 
@@ -246,18 +245,12 @@ def exudyn_lateral_buckling(refine=1, h=1e-3, t_end=0.8, rtol=1e-6, rho_inf=0.8,
                    for v in (exu.OutputVariableType.Position,
                              exu.OutputVariableType.RotationMatrix)]
         mbs.Assemble()
-    from beams import exudyn_settings
+    from beams import exudyn_settings, timed_solve
     s = exudyn_settings(steps, h, rho_inf, rtol, atol, history_dt if history else steps * h)
     s.timeIntegration.generalizedAlpha.useIndex2Constraints = False
     s.timeIntegration.generalizedAlpha.useNewmark = False
-    s.show.computationTime = s.show.statistics = False
-    t0 = time.perf_counter()
-    try:
-        ok = mbs.SolveDynamic(s, solverType=exu.DynamicSolverType.GeneralizedAlpha)
-    except exu.SolverError:
-        ok = False
-    wall = time.perf_counter() - t0
-    if not ok:
+    wall = timed_solve(mbs, s)
+    if wall is None:
         return None
     it = mbs.sys["dynamicSolver"].it
     cur = exu.ConfigurationType.Current

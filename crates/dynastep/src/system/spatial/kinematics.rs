@@ -436,19 +436,11 @@ impl Expr {
         h
     }
 
-    /// The slots in which [`Self::jacobian`] (with translations) may be nonzero.
+    /// The slots in which [`Self::jacobian`] (with translations) may be nonzero: those the
+    /// value depends on.
     pub fn columns(&self, slots: &Slots) -> Cols {
-        let mut c = Cols(0);
-        for t in self.terms() {
-            let Some(k) = t.side else { continue };
-            if t.point && slots.r[k].is_some() {
-                c = c.with(r_slot(k), 3);
-            }
-            if slots.p[k].is_some() {
-                c = c.with(p_slot(k), 4);
-            }
-        }
-        c
+        let (r, p) = self.dependence(slots);
+        r.union(p)
     }
 
     /// The velocity-dependent part of the acceleration, Σ ± B(ṗ, s) ṗ (the rest is the Jacobian
