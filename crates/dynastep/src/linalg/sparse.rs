@@ -11,8 +11,9 @@
 //! left-looking, Gilbert–Peierls simplicial factorization) in the columns order of an approximate
 //! minimum degree ordering of A + Aᵀ (faer's AMD), KLU's default (Davis & Palamadai Natarajan
 //! 2010). The iteration matrices are structurally symmetric (K and the blocks Φ_qᵀ, Φ_q), which
-//! AMD orders for, where COLAMD orders for the fill of AᵀA; measured on 2026-11-28, AMD's factors
-//! took fewer flops on every example (flyball governor 9 348 → 6 396, spatial slider-crank
+//! AMD orders for, where COLAMD orders for the fill of AᵀA; measured on 2026-11-28 (the
+//! refactorization's multiply-adds, counted by a temporary instrumentation of
+//! `StaticLu::adopt`), AMD's factors took fewer flops on every example (flyball governor 9 348 → 6 396, spatial slider-crank
 //! 1 336 → 686, Bricard 7 045 → 5 846, N = 40 chain 5 702 → 5 258, lateral buckling
 //! 30 025 → 24 269) and the George–Ng bound below stayed within a few per cent. Partial pivoting, not Cholesky or LDLᵀ, because the index-3 iteration matrix is a saddle
 //! point matrix with a zero diagonal block. The symbolic analysis (the column ordering) is done once;
