@@ -1,17 +1,18 @@
-//! The joint rows of a configuration, evaluated once and shared by every quantity that needs them:
-//! the spatial twin of the planar `evaluation.rs`.
+//! The joint rows' gradients at a configuration, evaluated once and shared by every quantity that
+//! needs them: the spatial twin of the planar `evaluation.rs`.
 //!
-//! One Newton iteration of the index-3 formulation asks the system for Φ(q) and Φ_qᵀλ (the
-//! residual) and for Φ_q twice (the iteration matrix, its two constraint blocks), all at the same
-//! q. Each joint row is a value and a gradient of the same kernel (`kinematics.rs`), whose
-//! rotation matrices and B(p, s) blocks cost far more than the products with λ. [`Evaluation`]
-//! holds the value and the gradient of every joint row at one q, computed together on the first
-//! request for that q; [`EvaluationCache`] keeps the two most recent configurations, because some
-//! schemes evaluate forces and constraints at different states in one iteration (HHT: q_e ≠ q_c).
+//! Forming the iteration matrix asks the system for Φ_q twice at the same q (its two constraint
+//! blocks). Each joint row's gradient comes from a kernel (`kinematics.rs`) whose B(p, s)
+//! products cost far more than storing 14 numbers. [`Evaluation`] holds the gradient of every
+//! joint row at one q, computed on the first request for that q; [`EvaluationCache`] keeps the
+//! two most recent configurations, because some schemes evaluate forces and constraints at
+//! different states in one iteration (HHT: q_e ≠ q_c).
 //!
-//! What is not cached, and why: the Hessians (asked for once per iteration matrix, always with a
-//! new λ, and 14 × 14 per row to store); the driver rows (they depend on t as well, and are few);
-//! the normalizations ½(pᵀp − 1) (cheaper than the lookup); the rates γ, Ḣ (they depend on v).
+//! What is not cached, and why: the residual's Φ and Φ_qᵀλ (computed from the rows' shared
+//! expressions, `shared_rows.rs`, cheaper than the gradients they would otherwise need); the
+//! Hessians (asked for once per iteration matrix, always with a new λ, and 14 × 14 per row to
+//! store); the driver rows (they depend on t as well, and are few); the normalizations
+//! ½(pᵀp − 1); the rates γ, Ḣ (they depend on v).
 //!
 //! A configuration is recognised by comparing q bit for bit with the one the rows were computed
 //! at (n comparisons).
@@ -20,14 +21,12 @@ use super::joints::SpatialJoint;
 use super::kinematics::{LVec, NS};
 use crate::linalg::{same_bits, Vector};
 
-/// The values and gradients of every joint row at one configuration q.
+/// The gradients of every joint row at one configuration q.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Evaluation {
     /// The configuration (n), meaningful when `filled`.
     q: Vector,
     filled: bool,
-    /// Φ rows by global row index (m; the joints' rows are filled, the others stay zero).
-    pub values: Vec<f64>,
     /// Local gradients (14 slots) by global row index (m), as `values`.
     pub gradients: Vec<LVec>,
 }
@@ -38,7 +37,6 @@ impl Evaluation {
         Evaluation {
             q: Vector::zeros(n),
             filled: false,
-            values: vec![0.0; m],
             gradients: vec![[0.0; NS]; m],
         }
     }
@@ -48,14 +46,14 @@ impl Evaluation {
         self.filled && same_bits(self.q.as_slice(), q.as_slice())
     }
 
-    /// Computes every joint row's value and gradient at q.
+    /// Computes every joint row's gradient at q.
     fn fill(&mut self, joints: &[SpatialJoint], q: &Vector) {
         self.q.copy_from(q);
         for j in joints {
             let x = j.slots.sides(&j.slots.gather(q));
             for (r, k) in j.rows.iter().enumerate() {
                 let row = j.first_row + r;
-                (self.values[row], self.gradients[row]) = k.value_and_gradient(&j.slots, &x);
+                self.gradients[row] = k.gradient(&j.slots, &x);
             }
         }
         self.filled = true;

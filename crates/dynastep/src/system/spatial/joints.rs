@@ -16,6 +16,7 @@
 
 use super::euler::{e_matrix, V3, V4};
 use super::kinematics::{p_slot, r_slot, Cols, Expr, Kernel, LPattern, Slots, NS};
+use super::shared_rows::SharedRows;
 use crate::model::spatial::SpatialJointKind;
 
 /// A joint of a spatial system.
@@ -29,6 +30,8 @@ pub(crate) struct SpatialJoint {
     pub slots: Slots,
     /// The rows, in order.
     pub rows: Vec<Kernel>,
+    /// The same rows over their distinct expressions, for Φ and Φ_qᵀλ.
+    pub shared: SharedRows,
     /// The slots where each row's gradient may be nonzero ([`Kernel::gradient_columns`]): the
     /// row writes only these into Φ_q, Ḣ and Ḧ.
     pub row_columns: Vec<Cols>,
@@ -148,6 +151,7 @@ impl SpatialJoint {
             hessian: rows.iter().fold(LPattern::default(), |h, k| {
                 h.union(k.hessian_pattern(&slots))
             }),
+            shared: SharedRows::new(&rows),
             rows,
             first_row,
             s_j: g.s[1],

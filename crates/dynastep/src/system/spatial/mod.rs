@@ -29,6 +29,7 @@ pub(crate) mod kinematics;
 mod loads;
 mod mechanism;
 mod rsda;
+mod shared_rows;
 #[cfg(test)]
 mod tests;
 
@@ -45,7 +46,7 @@ use self::joints::SpatialJoint;
 use self::kinematics::{Cols, LMat, LPattern, LVec, Motion, Slots, NS};
 use super::force_elements::ForceElements;
 use super::System;
-use crate::linalg::{Sink, Vector};
+use crate::linalg::{Sink, TransposeMatVec, Vector};
 
 pub use build::SpatialError;
 
@@ -217,14 +218,43 @@ impl System for SpatialSystem {
             let p = q.rows(i, 4);
             out[row] = 0.5 * (p.norm_squared() - 1.0);
         }
-        let e = self.evaluated(q);
         for j in &self.joints {
+            let x = j.slots.sides(&j.slots.gather(q));
             let rows = j.first_row..j.first_row + j.rows.len();
-            out.rows_mut(j.first_row, j.rows.len())
-                .copy_from_slice(&e.values[rows]);
+            j.shared.values(&x, &mut out.as_mut_slice()[rows]);
         }
         for d in &self.drivers {
             out[d.row] = d.value(t, &d.slots.sides(&d.slots.gather(q)));
+        }
+    }
+
+    /// Φ_qᵀλ joint by joint from the rows' shared expressions (`shared_rows.rs`), without their
+    /// gradients.
+    fn add_constraint_force(&self, t: f64, q: &Vector, lambda: &Vector, out: &mut Vector) {
+        for (row, (i, _)) in self.rigid().enumerate() {
+            for k in 0..4 {
+                out[i + k] += lambda[row] * q[i + k];
+            }
+        }
+        for j in &self.joints {
+            let x = j.slots.sides(&j.slots.gather(q));
+            let rows = j.first_row..j.first_row + j.rows.len();
+            let mut f = [0.0; NS];
+            j.shared
+                .add_force(&j.slots, &x, &lambda.as_slice()[rows], &mut f);
+            add_vector(out, &j.slots, &f);
+        }
+        let mut sink = TransposeMatVec { x: lambda, y: out };
+        for d in &self.drivers {
+            let x = d.slots.sides(&d.slots.gather(q));
+            add_row(
+                &mut sink,
+                &d.slots,
+                d.row,
+                &d.gradient(t, &x),
+                d.columns,
+                1.0,
+            );
         }
     }
 
