@@ -55,6 +55,9 @@ pub struct StaticLu {
     u_val: Vec<f64>,
     /// Diagonal of U (the pivots).
     pivot: Vec<f64>,
+    /// The same L and U by row, for the solves ([`ByRow`]).
+    l_rows: ByRow,
+    u_rows: ByRow,
     /// Dense work vector (n), all zeros between calls.
     work: Vec<f64>,
     valid: bool,
@@ -76,6 +79,8 @@ impl StaticLu {
             u_idx: Vec::with_capacity(nnz_u),
             u_val: Vec::with_capacity(nnz_u),
             pivot: vec![0.0; n],
+            l_rows: ByRow::with_capacity(n, nnz_l),
+            u_rows: ByRow::with_capacity(n, nnz_u),
             work: vec![0.0; n],
             valid: false,
         }
@@ -129,6 +134,10 @@ impl StaticLu {
             }
             self.u_ptr[j + 1] = self.u_idx.len();
         }
+        self.l_rows.transpose(&self.l_ptr, &self.l_idx);
+        self.u_rows.transpose(&self.u_ptr, &self.u_idx);
+        self.l_rows.copy_values(&self.l_val);
+        self.u_rows.copy_values(&self.u_val);
         self.valid = true;
     }
 
@@ -183,10 +192,20 @@ impl StaticLu {
             }
             self.pivot[j] = pivot;
         }
+        self.l_rows.copy_values(&self.l_val);
+        self.u_rows.copy_values(&self.u_val);
         true
     }
 
     /// Solves A x = b in place (`b` becomes x, n entries) with the factors held.
+    ///
+    /// The triangular solves run by rows, each entry a sum in a register (y_i = b_i − Σ_j L_ij y_j,
+    /// then w_i = (y_i − Σ_j U_ij w_j) / U_ii), in the order the column-oriented solves subtract
+    /// in (j increasing for L, decreasing for U): the same operations on the same numbers, so
+    /// the same result to the bit, without the column form's chains of loads and stores through
+    /// the work vector. Measured with modified Newton: the flyball governor (n = 52, 1 210 entries
+    /// in L and U) 0.95 → 0.62 µs per solve; Bricard (n = 70, 1 250 entries) stays at 2.1 µs, its
+    /// long rows of U being one chain of dependent subtractions in either form.
     ///
     /// # Panics
     /// When no factors are held or `b` does not have n entries.
@@ -195,30 +214,98 @@ impl StaticLu {
         assert_eq!(b.len(), self.n, "right-hand side length");
         let y = &mut self.work;
         // y = P b, then L z = y (unit lower), then U w = z.
-        for (j, yj) in y.iter_mut().enumerate() {
-            *yj = b[self.row_at[j]];
-        }
-        for j in 0..self.n {
-            let yj = y[j];
-            if yj != 0.0 {
-                for q in self.l_ptr[j]..self.l_ptr[j + 1] {
-                    y[self.l_idx[q]] -= self.l_val[q] * yj;
-                }
+        for i in 0..self.n {
+            let mut s = b[self.row_at[i]];
+            for (j, l) in self.l_rows.row(i) {
+                s -= l * y[j];
             }
+            y[i] = s;
         }
-        for j in (0..self.n).rev() {
-            let wj = y[j] * self.pivot[j].recip();
-            y[j] = wj;
-            if wj != 0.0 {
-                for p in self.u_ptr[j]..self.u_ptr[j + 1] {
-                    y[self.u_idx[p]] -= self.u_val[p] * wj;
-                }
+        for i in (0..self.n).rev() {
+            let mut s = y[i];
+            for (j, u) in self.u_rows.row(i).rev() {
+                s -= u * y[j];
             }
+            y[i] = s * self.pivot[i].recip();
         }
         // x = Q w.
         for (j, wj) in y.iter_mut().enumerate() {
             b[self.col_at[j]] = *wj;
             *wj = 0.0;
         }
+    }
+}
+
+/// A triangular factor stored by columns, copied by rows: the column of each entry in increasing
+/// order, and where its value sits in the column storage. The pattern is transposed when a
+/// factorization is adopted, the values copied after every refactorization.
+#[derive(Debug, Default)]
+struct ByRow {
+    ptr: Vec<usize>,
+    col: Vec<usize>,
+    /// Position of each entry in the column storage.
+    src: Vec<usize>,
+    val: Vec<f64>,
+}
+
+impl ByRow {
+    /// Storage for n rows and up to `nnz` entries; allocates.
+    fn with_capacity(n: usize, nnz: usize) -> Self {
+        ByRow {
+            ptr: vec![0; n + 1],
+            col: Vec::with_capacity(nnz),
+            src: Vec::with_capacity(nnz),
+            val: Vec::with_capacity(nnz),
+        }
+    }
+
+    /// The row pattern of the column pattern (`col_ptr`, `row_idx`), by a counting sort: columns
+    /// in increasing order within each row. Allocates only beyond the reserved capacity.
+    fn transpose(&mut self, col_ptr: &[usize], row_idx: &[usize]) {
+        let nnz = row_idx.len();
+        self.ptr.fill(0);
+        for &i in row_idx {
+            self.ptr[i + 1] += 1;
+        }
+        for i in 1..self.ptr.len() {
+            self.ptr[i] += self.ptr[i - 1];
+        }
+        self.col.resize(nnz, 0);
+        self.src.resize(nnz, 0);
+        self.val.resize(nnz, 0.0);
+        // ptr[i] serves as row i's cursor, then is shifted back.
+        for j in 0..col_ptr.len() - 1 {
+            for (p, &i) in row_idx
+                .iter()
+                .enumerate()
+                .take(col_ptr[j + 1])
+                .skip(col_ptr[j])
+            {
+                let at = self.ptr[i];
+                (self.col[at], self.src[at]) = (j, p);
+                self.ptr[i] += 1;
+            }
+        }
+        for i in (1..self.ptr.len()).rev() {
+            self.ptr[i] = self.ptr[i - 1];
+        }
+        self.ptr[0] = 0;
+    }
+
+    /// Copies the values from the column storage.
+    fn copy_values(&mut self, by_column: &[f64]) {
+        for (v, &p) in self.val.iter_mut().zip(&self.src) {
+            *v = by_column[p];
+        }
+    }
+
+    /// Row i's entries: (column, value), columns increasing.
+    #[inline]
+    fn row(&self, i: usize) -> impl DoubleEndedIterator<Item = (usize, f64)> + '_ {
+        let range = self.ptr[i]..self.ptr[i + 1];
+        self.col[range.clone()]
+            .iter()
+            .copied()
+            .zip(self.val[range].iter().copied())
     }
 }
