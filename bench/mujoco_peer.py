@@ -86,6 +86,19 @@ class Planar:
             return list(self.ground_points[name]) if name else [0.0, 0.0]
         return list(self.bodies[body]["points"][name]) if name else [0.0, 0.0]
 
+    def angles(self, hinge):
+        """Each body's angle as dynastep counts it (turns included): its initial angle plus the
+        hinge angles `hinge(child)` on its path from the ground [rad]."""
+        parent = {t["child"]: t["parent"] for t in self.tree}
+        out = {}
+        for name in self.bodies:
+            a, b = self.pose[name][2], name
+            while b != "ground":
+                a += hinge(b)
+                b = parent[b]
+            out[name] = a
+        return out
+
     def world(self, body, p):
         if body == "ground":
             return np.array(p, float)
@@ -338,14 +351,5 @@ class Peer:
         return self.d.site_xpos[self._id(mujoco.mjtObj.mjOBJ_SITE, f"{body}.{p or ''}")][:2].copy()
 
     def angles(self):
-        """Each body's angle as dynastep counts it (turns included): the initial angle plus the
-        hinge angles on its path from the ground [rad]."""
-        parent = {t["child"]: t["parent"] for t in self.model.tree}
-        out = {}
-        for name in self.model.bodies:
-            a, b = self.model.pose[name][2], name
-            while b != "ground":
-                a += self.d.qpos[self.qadr[b]]
-                b = parent[b]
-            out[name] = a
-        return out
+        """Each body's angle as dynastep counts it (turns included) [rad]."""
+        return self.model.angles(lambda b: self.d.qpos[self.qadr[b]])

@@ -1,4 +1,4 @@
-"""dynastep, Exudyn and MuJoCo at equal accuracy: the cross-engine work-precision section of
+"""dynastep, Exudyn, MuJoCo and Drake at equal accuracy: the cross-engine work-precision section of
 docs/performance.md, written by `python3 bench/run.py --peers` (raw numbers in
 bench/results_peers.json; with --out PAGE, in PAGE's name with _peers.json).
 
@@ -7,7 +7,7 @@ Cases: the harness's four planar models to their end times, the pendulum (10 s),
 (20 s; 2 s with --quick), each against bench/run.py's reference with its error measure (the end
 point, largest component of the difference).
 
-Each engine is swept over settings (the tables below: GA_STEPS, FAST, EXUDYN, MUJOCO):
+Each engine is swept over settings (the tables below: GA_STEPS, FAST, EXUDYN, MUJOCO, DRAKE):
 
 - dynastep: generalized-α (ρ∞ = 0.9, index 3, fixed steps), the harness's pairing, and the fast
   explicit pairs (dopri5, abm or rk4 with projection, Baumgarte or the hybrid formulation, at
@@ -30,6 +30,14 @@ Each engine is swept over settings (the tables below: GA_STEPS, FAST, EXUDYN, MU
   softness, plus one run per model with loops at the constraint solver's tolerance 1e-12
   (TOLERANCE_CHECK). Time: its `mj_step` calls. Also the largest closure gap over the run [m] and
   whether MuJoCo reset a diverging state (such runs never count).
+- Drake (bench/drake_peer.py; when `import pydrake` works, else the sweep runs without it): on the
+  open chain (the pendulum) its continuous plant with the integrators of ResetIntegratorFromFlags,
+  error-controlled at target accuracies and at fixed steps, and its discrete SAP plant at steps; on
+  the models with loops (closed by ball constraints, which only the SAP plant takes) the SAP plant
+  at steps. Time: its `Simulator.AdvanceTo` calls. Also the largest closure gap over the run [m].
+  Each run has a wall-clock budget (DRAKE_BUDGET): a run whose time so far, extrapolated to the
+  end, passes it stops and is recorded as over budget, and the finer settings of the same
+  integrator on that case are then skipped.
 
 Times are wall-clock, the minimum over `repeat` interleaved rounds for the runs that took less
 than REPEAT_BELOW seconds (one round for longer runs). Accuracy levels: the errors of dynastep's
@@ -62,7 +70,7 @@ REPEAT_BELOW = 1.0
 AUTO_RTOLS = (1e-4, 1e-6, 1e-8, 1e-10)
 # The engine name of those runs in the records.
 AUTO = "dynastep auto"
-HEADING = "## Across engines: dynastep, Exudyn and MuJoCo at equal accuracy"
+HEADING = "## Across engines: dynastep, Exudyn, MuJoCo and Drake at equal accuracy"
 PAGE = os.path.join(harness.ROOT, "docs", "performance.md")
 
 
@@ -81,6 +89,8 @@ class PeerCase:
         self.name, self.model_args, self.t_end = name, model_args, t_end
         self.measure, self.reference, self.unit = measure, reference, unit
         self.level_steps = level_steps
+        # Drake's settings that went over budget: family (drake_peer.family) → that setting.
+        self.over_budget = {}
 
     def at(self, h):
         """The harness's Case of this model at step h (for its dynastep and Exudyn runners)."""
@@ -170,6 +180,35 @@ MUJOCO_QUICK = {
 # (MuJoCo's default 1e-8); (integrator, step, tc) per case with loops.
 TOLERANCE_CHECK = {"andrews": ("RK4", 1e-5, 2), "double-fourbar": ("RK4", 1e-3, 1),
                    "nfourbar40": ("RK4", 2e-3, 1)}
+# Drake: (integrator, "h" or "accuracy", values), coarse to fine (drake_peer.setting; SAP: the
+# discrete SAP plant at steps h, the only one that takes the loops' constraints). The values reach
+# from where a run misses the loosest level to the finest level, or to past where SAP's error
+# stops falling on the loops (below h = 5e-4 … 1e-6 here; the findings say where), within the
+# budget.
+DRAKE = {
+    "pendulum": [("runge_kutta3", "accuracy", (1e-2, 1e-3, 1e-4, 1e-6, 1e-8)),
+                 ("runge_kutta5", "accuracy", (1e-4, 1e-6, 1e-8, 1e-10, 1e-12)),
+                 ("bogacki_shampine3", "accuracy", (1e-4, 1e-6, 1e-8)),
+                 ("radau3", "accuracy", (1e-2, 1e-4, 1e-6)),
+                 ("implicit_euler", "accuracy", (1e-2, 1e-4)),
+                 ("runge_kutta5", "h", (0.2, 0.125, 0.1, 0.08, 0.0625, 0.05, 0.04, 0.025, 0.02,
+                                        0.01)),
+                 ("runge_kutta3", "h", (0.1, 0.05, 0.02, 0.01, 0.005)),
+                 ("runge_kutta2", "h", (1e-2, 1e-3)),
+                 ("SAP", "h", (1e-2, 1e-3, 1e-4))],
+    "andrews": [("SAP", "h", (1e-4, 5e-5, 3e-5, 2e-5, 1e-5, 5e-6, 2e-6, 1e-6, 5e-7))],
+    "double-fourbar": [("SAP", "h", (1e-2, 5e-3, 4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 2e-4, 1e-4,
+                                     5e-5))],
+    "nfourbar40": [("SAP", "h", (1e-2, 8e-3, 5e-3, 4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4))],
+}
+DRAKE_QUICK = {
+    "pendulum": [("runge_kutta3", "accuracy", (1e-4, 1e-6)), ("runge_kutta5", "h", (0.1, 0.05))],
+    "andrews": [("SAP", "h", (2e-5, 1e-5))],
+    "double-fourbar": [("SAP", "h", (1e-2, 1e-3))],
+    "nfourbar40": [("SAP", "h", (1e-2, 1e-3))],
+}
+# The wall-clock budget of one Drake run [s] (with --quick, the second).
+DRAKE_BUDGET = (60.0, 10.0)
 
 
 def dynastep_jobs(case, quick):
@@ -202,6 +241,14 @@ def mujoco_jobs(case, quick):
     return [("MuJoCo", j) for j in jobs]
 
 
+def drake_jobs(case, quick):
+    from drake_peer import setting
+    spec = (DRAKE_QUICK if quick else DRAKE)[case.name]
+    budget = DRAKE_BUDGET[quick]
+    return [("Drake", setting(i, **{key: v}) | {"budget": budget})
+            for i, key, values in spec for v in values]
+
+
 def interleave(*lists):
     out = []
     for k in range(max(len(x) for x in lists)):
@@ -219,6 +266,9 @@ def label(engine, s, closures=True):
         return f"rtol = {s['rtol']:g}"
     if engine == "Exudyn":
         return f"generalized-α, h = {s['h']:g}, Newton tol. {s['tolerances'][0]:g}"
+    if engine == "Drake":
+        from drake_peer import label as dk_label
+        return dk_label(s)
     from mujoco_peer import label as mj_label
     return mj_label(s, closures)
 
@@ -325,6 +375,27 @@ def run_mujoco(case, s, model_dir):
     return r
 
 
+def run_drake(case, s, model_dir):
+    """One Drake run (bench/drake_peer.py): as run_mujoco's, or {"failed", "over_budget"} for a run
+    stopped by its budget, and the finer settings of its family after one are skipped."""
+    from drake_peer import OverBudget, Peer, family, fineness, label as dk_label
+    over = case.over_budget.get(family(s))
+    if over is not None and fineness(s) > fineness(over):
+        return {"failed": f"skipped: {dk_label(over)} went over budget", "skipped": True}
+    peer = Peer(model_dir, s)
+    try:
+        r = peer.run(case.t_end, s["budget"])
+    except OverBudget as ex:
+        if over is None or fineness(s) < fineness(over):
+            case.over_budget[family(s)] = s
+        return {"failed": str(ex), "over_budget": True}
+    if case.measure[0] == "andrews":
+        r["result"] = harness.andrews_angles(peer.angles())
+    else:
+        r["result"] = peer.point(case.measure[1], case.measure[2])
+    return r
+
+
 def run_job(binary, work, case, job, model_dir):
     engine, s = job
     try:
@@ -334,6 +405,8 @@ def run_job(binary, work, case, job, model_dir):
             return run_auto(binary, case, s, work)
         if engine == "Exudyn":
             return run_exudyn(case, s, model_dir)
+        if engine == "Drake":
+            return run_drake(case, s, model_dir)
         return run_mujoco(case, s, model_dir)
     except Exception as ex:  # a peer that refuses a setting: recorded, the sweep goes on
         text = str(ex).strip().splitlines()
@@ -381,33 +454,39 @@ def auto_round(got, ref):
             "trial": got["trial"], "process": got["process"]}
 
 
-def sweep_case(binary, work, case, repeat, quick, have_exudyn, log):
+def sweep_case(binary, work, case, repeat, quick, have, log):
     """Every job of the case, `repeat` interleaved rounds for the short ones: (the records,
-    whether the model has closures in MuJoCo)."""
+    whether the model has closures in MuJoCo, the wall-clock spent on each engine [s]).
+    `have`: whether Exudyn and Drake run ({"exudyn": bool, "drake": bool})."""
     from mujoco_peer import Planar
     work = os.path.join(work, case.name)
     os.makedirs(work, exist_ok=True)
     mdir = model_dir(binary, work, case)
     ref, closures = case.reference(), bool(Planar(mdir).cuts)
     jobs = interleave(dynastep_jobs(case, quick),
-                      exudyn_jobs(case, quick) if have_exudyn else [], mujoco_jobs(case, quick),
-                      auto_jobs(case, quick))
+                      exudyn_jobs(case, quick) if have["exudyn"] else [], mujoco_jobs(case, quick),
+                      drake_jobs(case, quick) if have["drake"] else [], auto_jobs(case, quick))
     records = [None] * len(jobs)
+    spent = {}  # wall-clock of each engine's jobs, building and checking included [s]
     for _ in range(repeat):
         for k, job in enumerate(jobs):
             r = records[k]
+            if r is not None and not (r["ok"] and min(r["times"]) < REPEAT_BELOW):
+                continue
+            start = time.perf_counter()
+            got = run_job(binary, work, case, job, mdir)
+            spent[job[0]] = spent.get(job[0], 0.0) + time.perf_counter() - start
             if r is None:
-                records[k] = record(job[0], job[1], run_job(binary, work, case, job, mdir), ref,
-                                    closures)
+                records[k] = record(job[0], job[1], got, ref, closures)
                 log(f"{case.name}: {job[0]} {progress(records[k])}")
-            elif r["ok"] and min(r["times"]) < REPEAT_BELOW:
-                again(r, run_job(binary, work, case, job, mdir), ref)
+            else:
+                again(r, got, ref)
     for r in records:
         r |= {"time": min(r["times"])} if "times" in r else {}
         r |= {"cpu": min(r["cpus"])} if "cpus" in r else {}
         r |= {"trial": min(r["trials"])} if "trials" in r else {}
         r |= {"process": min(r["processes"])} if "processes" in r else {}
-    return records, closures
+    return records, closures, spent
 
 
 def again(r, got, ref):
@@ -435,31 +514,56 @@ def progress(r):
             + ("" if r["ok"] else " (reset)"))
 
 
+def drake_version():
+    """pydrake's version (the `drake` package's), or None when it is not importable."""
+    from importlib import import_module
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        import_module("pydrake")
+    except ImportError:
+        return None
+    try:
+        return version("drake")
+    except PackageNotFoundError:
+        return "unknown version"
+
+
+def drake_samples():
+    from drake_peer import SAMPLES
+    return SAMPLES
+
+
 def measure(binary, work, repeat, quick, have_exudyn, log):
     """The whole sweep: {"date", "machine", "versions", "settings", "cases": [...], "elapsed_s"}."""
     import mujoco
     start = time.perf_counter()
+    drake = drake_version()
     out = {"date": datetime.date.today().isoformat(), "machine": harness.machine(),
            "quick": quick, "repeat": repeat,
            "versions": {"mujoco": mujoco.__version__, "python": platform.python_version(),
                         "exudyn": __import__("exudyn").__version__ if have_exudyn else None,
+                        "drake": drake,
                         "dynastep": subprocess.run([binary, "--version"], capture_output=True,
                                                    text=True).stdout.strip()},
            "settings": {"same_error": SAME_ERROR, "repeat_below_s": REPEAT_BELOW,
-                        "rho_inf": harness.RHO_INF, "auto_rtols": list(AUTO_RTOLS)},
+                        "rho_inf": harness.RHO_INF, "auto_rtols": list(AUTO_RTOLS),
+                        "drake_budget_s": DRAKE_BUDGET[quick] if drake else None,
+                        "drake_samples": drake_samples() if drake else None},
            "cases": []}
+    have = {"exudyn": have_exudyn, "drake": drake is not None}
     for case in cases(quick):
-        runs, closures = sweep_case(binary, os.path.join(work, "peers"), case, repeat, quick,
-                                    have_exudyn, log)
+        runs, closures, spent = sweep_case(binary, os.path.join(work, "peers"), case, repeat,
+                                           quick, have, log)
         out["cases"].append({"case": case.name, "t_end": case.t_end, "unit": case.unit,
                              "level_steps": list(case.level_steps), "closures": closures,
-                             "runs": runs})
+                             "runs": runs, "engine_s": spent})
     out["elapsed_s"] = time.perf_counter() - start
     return out
 
 
 # ------------------------------------------------------------------------------------ tables
-ENGINES = ("dynastep", "Exudyn", "MuJoCo")
+PEERS = ("Exudyn", "MuJoCo", "Drake")
+ENGINES = ("dynastep",) + PEERS
 
 
 def levels(c):
@@ -526,7 +630,7 @@ def peer_cells(c, engine, level, base):
                                       else " (every run failed)"), "—", "—", "—"]
         else:
             cells = [r["label"], fmt_time(r["time"]), ratio(r, base), ratio(r, auto)]
-    if engine == "MuJoCo":
+    if engine in ("MuJoCo", "Drake"):
         r = fastest(runs, engine, level)
         cells.append(("—" if not c["closures"] else f"{r['gap']:.1e}") if r else "—")
     return cells
@@ -540,7 +644,8 @@ def work_precision_rows(m):
             rows.append(f"| {c['case']} | {level:.2e} {c['unit']} (h = {ga['setting']['dt']:g}) "
                         f"| {fmt_time(ga['time'])} | {d['label']} | {fmt_time(d['time'])} | "
                         + " | ".join(auto_cells(c, level) + peer_cells(c, "Exudyn", level, d)
-                                     + peer_cells(c, "MuJoCo", level, d)) + " |")
+                                     + peer_cells(c, "MuJoCo", level, d)
+                                     + peer_cells(c, "Drake", level, d)) + " |")
     return rows
 
 
@@ -571,7 +676,7 @@ def slower(m, generalized_alpha):
     for c in m["cases"]:
         for ga, level in levels(c):
             d = ga if generalized_alpha else fastest(c["runs"], "dynastep", level)
-            for engine in ("Exudyn", "MuJoCo"):
+            for engine in PEERS:
                 r = fastest(c["runs"], engine, level)
                 if r and r["time"] < d["time"]:
                     out.append(f"{c['case']} at {level:.2e} {c['unit']}: {engine} {r['label']} "
@@ -590,7 +695,7 @@ def auto_slower(m, with_trial):
             if a is None:
                 continue
             t = a["time"] + (a["trial"] if with_trial else 0.0)
-            for engine in ("Exudyn", "MuJoCo"):
+            for engine in PEERS:
                 r = fastest(c["runs"], engine, level)
                 if r and r["time"] < t:
                     out.append(f"{c['case']} at {level:.2e} {c['unit']}: {engine} {r['label']} "
@@ -641,7 +746,7 @@ def unreached(m):
     out = []
     for c in m["cases"]:
         for _, level in levels(c):
-            for engine in ("Exudyn", "MuJoCo", AUTO):
+            for engine in PEERS + (AUTO,):
                 if (any(r["engine"] == engine for r in c["runs"])
                         and not fastest(c["runs"], engine, level)):
                     out.append(f"{engine} on {c['case']} at {level:.2e} {c['unit']}")
@@ -732,7 +837,8 @@ def tolerance_check(m):
 
 
 def findings(m):
-    lines = []
+    lines = ["- The fastest run of each engine at each level, fastest first (dynastep auto by its "
+             "loop time): " + "; ".join(standings(m)) + "."]
     s = slower(m, generalized_alpha=False)
     lines.append("- Where dynastep's fastest run is slower than a peer's in this run: "
                  + ("; ".join(s) + "." if s else "nowhere."))
@@ -740,35 +846,62 @@ def findings(m):
     if s:
         lines.append("- Where dynastep's generalized-α (the first table's scheme; the level's own "
                      "run) is slower than a peer's fastest run: " + "; ".join(s) + ".")
-    choices, changed = auto_choices(m)
-    if choices:
-        lines.append("- dynastep auto's runs (`--scheme auto` at rtol = "
-                     + ", ".join(f"{r:g}" for r in m["settings"].get("auto_rtols", AUTO_RTOLS))
-                     + "; the pair chosen, its end error, its loop time + the trial's cost): "
-                     + "; ".join(choices) + "."
-                     + (" The choice differed between rounds (each round chooses anew; the "
-                        "times are those of the first round's pair): " + "; ".join(changed) + "."
-                        if changed else ""))
-        s = auto_slower(m, with_trial=False)
-        lines.append("- Where dynastep auto's run of the table is slower than a peer's fastest "
-                     "run, by its loop time alone: " + ("; ".join(s) + "." if s else "nowhere."))
-        s = auto_slower(m, with_trial=True)
-        lines.append("- The same counting its trial as well (loop time + the trial runs' times; "
-                     "without the trial's reference): " + ("; ".join(s) + "." if s
-                                                           else "nowhere."))
-        lines.append("- The trial's cost (in parentheses in the first table) is the sum of the "
-                     "candidates' trial loop times in summary.json's `method_choice.ranking`. It "
-                     "excludes the trial's reference (MSSTC(5) at a hundredth of the tolerance, "
-                     "or the pair dynastep falls back to), which summary.json does not time, and "
-                     "the repeats of short trial runs (each candidate's fastest is kept). The "
-                     "whole `dynastep run --scheme auto` process took this much longer than the "
-                     "chosen pair's loop, an upper bound of the choice's cost that includes them "
-                     "(and the process's start-up, parsing and output): "
-                     + "; ".join(auto_overhead(m)) + ".")
+    lines += auto_findings(m)
     u = unreached(m)
     if u:
         lines.append("- Not reached by any run of the sweep (the cell names the most accurate "
                      "run): " + "; ".join(u) + ".")
+    lines += mujoco_findings(m) + drake_findings(m)
+    t = dynastep_trouble(m)
+    if t:
+        lines.append("- dynastep runs that did not count: " + "; ".join(t) + ".")
+    drake = any(r["engine"] == "Drake" for c in m["cases"] for r in c["runs"])
+    return lines + CAVEATS[:1] + ([DRAKE_CAVEAT] if drake else []) + CAVEATS[1:]
+
+
+def standings(m):
+    """Per level: 'case at level: engine time < engine time < …' over the engines that reach it."""
+    out = []
+    for c in m["cases"]:
+        for _, level in levels(c):
+            best = [(r["time"], e) for e in ("dynastep", AUTO) + PEERS
+                    if (r := fastest(c["runs"], e, level)) is not None]
+            out.append(f"{c['case']} at {level:.2e} {c['unit']}: "
+                       + " < ".join(f"{e} {fmt_time(t)} s" for t, e in sorted(best)))
+    return out
+
+
+def auto_findings(m):
+    choices, changed = auto_choices(m)
+    if not choices:
+        return []
+    lines = ["- dynastep auto's runs (`--scheme auto` at rtol = "
+             + ", ".join(f"{r:g}" for r in m["settings"].get("auto_rtols", AUTO_RTOLS))
+             + "; the pair chosen, its end error, its loop time + the trial's cost): "
+             + "; ".join(choices) + "."
+             + (" The choice differed between rounds (each round chooses anew; the "
+                "times are those of the first round's pair): " + "; ".join(changed) + "."
+                if changed else "")]
+    s = auto_slower(m, with_trial=False)
+    lines.append("- Where dynastep auto's run of the table is slower than a peer's fastest "
+                 "run, by its loop time alone: " + ("; ".join(s) + "." if s else "nowhere."))
+    s = auto_slower(m, with_trial=True)
+    lines.append("- The same counting its trial as well (loop time + the trial runs' times; "
+                 "without the trial's reference): " + ("; ".join(s) + "." if s else "nowhere."))
+    lines.append("- The trial's cost (in parentheses in the first table) is the sum of the "
+                 "candidates' trial loop times in summary.json's `method_choice.ranking`. It "
+                 "excludes the trial's reference (MSSTC(5) at a hundredth of the tolerance, "
+                 "or the pair dynastep falls back to), which summary.json does not time, and "
+                 "the repeats of short trial runs (each candidate's fastest is kept). The "
+                 "whole `dynastep run --scheme auto` process took this much longer than the "
+                 "chosen pair's loop, an upper bound of the choice's cost that includes them "
+                 "(and the process's start-up, parsing and output): "
+                 + "; ".join(auto_overhead(m)) + ".")
+    return lines
+
+
+def mujoco_findings(m):
+    lines = []
     rs = resets(m)
     if rs:
         text = ("- MuJoCo reset the state (its bad-acceleration check: the run diverged) for "
@@ -799,10 +932,138 @@ def findings(m):
                      f"instead of 1e-8 changed the error by at most {100 * change:.2g} %: with "
                      "equality constraints only, the problem it solves is quadratic, so neither "
                      "the tolerance nor the iteration limit is a setting to sweep.")
-    t = dynastep_trouble(m)
-    if t:
-        lines.append("- dynastep runs that did not count: " + "; ".join(t) + ".")
-    return lines + CAVEATS
+    return lines
+
+
+def drake_group(s):
+    """A Drake setting's integrator as the tables group it: SAP, or a scheme error-controlled or
+    at fixed steps."""
+    if s["integrator"] == "SAP":
+        return "SAP (discrete plant)"
+    return s["integrator"] + (" (error-controlled)" if s["accuracy"] is not None
+                              else " (fixed step)")
+
+
+def drake_value(r):
+    """'h: error' or 'accuracy: error' of a Drake run ('over budget', 'skipped', 'failed')."""
+    s = r["setting"]
+    key = f"{s['h']:g}" if s["accuracy"] is None else f"{s['accuracy']:g}"
+    if r.get("over_budget"):
+        return f"{key}: over budget"
+    if r.get("skipped"):
+        return f"{key}: skipped"
+    return f"{key}: " + (f"{r['error']:.1e}" if r["ok"] else "failed")
+
+
+def drake_rows(m):
+    rows = []
+    for c in m["cases"]:
+        dk = [r for r in c["runs"] if r["engine"] == "Drake"]
+        for g in dict.fromkeys(drake_group(r["setting"]) for r in dk):
+            runs = [r for r in dk if drake_group(r["setting"]) == g]
+            over = sum(1 for r in runs if r.get("over_budget") or r.get("skipped"))
+            best = most_accurate(runs)
+            cells = ([best["label"], f"{best['error']:.2e}", fmt_time(best["time"]),
+                      f"{best['gap']:.1e}" if c["closures"] else "—"] if best
+                     else ["every run failed", "—", "—", "—"])
+            rows.append(f"| {c['case']} | {g} | {len(runs)} | {over} | " + " | ".join(cells)
+                        + " | " + ", ".join(drake_value(r) for r in runs) + " |")
+    return rows
+
+
+def sap_stalls(m):
+    """Cases with loops where SAP's smallest end error is not at its finest step: phrases."""
+    out = []
+    for c in m["cases"]:
+        sap = [r for r in c["runs"] if r["engine"] == "Drake" and r["ok"]
+               and r["setting"]["integrator"] == "SAP"]
+        if not c["closures"] or len(sap) < 2:
+            continue
+        best, finest = most_accurate(sap), min(sap, key=lambda r: r["setting"]["h"])
+        if finest["error"] > 2 * best["error"]:
+            out.append(f"{c['case']}: {best['error']:.1e} {c['unit']} at h = "
+                       f"{best['setting']['h']:g}, {finest['error']:.1e} {c['unit']} at its "
+                       f"finest h = {finest['setting']['h']:g}")
+    return out
+
+
+def drake_gaps(m):
+    """Per case with loops: the closure gap of Drake's coarsest and finest finished SAP runs."""
+    out = []
+    for c in m["cases"]:
+        sap = sorted((r for r in c["runs"] if r["engine"] == "Drake" and r["ok"]
+                      and r["setting"]["integrator"] == "SAP"), key=lambda r: -r["setting"]["h"])
+        if c["closures"] and sap:
+            out.append(f"{c['case']} {sap[0]['gap']:.1e} m at h = {sap[0]['setting']['h']:g} to "
+                       f"{sap[-1]['gap']:.1e} m at h = {sap[-1]['setting']['h']:g}")
+    return out
+
+
+def drake_flukes(m):
+    """Drake's table entries whose neighbouring settings (next coarser and finer of the same
+    integrator) both end more than ten times farther off and miss the level: phrases."""
+    out = []
+    for c in m["cases"]:
+        for _, level in levels(c):
+            r = fastest(c["runs"], "Drake", level)
+            if r is None:
+                continue
+            fam = sorted((x for x in c["runs"] if x["engine"] == "Drake" and x["ok"]
+                          and drake_group(x["setting"]) == drake_group(r["setting"])),
+                         key=lambda x: -(x["setting"]["accuracy"] or x["setting"]["h"]))
+            k = fam.index(r)
+            near = fam[max(k - 1, 0):k] + fam[k + 1:k + 2]
+            if len(near) == 2 and all(x["error"] > max(10 * r["error"], SAME_ERROR * level)
+                                      for x in near):
+                out.append(f"{c['case']} at {level:.2e} {c['unit']}: {r['label']} ends "
+                           f"{r['error']:.1e} {c['unit']} off, its neighbours "
+                           + " and ".join(f"{x['label']} {x['error']:.1e}" for x in near))
+    return out
+
+
+def drake_findings(m):
+    if "drake" not in m["versions"]:
+        return []  # measured before Drake joined the sweep
+    if m["versions"]["drake"] is None:
+        return ["- Drake did not run: pydrake is not installed (pip install drake)."]
+    lines = []
+    g = drake_gaps(m)
+    if g:
+        lines.append("- Drake closes the loops with SAP ball constraints, which are compliant: "
+                     "the largest closure gap over a run, from its coarsest step to its finest: "
+                     + "; ".join(g) + ".")
+    fl = drake_flukes(m)
+    if fl:
+        lines.append("- Drake entries of the first table that meet their level by an end point "
+                     "that happens to cross the reference (the runs beside them in the last table "
+                     "end far off): " + "; ".join(fl) + ".")
+    st = sap_stalls(m)
+    if st:
+        lines.append("- SAP's end error stops falling with the step on the loops, and grows at "
+                     "the finest steps: " + "; ".join(st) + ". Presumably its solver's stopping "
+                     "test, a momentum residual below 1e-6 of the momentum (Drake's "
+                     "SapSolverParameters, which pydrake does not expose): the smaller the step, "
+                     "the smaller the change of momentum a step must resolve against it. The "
+                     "pendulum in the SAP plant, without constraints, converges at first order.")
+    over = [f"{c['case']}: {r['label']} ({r['failed']})" for c in m["cases"] for r in c["runs"]
+            if r["engine"] == "Drake" and r.get("over_budget")]
+    skipped = [f"{c['case']}: {r['label']}" for c in m["cases"] for r in c["runs"]
+               if r["engine"] == "Drake" and r.get("skipped")]
+    if over:
+        lines.append(f"- Drake runs stopped by their budget of {m['settings']['drake_budget_s']:g}"
+                     " s: " + "; ".join(over) + "."
+                     + (" Skipped after them (finer settings of the same integrator): "
+                        + "; ".join(skipped) + "." if skipped else ""))
+    failed = [f"{c['case']}: {r['label']} ({r['failed']})" for c in m["cases"] for r in c["runs"]
+              if r["engine"] == "Drake" and "failed" in r
+              and not (r.get("over_budget") or r.get("skipped"))]
+    if failed:
+        lines.append("- Drake runs that failed: " + "; ".join(failed) + ".")
+    spent = sum(c.get("engine_s", {}).get("Drake", 0.0) for c in m["cases"])
+    took = f"{spent / 60:.1f} minutes" if spent >= 120 else f"{spent:.0f} s"
+    lines.append(f"- The Drake part of this sweep took {took} (every round; building, checking "
+                 "and measuring the gaps included).")
+    return lines
 
 
 CAVEATS = [
@@ -817,12 +1078,25 @@ CAVEATS = [
     "bench/results_peers.json show how smooth each engine's error is."]
 
 
+DRAKE_CAVEAT = (
+    "- Drake's plant is a tree of hinges as well. Its continuous plant (the pendulum) has "
+    "error-controlled integrators but takes no constraints (\"Continuous time does not support "
+    "constraints\"; its CENIC integrator refuses ball constraints too), so the loops run only in "
+    "the discrete SAP plant: a first-order step, implicit in the velocities, with the closures as "
+    "compliant ball constraints and no setting to sweep but the step. A loop could be closed in "
+    "continuous time by a stiff bushing, a penalty spring that changes the model; that is not done "
+    "here.")
+
+
 def marker(ident, m, first):
     out = [f"<!-- table: performance/{ident}", "command: python3 bench/run.py --peers",
            "output: rewrites", "check: slow"]
     runs = sum(len(c["runs"]) for c in m["cases"])
-    out.append(f"time: {m['elapsed_s'] / 60:.0f} minutes for {runs} settings of three engines "
-               "(needs MuJoCo, Exudyn, numpy, scipy)" if first else "time: with the first table")
+    engines = {r["engine"] for c in m["cases"] for r in c["runs"]} - {AUTO}
+    count = {2: "two", 3: "three", 4: "four"}.get(len(engines), str(len(engines)))
+    out.append(f"time: {m['elapsed_s'] / 60:.0f} minutes for {runs} settings of {count} engines "
+               "(needs MuJoCo, Exudyn, Drake, numpy, scipy)" if first
+               else "time: with the first table")
     out.append(f"made: {m['date']}")
     if first:
         out.append(f"note: times depend on the machine: {m['machine']}")
@@ -833,13 +1107,16 @@ def section(m):
     """The page's section (Markdown lines) for the measurements `m` of `measure`."""
     from mujoco_peer import SAMPLES
     v = m["versions"]
+    drake = v.get("drake") or ("not installed" if "drake" in v else "not run")
+    budget = m["settings"].get("drake_budget_s")
     t40 = next(c["t_end"] for c in m["cases"] if c["case"] == "nfourbar40")
     lines = ["", HEADING, "",
              f"Written by `python3 bench/run.py --peers` on {m['date']} ({v['dynastep']}, "
-             f"Exudyn {v['exudyn'] or 'not installed'}, MuJoCo {v['mujoco']}, Python "
-             f"{v['python']}){' with --quick' if m['quick'] else ''}; raw numbers in "
-             "bench/results_peers.json, the method in the docstrings of bench/peers.py and "
-             "bench/mujoco_peer.py. Four planar cases to their end times (pendulum 10 s, "
+             f"Exudyn {v['exudyn'] or 'not installed'}, MuJoCo {v['mujoco']}, Drake {drake}, "
+             f"Python {v['python']}){' with --quick' if m['quick'] else ''}; raw numbers in "
+             "bench/results_peers.json, the method in the docstrings of bench/peers.py, "
+             "bench/mujoco_peer.py and bench/drake_peer.py. Four planar cases to their end "
+             "times (pendulum 10 s, "
              f"Andrews' squeezer 0.03 s, double four-bar 10 s, N = 40 four-bar {t40:g} s), each "
              "engine swept over its settings: dynastep's generalized-α (index 3, "
              f"ρ∞ = {m['settings']['rho_inf']}) at fixed steps and its explicit pairs at "
@@ -847,7 +1124,12 @@ def section(m):
              "first table (\"Newton tol.\": the relative one); MuJoCo's integrators at steps "
              "and closure time constants (MuJoCo has "
              "no body-coordinate formulation: a tree of hinges, each loop closed by a soft "
-             "`connect` constraint). dynastep auto: `dynastep run --scheme auto` at rtol = "
+             "`connect` constraint); Drake, a tree of hinges too: on the pendulum its continuous "
+             "plant with its integrators, error-controlled at target accuracies or at fixed "
+             "steps, and its discrete SAP plant at steps; on the loops only the SAP plant, the "
+             "only one that takes their ball constraints"
+             + (f"; each Drake run within a budget of {budget:g} s" if budget else "")
+             + ". dynastep auto: `dynastep run --scheme auto` at rtol = "
              + ", ".join(f"{r:g}" for r in m["settings"].get("auto_rtols", AUTO_RTOLS))
              + ", which measures its candidate pairs on the first 10 % of the run and runs the "
              "fastest (docs/schemes.md, \"Choosing the pair automatically\"); the run is named "
@@ -855,22 +1137,24 @@ def section(m):
              "over the whole run, and the trial's cost follows in parentheses (the candidates' "
              "trial loop times, without the trial's reference; see below). Error: the end point against the first table's references. "
              "Time: wall-clock of the integration only (dynastep's `loop_time_s`, Exudyn's "
-             "`SolveDynamic`, MuJoCo's `mj_step` calls), "
+             "`SolveDynamic`, MuJoCo's `mj_step` calls, Drake's `Simulator.AdvanceTo`), "
              + (f"minimum over {m['repeat']} interleaved rounds for runs under "
                 f"{m['settings']['repeat_below_s']:g} s" if m["repeat"] > 1 else "one round")
              + ". Accuracy levels: the errors of dynastep's "
              "generalized-α at three steps; at each, the fastest run of each engine whose error "
              f"is at most {m['settings']['same_error']:g} times the level, and the peer's time "
              "over dynastep's fastest run's and over the auto run's loop time (above 1: dynastep "
-             "faster). Gap: the largest distance between the "
-             "two points of a MuJoCo loop closure over the run "
-             f"({SAMPLES} samples).", ""]
+             "faster). Gap: the largest distance between the two points of a loop closure over "
+             f"the run ({SAMPLES} samples"
+             + (f", Drake {ds}" if (ds := m["settings"].get("drake_samples")) else "")
+             + ").", ""]
     lines += marker("peers", m, True) + [
         "| case | level: error of generalized-α | its time [s] | dynastep: fastest run | "
         "time [s] | dynastep auto: run | time [s] (trial [s]) | "
         "Exudyn: fastest run | time [s] | Exudyn / dynastep | Exudyn / auto | "
-        "MuJoCo: fastest run | time [s] | MuJoCo / dynastep | MuJoCo / auto | MuJoCo gap [m] |",
-        "|" + "---|" * 16]
+        "MuJoCo: fastest run | time [s] | MuJoCo / dynastep | MuJoCo / auto | MuJoCo gap [m] | "
+        "Drake: fastest run | time [s] | Drake / dynastep | Drake / auto | Drake gap [m] |",
+        "|" + "---|" * 21]
     lines += work_precision_rows(m)
     lines += ["", "MuJoCo's integrators one by one: how many runs of the sweep, how many MuJoCo "
               "reset, the most accurate run with a tuned time constant, and the most accurate with "
@@ -878,6 +1162,15 @@ def section(m):
         "| case | integrator | runs | reset | most accurate run | error | time [s] | gap [m] | "
         "default softness: best error |", "|---|---|---|---|---|---|---|---|---|"]
     lines += mujoco_rows(m)
+    rows = drake_rows(m)
+    if rows:
+        lines += ["", "Drake's integrators one by one: how many runs of the sweep, how many went "
+                  "over budget or were skipped after one, the most accurate run, and the end "
+                  "error of each run by its step h or target accuracy (coarse to fine).", ""]
+        lines += marker("peers-drake", m, False) + [
+            "| case | integrator | runs | over budget | most accurate run | error | time [s] | "
+            "gap [m] | end error by h or accuracy |", "|---|---|---|---|---|---|---|---|---|"]
+        lines += rows
     return lines + [""] + findings(m) + [""]
 
 
@@ -889,6 +1182,9 @@ def run(binary, work, repeat, quick, have_exudyn, out, splice):
         print("mujoco is not installed (pip install mujoco): the section is not written",
               file=sys.stderr)
         return
+    if drake_version() is None:
+        print("drake is not installed (pip install drake): the sweep runs without it",
+              file=sys.stderr)
     m = measure(binary, work, repeat, quick, have_exudyn,
                 lambda s: print(s, file=sys.stderr, flush=True))
     with open(raw_path(out), "w") as f:

@@ -5,8 +5,8 @@
     python3 bench/run.py --quick        # one repeat, short N-four-bar runs (a smoke test)
     python3 bench/run.py --cases andrews-1e-5,pendulum-1e-3
     python3 bench/run.py --beams        # only the flexible-beam section (bench/beams.py, bench/lateral_buckling.py), spliced in
-    python3 bench/run.py --peers        # only the cross-engine section: dynastep, Exudyn and MuJoCo
-                                        # at equal accuracy (bench/peers.py), spliced in
+    python3 bench/run.py --peers        # only the cross-engine section: dynastep, Exudyn, MuJoCo
+                                        # and Drake at equal accuracy (bench/peers.py), spliced in
     python3 bench/run.py --spatial      # only the spatial examples against Exudyn at equal
                                         # accuracy (bench/spatial.py), spliced in
     DYNASTEP_BIN=/path/to/dynastep python3 bench/run.py ...   # that binary, no cargo build
@@ -579,7 +579,8 @@ def main():
     ap.add_argument("--no-exudyn", action="store_true")
     ap.add_argument("--beams", action="store_true", help="only the flexible-beam section")
     ap.add_argument("--peers", action="store_true",
-                    help="only the cross-engine section (bench/peers.py: dynastep, Exudyn, MuJoCo)")
+                    help="only the cross-engine section (bench/peers.py: dynastep, Exudyn, MuJoCo, "
+                         "Drake)")
     ap.add_argument("--spatial", action="store_true",
                     help="only the spatial examples against Exudyn (bench/spatial.py)")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
