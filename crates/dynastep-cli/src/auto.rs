@@ -3,7 +3,7 @@
 
 use anyhow::{anyhow, bail, Result};
 use dynastep::model::Model;
-use dynastep::study::choice::{choose_method, MethodChoice, TRIAL_FRACTION};
+use dynastep::study::choice::{choose_method, Measure, MethodChoice, TRIAL_FRACTION};
 use dynastep::study::compare::Record;
 
 /// The scheme name that asks for the choice.
@@ -29,8 +29,9 @@ pub fn tolerance(rtol: Option<f64>, model: &Model) -> Result<f64> {
     })
 }
 
-/// Measures the candidates on the trial of `model` (with `t_end` applied) at `rtol` and chooses;
-/// says so unless `quiet`, and prints each trial run as it ends with `each`.
+/// Measures the candidates on the trial of `model` (with `t_end` applied) at `rtol`, every one
+/// or in a race (`how`), and chooses; says so unless `quiet`, and prints each trial run as it
+/// ends with `each`.
 ///
 /// # Errors
 /// The study's message when nothing can be chosen.
@@ -38,6 +39,7 @@ pub fn choose(
     model: &Model,
     t_end: Option<f64>,
     rtol: f64,
+    how: Measure,
     quiet: bool,
     each: bool,
 ) -> Result<MethodChoice> {
@@ -57,8 +59,14 @@ pub fn choose(
             crate::compare::print_record(r);
         }
     };
-    let choice = choose_method(&model, rtol, &mut progress, &crate::signals::interrupted)
-        .map_err(|e| anyhow!(e))?;
+    let choice = choose_method(
+        &model,
+        rtol,
+        how,
+        &mut progress,
+        &crate::signals::interrupted,
+    )
+    .map_err(|e| anyhow!(e))?;
     if crate::signals::interrupted() {
         bail!("interrupted while choosing a scheme");
     }

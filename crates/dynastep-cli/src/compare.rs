@@ -9,6 +9,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use dynastep::io::history_table::HistoryTable;
 use dynastep::model::Model;
+use dynastep::study::choice::Measure;
 use dynastep::study::compare::{
     auto_reference, observed_orders, pose_columns, run_comparison, write_csv, ErrorMeasure, Method,
     Quantity, Record, Sweep,
@@ -243,7 +244,7 @@ fn compare_auto(args: &CompareArgs, model: &Model, stem: &str) -> Result<ExitCod
         [r] => *r,
         _ => bail!("compare --auto ranks the pairs at one tolerance: give a single --rtol"),
     };
-    let choice = crate::auto::choose(model, None, rtol, args.source.quiet, true)?;
+    let choice = crate::auto::choose(model, None, rtol, Measure::Every, args.source.quiet, true)?;
     let (_, csv_path) = write_records(&args.source.out, stem, &choice.ranking)?;
     if !args.source.quiet {
         crate::auto::print_ranking(&choice);

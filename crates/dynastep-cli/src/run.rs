@@ -17,7 +17,7 @@ use dynastep::io::history::{HistoryColumns, HistoryWriter};
 use dynastep::io::summary::Summary;
 use dynastep::model::settings::SingularityPolicy;
 use dynastep::model::Model;
-use dynastep::study::choice::MethodChoice;
+use dynastep::study::choice::{Measure, MethodChoice};
 use dynastep::system::multibody::Multibody;
 
 use crate::{analyses, auto, parse_params, plots, report_assembly, signals, write_model};
@@ -158,7 +158,9 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         if let (Some(c), RunStatus::Failed { failed_at, reason }) =
             (choice.as_mut(), &done.report.status)
         {
-            if reason.kind == FailureKind::Singular && c.fall_back(*failed_at, reason.to_string()) {
+            if reason.kind == FailureKind::Singular
+                && c.fall_back(*failed_at, reason.to_string(), &crate::signals::interrupted)
+            {
                 if !src.quiet {
                     eprintln!(
                         "the chosen pair stopped at a singular configuration at t = {failed_at} s ({reason}); running again with {}, the first of the ranking whose formulation passes singular configurations",
@@ -182,7 +184,14 @@ fn choose(args: &RunArgs, model: &Model) -> Result<Option<MethodChoice>> {
         bail!("--scheme auto chooses the formulation as well: leave out --formulation, or name the scheme");
     }
     let rtol = auto::tolerance(args.rtol, model)?;
-    let c = auto::choose(model, args.t_end, rtol, args.source.quiet, false)?;
+    let c = auto::choose(
+        model,
+        args.t_end,
+        rtol,
+        Measure::Race,
+        args.source.quiet,
+        false,
+    )?;
     if !args.source.quiet {
         auto::print_ranking(&c);
     }

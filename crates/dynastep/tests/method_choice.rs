@@ -7,11 +7,11 @@ mod util;
 
 use dynastep::analysis::simulation::RunOptions;
 use dynastep::analysis::step_control::StepSettings;
-use dynastep::study::choice::{candidates, choose_method, MethodChoice};
+use dynastep::study::choice::{candidates, choose_method, Measure, MethodChoice};
 
 fn choice(example: &str, rtol: f64) -> MethodChoice {
     let model = util::model(example);
-    choose_method(&model, rtol, &mut |_| {}, &|| false).expect("a pair is chosen")
+    choose_method(&model, rtol, Measure::Every, &mut |_| {}, &|| false).expect("a pair is chosen")
 }
 
 /// Accepted pairs first, by time; the chosen one is the first.
@@ -83,4 +83,33 @@ fn on_the_stiff_governor_explicit_pairs_need_many_more_steps() {
             steps(explicit)
         );
     }
+}
+
+#[test]
+fn the_race_stops_the_pairs_that_cannot_be_chosen_and_chooses_as_the_full_trial() {
+    // Andrews' squeezer at rtol 1e-10: the trial of Adams PECE with projection took 0.39 ms,
+    // DOPRI5's 1.9 ms and the implicit pairs' 4.6–60 ms (2026-11-28), margins that timer noise
+    // does not bridge.
+    let model = util::model("andrews");
+    let rtol = 1e-10;
+    let full = choice("andrews", rtol);
+    let race = choose_method(&model, rtol, Measure::Race, &mut |_| {}, &|| false)
+        .expect("a pair is chosen");
+    check_ranking(&race);
+    assert_eq!(race.chosen, full.chosen, "{race:#?}\n{full:#?}");
+    let cut: Vec<_> = race.ranking.iter().filter(|r| r.status == "cut").collect();
+    assert!(!cut.is_empty(), "the implicit pairs are stopped: {race:#?}");
+    let fastest = race.ranking[0].cpu_time_s;
+    for r in &cut {
+        assert!(r.error.is_nan() && r.note.contains(&race.chosen), "{r:#?}");
+        // Stopped at a step boundary past twice the fastest pair's time (loop time from the
+        // first step; the budget's clock started before the set-up).
+        assert!(r.cpu_time_s > 0.5 * fastest, "{r:#?}");
+    }
+    let cost = |c: &MethodChoice| c.ranking.iter().map(|r| r.cpu_time_s).sum::<f64>();
+    println!(
+        "trial: race {:.3e} s, every pair {:.3e} s",
+        cost(&race),
+        cost(&full)
+    );
 }

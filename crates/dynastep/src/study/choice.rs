@@ -7,7 +7,7 @@
 //!
 //! 1. the *trial*: the first [`TRIAL_FRACTION`] of the run's time span, sampled
 //!    [`TRIAL_SAMPLES`] times;
-//! 2. its reference, as `dynastep compare` computes one ([`auto_reference`]: MSSTC(5) at a
+//! 2. its reference, as `dynastep compare` computes one ([`auto_reference`](crate::study::compare::auto_reference): MSSTC(5) at a
 //!    hundredth of the tolerance);
 //! 3. every [`candidates`] pair run over the trial at rtol = atol = the tolerance, with its error
 //!    (the largest over the samples of the pose columns) and its loop time (the fastest of up to
@@ -16,36 +16,25 @@
 //!    the smallest error reached and the tolerance (scaled by the size of the compared values, at
 //!    least 1). A pair that fails or refuses the tolerance is ranked out with its reason.
 //!
+//! `dynastep run` measures the candidates in a race ([`Measure::Race`], `trial.rs`): a candidate
+//! is stopped once it cannot be chosen, which gives the same choice at a fraction of the cost;
+//! `dynastep compare --auto` runs every one to its end, to show the whole ranking.
+//!
 //! What this cannot see: a change of character after the trial (a mechanism that turns stiff
 //! later, a singular configuration). The ranking is printed and written to summary.json, so that
 //! a user can see what was measured and override it with `--scheme`. A singular configuration
 //! stops an explicit pair, whose index-1 formulation cannot pass it
 //! ([`crate::formulation::singularity`]); [`MethodChoice::fall_back`] then names the fastest
-//! ranked pair whose formulation can, and the run is made again with it.
+//! ranked pair whose formulation can, and the run is made again with it (after a race, such pairs
+//! that were stopped are first measured again among themselves).
 
-use crate::analysis::simulation::{RunOptions, Simulation};
-use crate::analysis::step_control::StepSettings;
-use crate::io::history_table::HistoryTable;
 use crate::model::Model;
 use crate::scheme::SchemeParams;
-use crate::study::compare::{
-    auto_reference, pose_columns, run_comparison, ErrorMeasure, Method, Quantity, Record, Sweep,
-};
+use crate::study::compare::{Method, Record};
 use crate::study::error::StudyError;
-use crate::system::System;
-
-/// Share of the run's time span that the trial covers.
-pub const TRIAL_FRACTION: f64 = 0.1;
-/// Output samples of the trial (the error is the largest over them).
-pub const TRIAL_SAMPLES: f64 = 50.0;
-/// Trial runs shorter than this \[s\] are repeated, up to [`REPEATS`] times in all, and their
-/// fastest time is kept.
-pub const SHORT_TRIAL_S: f64 = 0.05;
-/// Most runs of one candidate on a short trial.
-pub const REPEATS: usize = 5;
-/// A pair is accepted when its error is at most this multiple of the larger of the smallest error
-/// of the trial and the (scaled) tolerance.
-pub const ACCEPTED_ERROR: f64 = 10.0;
+pub use crate::study::trial::{
+    Measure, Trial, ACCEPTED_ERROR, REPEATS, SHORT_TRIAL_S, TRIAL_FRACTION, TRIAL_SAMPLES,
+};
 
 /// The candidate pairs for a model with `m` constraint rows: explicit (Dormand–Prince 5(4) and
 /// Adams PECE with projection, or the plain ODE when m = 0) and implicit (ESDIRK4(3)6L in index 3
@@ -99,6 +88,9 @@ pub struct MethodChoice {
     /// configuration and was made again with `chosen`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<Fallback>,
+    /// The trial, kept to measure the pairs a race stopped should the run fall back to one.
+    #[serde(skip)]
+    pub trial: Option<Trial>,
 }
 
 /// Why the first choice was left (see [`MethodChoice::fall_back`]).
@@ -120,23 +112,23 @@ impl MethodChoice {
     /// After the run with the chosen pair stopped at a singular configuration at `stopped_at`
     /// \[s\] (`reason`): switches `method` and `chosen` to the first ranked pair (the accepted
     /// ones come first) that completed the trial with a formulation of
-    /// [`PASSES_SINGULAR_CONFIGURATIONS`], and records the switch in `fallback`. Returns false,
-    /// changing nothing, when there is none or when the choice already fell back once.
-    pub fn fall_back(&mut self, stopped_at: f64, reason: String) -> bool {
+    /// [`PASSES_SINGULAR_CONFIGURATIONS`], and records the switch in `fallback`. When a race
+    /// stopped every such pair, they are measured on the kept trial first, in a race among
+    /// themselves, and their records replace those in the ranking. Returns false, changing
+    /// nothing, when there is none or when the choice already fell back once.
+    pub fn fall_back(
+        &mut self,
+        stopped_at: f64,
+        reason: String,
+        interrupted: &dyn Fn() -> bool,
+    ) -> bool {
         if self.fallback.is_some() {
             return false;
         }
-        let passes = |m: &Method| {
-            m.formulation
-                .as_deref()
-                .is_some_and(|f| PASSES_SINGULAR_CONFIGURATIONS.contains(&f))
-        };
-        let next = self
-            .ranked
-            .iter()
-            .zip(&self.ranking)
-            .find(|(m, r)| passes(m) && r.error.is_finite());
-        let Some((method, _)) = next else {
+        if self.next_position_level().is_none() {
+            self.measure_cut_position_level(interrupted);
+        }
+        let Some(k) = self.next_position_level() else {
             return false;
         };
         self.fallback = Some(Fallback {
@@ -144,14 +136,45 @@ impl MethodChoice {
             stopped_at,
             reason,
         });
-        self.method = method.clone();
-        self.chosen = method.label();
+        self.method = self.ranked[k].clone();
+        self.chosen = self.method.label();
         true
+    }
+
+    /// The rank of the first pair that completed the trial with a formulation of
+    /// [`PASSES_SINGULAR_CONFIGURATIONS`].
+    fn next_position_level(&self) -> Option<usize> {
+        (0..self.ranked.len())
+            .find(|&k| passes(&self.ranked[k]) && self.ranking[k].error.is_finite())
+    }
+
+    /// Measures the position-level pairs that a race stopped, in a race among themselves, and
+    /// ranks again.
+    fn measure_cut_position_level(&mut self, interrupted: &dyn Fn() -> bool) {
+        let Some(trial) = &self.trial else { return };
+        let cut: Vec<usize> = (0..self.ranked.len())
+            .filter(|&k| passes(&self.ranked[k]) && self.ranking[k].status == "cut")
+            .collect();
+        let methods: Vec<Method> = cut.iter().map(|&k| self.ranked[k].clone()).collect();
+        let records = trial.measure(&methods, Measure::Race, &mut |_| {}, interrupted);
+        for (&k, r) in cut.iter().zip(records) {
+            self.ranking[k] = r;
+        }
+        let order = rank(&self.ranking, self.accepted_error);
+        self.ranking = order.iter().map(|&k| self.ranking[k].clone()).collect();
+        self.ranked = order.iter().map(|&k| self.ranked[k].clone()).collect();
     }
 }
 
-/// Measures the [`candidates`] on the trial of `model` at `rtol` and chooses (see the module
-/// documentation); `progress` is called after each trial run.
+/// Whether the pair's formulation passes singular configurations.
+fn passes(m: &Method) -> bool {
+    m.formulation
+        .as_deref()
+        .is_some_and(|f| PASSES_SINGULAR_CONFIGURATIONS.contains(&f))
+}
+
+/// Measures the [`candidates`] on the trial of `model` at `rtol`, every one or in a race (`how`),
+/// and chooses (see the module documentation); `progress` is called after each trial run.
 ///
 /// # Errors
 /// [`StudyError::Run`] when the model does not start, when no reference can be computed, or when
@@ -160,6 +183,7 @@ impl MethodChoice {
 pub fn choose_method(
     model: &Model,
     rtol: f64,
+    how: Measure,
     progress: &mut dyn FnMut(&Record),
     interrupted: &dyn Fn() -> bool,
 ) -> Result<MethodChoice, StudyError> {
@@ -168,41 +192,11 @@ pub fn choose_method(
             "the tolerance must be a positive number, not {rtol}"
         )));
     }
-    let (trial, m) = trial_of(model, rtol)?;
-    let trial_t_end = trial.solver.t_end.unwrap_or_default();
-    let quantity = Quantity::Columns(pose_columns(model)?);
-    let sweep = Sweep::Tolerances(vec![rtol]);
-    let measure = ErrorMeasure::Max;
-    let reference = auto_reference(&trial, &sweep, &quantity, measure, interrupted)?;
-    let methods = candidates(m);
-    let trial_run = |ms: &[Method], progress: &mut dyn FnMut(&Record)| {
-        let r = Some(&reference.table);
-        run_comparison(
-            &trial,
-            ms,
-            &sweep,
-            &quantity,
-            measure,
-            r,
-            progress,
-            interrupted,
-        )
-    };
-    let mut records = trial_run(&methods, progress);
-    for (k, method) in methods.iter().enumerate() {
-        // Short trials are timed again, keeping the fastest, so that noise does not choose.
-        for _ in 1..REPEATS {
-            if !(records[k].error.is_finite() && records[k].cpu_time_s < SHORT_TRIAL_S) {
-                break;
-            }
-            let again = trial_run(std::slice::from_ref(method), &mut |_| {});
-            if let Some(r) = again.first().filter(|r| r.error.is_finite()) {
-                records[k].cpu_time_s = records[k].cpu_time_s.min(r.cpu_time_s);
-            }
-        }
-    }
-    let scale = largest_magnitude(&reference.table, &quantity)?.max(1.0);
-    let (order, accepted_error) = rank(&records, rtol * scale);
+    let trial = Trial::new(model, rtol, interrupted)?;
+    let methods = candidates(trial.m);
+    let records = trial.measure(&methods, how, progress, interrupted);
+    let accepted_error = trial.accepted_error(&records);
+    let order = rank(&records, accepted_error);
     let best = order[0];
     let accepted = records[best].error.is_finite() && records[best].error <= accepted_error;
     if !accepted {
@@ -220,47 +214,19 @@ pub fn choose_method(
         method: methods[best].clone(),
         chosen: methods[best].label(),
         rtol,
-        trial_t_end,
-        reference: reference.description,
+        trial_t_end: trial.t_end,
+        reference: trial.reference.description.clone(),
         accepted_error,
         ranking: order.iter().map(|&k| records[k].clone()).collect(),
         ranked: order.iter().map(|&k| methods[k].clone()).collect(),
         fallback: None,
+        trial: Some(trial),
     })
 }
 
-/// The trial model of `model` (its first [`TRIAL_FRACTION`] of the span, [`TRIAL_SAMPLES`]
-/// samples) and its number of constraint rows, read from a simulation set up as an adaptive run
-/// (the model's own scheme may take no tolerance, and its file need not give a step).
-fn trial_of(model: &Model, rtol: f64) -> Result<(Model, usize), StudyError> {
-    let opts = RunOptions {
-        scheme: Some("esdirk4-6".into()),
-        formulation: Some("index3".into()),
-        step: StepSettings {
-            rtol: Some(rtol),
-            atol: Some(rtol),
-            ..StepSettings::default()
-        },
-        ..RunOptions::default()
-    };
-    let sim = Simulation::new(model, &opts).map_err(|e| StudyError::Run(e.to_string()))?;
-    let (t0, span) = (sim.initial.t, sim.settings.t_end - sim.initial.t);
-    let mut trial = model.clone();
-    trial.solver.t_end = Some(t0 + TRIAL_FRACTION * span);
-    trial.solver.output_interval = Some(TRIAL_FRACTION * span / TRIAL_SAMPLES);
-    Ok((trial, sim.system.m()))
-}
-
 /// The order of the records (accepted first, by time; then the other completed ones, by time;
-/// then the failed ones) and the accepted error, [`ACCEPTED_ERROR`] times the larger of the
-/// smallest error and `tolerance`.
-fn rank(records: &[Record], tolerance: f64) -> (Vec<usize>, f64) {
-    let smallest = records
-        .iter()
-        .map(|r| r.error)
-        .filter(|e| e.is_finite())
-        .fold(f64::INFINITY, f64::min);
-    let accepted_error = ACCEPTED_ERROR * smallest.max(tolerance);
+/// then the failed and stopped ones) under the accepted error `accepted_error`.
+fn rank(records: &[Record], accepted_error: f64) -> Vec<usize> {
     let key = |r: &Record| {
         let accepted = r.error.is_finite() && r.error <= accepted_error;
         (!accepted, !r.error.is_finite())
@@ -272,21 +238,7 @@ fn rank(records: &[Record], tolerance: f64) -> (Vec<usize>, f64) {
             .cmp(&key(rb))
             .then(ra.cpu_time_s.total_cmp(&rb.cpu_time_s))
     });
-    (order, accepted_error)
-}
-
-/// The largest |value| of the compared columns of `table` (0 for energy).
-fn largest_magnitude(table: &HistoryTable, quantity: &Quantity) -> Result<f64, StudyError> {
-    let Quantity::Columns(patterns) = quantity else {
-        return Ok(0.0);
-    };
-    let mut largest: f64 = 0.0;
-    for p in patterns {
-        for i in table.matching(p)? {
-            largest = table.columns[i].iter().fold(largest, |m, x| m.max(x.abs()));
-        }
-    }
-    Ok(largest)
+    order
 }
 
 #[cfg(test)]
@@ -342,13 +294,17 @@ mod tests {
                 .collect(),
             ranked: ranked.clone(),
             fallback: None,
+            trial: None,
         };
-        assert!(c.fall_back(1.5, "singular".into()));
+        assert!(c.fall_back(1.5, "singular".into(), &|| false));
         assert_eq!(c.method, ranked[3]);
         assert_eq!(c.chosen, "generalized-alpha / stabilized-index2");
         let f = c.fallback.clone().expect("recorded");
         assert_eq!((f.from.as_str(), f.stopped_at), ("abm / projection", 1.5));
-        assert!(!c.fall_back(2.0, "again".into()), "falls back once");
+        assert!(
+            !c.fall_back(2.0, "again".into(), &|| false),
+            "falls back once"
+        );
         assert_eq!(c.method, ranked[3]);
     }
 }

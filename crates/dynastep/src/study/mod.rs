@@ -2,9 +2,10 @@
 //! and step sizes; the sweep table and the merge of shard tables) and [`compare`] (every method at
 //! every step size or tolerance, its error against a reference and its cost: work–precision data)
 //! and [`choice`] (the scheme × formulation pair that reaches a tolerance fastest on a model, from
-//! measured trial runs).
+//! runs on its [`trial`]).
 
 pub mod choice;
 pub mod compare;
 pub mod error;
 pub mod sweep;
+pub mod trial;

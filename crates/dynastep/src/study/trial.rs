@@ -1,0 +1,236 @@
+//! The trial of the automatic choice (`choice.rs`): the first share of a run, its reference, and
+//! the candidate pairs measured on it, every one to its end or in a race.
+//!
+//! In a race, a candidate is stopped once its run has taken [`RACE_MARGIN`] times the loop time
+//! of the fastest pair accepted so far: it cannot be chosen. The choice is the same as when every
+//! candidate runs to its end. The accepted error only falls as candidates are added (it is
+//! [`ACCEPTED_ERROR`] times the smallest error reached, or the tolerance); so a candidate stopped
+//! against a pair B was slower than B, and if a later, more accurate pair X makes B unaccepted, X
+//! itself ran within the budget of the pair that was fastest when it ran, at most B's time: it is
+//! faster than the stopped candidate too. Measured on the pendulum at rtol 1e-10: the trial's
+//! runs took 14.4 ms in all, most of it in the implicit pairs (7.9 and 4.8 ms), against 0.09 ms
+//! for the pair chosen.
+//!
+//! A stopped candidate has status `cut`, no error, and the time it ran as its time.
+
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+use crate::analysis::simulation::{RunOptions, Simulation};
+use crate::analysis::step_control::StepSettings;
+use crate::io::history_table::HistoryTable;
+use crate::model::Model;
+use crate::study::compare::{
+    auto_reference, pose_columns, run_comparison, ErrorMeasure, Method, Quantity, Record,
+    ReferenceRun, Sweep,
+};
+use crate::study::error::StudyError;
+use crate::system::System;
+
+/// Share of the run's time span that the trial covers.
+pub const TRIAL_FRACTION: f64 = 0.1;
+/// Output samples of the trial (the error is the largest over them).
+pub const TRIAL_SAMPLES: f64 = 50.0;
+/// Trial runs shorter than this \[s\] are repeated, up to [`REPEATS`] times in all, and their
+/// fastest time is kept.
+pub const SHORT_TRIAL_S: f64 = 0.05;
+/// Most runs of one candidate on a short trial.
+pub const REPEATS: usize = 5;
+/// A pair is accepted when its error is at most this multiple of the larger of the smallest error
+/// of the trial and the (scaled) tolerance.
+pub const ACCEPTED_ERROR: f64 = 10.0;
+/// In a race, a candidate is stopped after this multiple of the fastest accepted pair's loop
+/// time. Above 1, so that a run slowed by the machine's noise is not stopped where its repeats
+/// (short runs are timed up to [`REPEATS`] times) could still make it the fastest.
+pub const RACE_MARGIN: f64 = 2.0;
+
+/// How the candidates are measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    /// Every candidate to the end of the trial: the whole ranking (`dynastep compare --auto`).
+    Every,
+    /// A candidate is stopped once it cannot be chosen (see the module documentation): the
+    /// choice of `dynastep run`, at a fraction of the cost.
+    Race,
+}
+
+/// The trial of a model at a tolerance: its model, what is compared and its reference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trial {
+    /// The model cut to the trial's span and samples.
+    pub model: Model,
+    /// Constraint rows of the model.
+    pub m: usize,
+    /// End of the trial \[s\].
+    pub t_end: f64,
+    /// The pose columns compared.
+    quantity: Quantity,
+    /// The one tolerance, rtol = atol.
+    sweep: Sweep,
+    /// The reference the errors are measured against.
+    pub reference: ReferenceRun,
+    /// The tolerance scaled by the size of the compared values (at least 1) \[their unit\].
+    pub tolerance: f64,
+}
+
+impl Trial {
+    /// The trial of `model` at `rtol`: its first [`TRIAL_FRACTION`] of the span, [`TRIAL_SAMPLES`]
+    /// samples, and its reference ([`auto_reference`]).
+    ///
+    /// # Errors
+    /// [`StudyError::Run`] when the model does not start or no reference can be computed.
+    pub fn new(
+        model: &Model,
+        rtol: f64,
+        interrupted: &dyn Fn() -> bool,
+    ) -> Result<Self, StudyError> {
+        let (trial, m) = trial_of(model, rtol)?;
+        let quantity = Quantity::Columns(pose_columns(model)?);
+        let sweep = Sweep::Tolerances(vec![rtol]);
+        let reference = auto_reference(&trial, &sweep, &quantity, ErrorMeasure::Max, interrupted)?;
+        let scale = largest_magnitude(&reference.table, &quantity)?.max(1.0);
+        Ok(Trial {
+            t_end: trial.solver.t_end.unwrap_or_default(),
+            model: trial,
+            m,
+            quantity,
+            sweep,
+            reference,
+            tolerance: rtol * scale,
+        })
+    }
+
+    /// The accepted error of `records`: [`ACCEPTED_ERROR`] times the larger of their smallest
+    /// error and the scaled tolerance.
+    pub fn accepted_error(&self, records: &[Record]) -> f64 {
+        let smallest = records
+            .iter()
+            .map(|r| r.error)
+            .filter(|e| e.is_finite())
+            .fold(f64::INFINITY, f64::min);
+        ACCEPTED_ERROR * smallest.max(self.tolerance)
+    }
+
+    /// Measures `methods` in order (one record each, in their order); `progress` is called after
+    /// each.
+    pub fn measure(
+        &self,
+        methods: &[Method],
+        how: Measure,
+        progress: &mut dyn FnMut(&Record),
+        interrupted: &dyn Fn() -> bool,
+    ) -> Vec<Record> {
+        let mut records: Vec<Record> = Vec::with_capacity(methods.len());
+        for method in methods {
+            let rival = match how {
+                Measure::Every => None,
+                Measure::Race => self.fastest_accepted(&records),
+            };
+            let record = self.measure_one(method, rival, interrupted);
+            progress(&record);
+            records.push(record);
+        }
+        records
+    }
+
+    /// The fastest accepted record of `records`, if any.
+    fn fastest_accepted<'a>(&self, records: &'a [Record]) -> Option<&'a Record> {
+        let accepted = self.accepted_error(records);
+        records
+            .iter()
+            .filter(|r| r.error.is_finite() && r.error <= accepted)
+            .min_by(|a, b| a.cpu_time_s.total_cmp(&b.cpu_time_s))
+    }
+
+    /// One candidate's record: stopped after [`RACE_MARGIN`] times the loop time of `rival` when
+    /// there is one, and timed again (the fastest kept) when its run is short.
+    fn measure_one(
+        &self,
+        method: &Method,
+        rival: Option<&Record>,
+        interrupted: &dyn Fn() -> bool,
+    ) -> Record {
+        let budget = rival.map(|r| RACE_MARGIN * r.cpu_time_s);
+        let deadline = budget.map(|b| Instant::now() + Duration::from_secs_f64(b));
+        let cut = Cell::new(false);
+        let stop = || {
+            interrupted()
+                || deadline.is_some_and(|d| {
+                    cut.set(Instant::now() >= d);
+                    cut.get()
+                })
+        };
+        let mut record = self.run(method, &stop);
+        let was_cut = cut.get() && record.status == "interrupted" && !interrupted();
+        if let (true, Some(r), Some(b)) = (was_cut, rival, budget) {
+            record.status = "cut".into();
+            record.note = format!(
+                "stopped after {b:.3e} s, {RACE_MARGIN} times the loop time of {} ({:.3e} s), the fastest accepted pair so far: it cannot be chosen",
+                r.method, r.cpu_time_s
+            );
+            return record;
+        }
+        // Short trials are timed again, keeping the fastest, so that noise does not choose.
+        for _ in 1..REPEATS {
+            if !(record.error.is_finite() && record.cpu_time_s < SHORT_TRIAL_S) {
+                break;
+            }
+            let again = self.run(method, interrupted);
+            if again.error.is_finite() {
+                record.cpu_time_s = record.cpu_time_s.min(again.cpu_time_s);
+            }
+        }
+        record
+    }
+
+    /// One run of `method` over the trial, stopped when `stop` says so.
+    fn run(&self, method: &Method, stop: &dyn Fn() -> bool) -> Record {
+        let mut records = run_comparison(
+            &self.model,
+            std::slice::from_ref(method),
+            &self.sweep,
+            &self.quantity,
+            ErrorMeasure::Max,
+            Some(&self.reference.table),
+            &mut |_| {},
+            stop,
+        );
+        records.remove(0)
+    }
+}
+
+/// The trial model of `model` (its first [`TRIAL_FRACTION`] of the span, [`TRIAL_SAMPLES`]
+/// samples) and its number of constraint rows, read from a simulation set up as an adaptive run
+/// (the model's own scheme may take no tolerance, and its file need not give a step).
+fn trial_of(model: &Model, rtol: f64) -> Result<(Model, usize), StudyError> {
+    let opts = RunOptions {
+        scheme: Some("esdirk4-6".into()),
+        formulation: Some("index3".into()),
+        step: StepSettings {
+            rtol: Some(rtol),
+            atol: Some(rtol),
+            ..StepSettings::default()
+        },
+        ..RunOptions::default()
+    };
+    let sim = Simulation::new(model, &opts).map_err(|e| StudyError::Run(e.to_string()))?;
+    let (t0, span) = (sim.initial.t, sim.settings.t_end - sim.initial.t);
+    let mut trial = model.clone();
+    trial.solver.t_end = Some(t0 + TRIAL_FRACTION * span);
+    trial.solver.output_interval = Some(TRIAL_FRACTION * span / TRIAL_SAMPLES);
+    Ok((trial, sim.system.m()))
+}
+
+/// The largest |value| of the compared columns of `table` (0 for energy).
+fn largest_magnitude(table: &HistoryTable, quantity: &Quantity) -> Result<f64, StudyError> {
+    let Quantity::Columns(patterns) = quantity else {
+        return Ok(0.0);
+    };
+    let mut largest: f64 = 0.0;
+    for p in patterns {
+        for i in table.matching(p)? {
+            largest = table.columns[i].iter().fold(largest, |m, x| m.max(x.abs()));
+        }
+    }
+    Ok(largest)
+}
