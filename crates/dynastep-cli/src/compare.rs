@@ -147,6 +147,7 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
                 &sweep,
                 &quantity,
                 measure,
+                true,
                 &crate::signals::interrupted,
             )
             .map_err(|e| anyhow!(e))?;

@@ -371,7 +371,9 @@ fn common_rows(a: &[f64], b: &[f64]) -> Vec<(usize, usize)> {
     out
 }
 
-/// Computes the automatic reference (see the module documentation).
+/// Computes the automatic reference (see the module documentation), with the estimate of its own
+/// error ([`ReferenceRun::self_error`], one more run at a tenth of the precision) when
+/// `self_check`.
 ///
 /// # Errors
 /// A message when every pair of [`AUTO_REFERENCE`] fails, with their reasons.
@@ -380,6 +382,7 @@ pub fn auto_reference(
     sweep: &Sweep,
     quantity: &Quantity,
     measure: ErrorMeasure,
+    self_check: bool,
     interrupted: &dyn Fn() -> bool,
 ) -> Result<ReferenceRun, StudyError> {
     let finest = sweep.values().iter().copied().fold(f64::INFINITY, f64::min);
@@ -404,17 +407,18 @@ pub fn auto_reference(
             Ok(out) if out.record.status == "completed" => {
                 // The check run's distance to the reference; for a fixed step (order 2 for every
                 // scheme on index-3 positions, as measured) the reference's error is a third of it.
-                let self_error = run_one(model, &method, sweep, check, per_step, interrupted)
-                    .ok()
-                    .filter(|c| c.record.status == "completed")
-                    .and_then(|c| error_of(&c.table, Some(&out.table), quantity, measure).ok())
-                    .map(|d| {
-                        if matches!(sweep, Sweep::Steps(_)) {
-                            d / 3.0
-                        } else {
-                            d
-                        }
-                    });
+                let self_error = (self_check
+                    .then(|| run_one(model, &method, sweep, check, per_step, interrupted)))
+                .and_then(Result::ok)
+                .filter(|c| c.record.status == "completed")
+                .and_then(|c| error_of(&c.table, Some(&out.table), quantity, measure).ok())
+                .map(|d| {
+                    if matches!(sweep, Sweep::Steps(_)) {
+                        d / 3.0
+                    } else {
+                        d
+                    }
+                });
                 return Ok(ReferenceRun {
                     table: out.table,
                     description: format!("{}, {what} {value:.3e}", method.label()),

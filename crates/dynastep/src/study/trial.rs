@@ -87,7 +87,15 @@ impl Trial {
         let (trial, m) = trial_of(model, rtol)?;
         let quantity = Quantity::Columns(pose_columns(model)?);
         let sweep = Sweep::Tolerances(vec![rtol]);
-        let reference = auto_reference(&trial, &sweep, &quantity, ErrorMeasure::Max, interrupted)?;
+        // The choice does not use the reference's own error: no run to estimate it.
+        let reference = auto_reference(
+            &trial,
+            &sweep,
+            &quantity,
+            ErrorMeasure::Max,
+            false,
+            interrupted,
+        )?;
         let scale = largest_magnitude(&reference.table, &quantity)?.max(1.0);
         Ok(Trial {
             t_end: trial.solver.t_end.unwrap_or_default(),
