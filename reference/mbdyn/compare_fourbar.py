@@ -15,23 +15,12 @@ import sys
 
 import numpy as np
 
+from mbdyn_output import rotation, rotation_vector
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 T = 2.0 * math.pi / 0.6
 
 
-def rotation(e0, e1, e2, e3):
-    """The rotation matrix of Euler parameters (e0, e1, e2, e3)."""
-    return np.array([
-        [e0*e0 + e1*e1 - e2*e2 - e3*e3, 2*(e1*e2 - e0*e3), 2*(e1*e3 + e0*e2)],
-        [2*(e1*e2 + e0*e3), e0*e0 - e1*e1 + e2*e2 - e3*e3, 2*(e2*e3 - e0*e1)],
-        [2*(e1*e3 - e0*e2), 2*(e2*e3 + e0*e1), e0*e0 - e1*e1 - e2*e2 + e3*e3]])
-
-
-def rotation_vector(r):
-    c = max(-1.0, min(1.0, (np.trace(r) - 1.0) / 2.0))
-    a = math.acos(c)
-    axis = np.array([r[2, 1] - r[1, 2], r[0, 2] - r[2, 0], r[1, 0] - r[0, 1]])
-    return axis / 2.0 if a < 1e-12 else axis * a / (2.0 * math.sin(a))
 
 
 def dynastep_rows(path):

@@ -16,28 +16,14 @@ global x component of node 2010's angular velocity [rad/s]."""
 import math
 import sys
 
-import numpy as np
-
-
-def rotation_vector(r):
-    """The rotation vector of the rotation matrix r."""
-    c = max(-1.0, min(1.0, (np.trace(r) - 1.0) / 2.0))
-    a = math.acos(c)
-    axis = np.array([r[2, 1] - r[1, 2], r[0, 2] - r[2, 0], r[1, 0] - r[0, 1]])
-    return axis / 2.0 if a < 1e-12 else axis * a / (2.0 * math.sin(a))
+from mbdyn_output import records, rotation_vector
 
 
 def main():
     prefix, dt, out = sys.argv[1], float(sys.argv[2]), sys.argv[3]
     every = int(sys.argv[4]) if len(sys.argv) > 4 else 1
     t0 = -2.0 * (2.0 * math.pi / 0.6)
-    nodes = {1010: [], 2010: []}
-    with open(prefix + ".mov") as f:
-        for line in f:
-            s = line.split()
-            if int(s[0]) in nodes:
-                nodes[int(s[0])].append([float(v) for v in s[1:]])
-    b, c = np.array(nodes[1010]), np.array(nodes[2010])
+    b, c = records(prefix + ".mov", 1010), records(prefix + ".mov", 2010)
     r0 = c[0, 3:12].reshape(3, 3)
     with open(out, "w") as f:
         f.write("t,Bx,By,Bz,Cx,Cy,Cz,theta,omega1\n")

@@ -21,19 +21,11 @@ import sys
 
 import numpy as np
 
+from mbdyn_output import records
+
 COLUMNS = ["t", "u2", "u3", "v2", "v3", "twist", "omega1", "F2", "F3", "M2", "M3", "R_Fy", "R_Fz",
            "torque"]
 
-
-def records(path, label):
-    """The numbers after the label of every line of `path` that starts with `label`."""
-    out = []
-    with open(path) as f:
-        for line in f:
-            s = line.split()
-            if s and int(s[0]) == label:
-                out.append([float(v) for v in s[1:]])
-    return np.array(out)
 
 
 def main():

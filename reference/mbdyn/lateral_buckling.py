@@ -20,6 +20,8 @@ import sys
 
 import numpy as np
 
+from mbdyn_output import records, rotation
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 FILE = os.path.join(HERE, "lateral_buckling_ms4_1e-3.csv")
 COLUMNS = ["t", "mid_y", "mid_z", "mid_theta", "tip_y", "tip_z", "tip_theta"]
@@ -30,15 +32,6 @@ def theta(r):
     return math.atan2(r[2, 1], r[2, 2] * math.cos(p3) - r[2, 0] * math.sin(p3))
 
 
-def records(path, label):
-    out = []
-    with open(path) as f:
-        for line in f:
-            s = line.split()
-            if s and int(s[0]) == label:
-                out.append([float(v) for v in s[1:]])
-    return np.array(out)
-
 
 def extract(prefix, dt, out):
     mid, tip = records(prefix + ".mov", 1005), records(prefix + ".mov", 1010)
@@ -48,12 +41,6 @@ def extract(prefix, dt, out):
     np.savetxt(out, np.array(rows), delimiter=",", header=",".join(COLUMNS), comments="",
                fmt="%.9e")
 
-
-def rotation(e0, e1, e2, e3):
-    return np.array([
-        [e0*e0 + e1*e1 - e2*e2 - e3*e3, 2*(e1*e2 - e0*e3), 2*(e1*e3 + e0*e2)],
-        [2*(e1*e2 + e0*e3), e0*e0 - e1*e1 + e2*e2 - e3*e3, 2*(e2*e3 - e0*e1)],
-        [2*(e1*e3 - e0*e2), 2*(e2*e3 + e0*e1), e0*e0 - e1*e1 - e2*e2 + e3*e3]])
 
 
 def compare(history):

@@ -229,6 +229,69 @@ fn flexible_fourbar_without_its_defect_follows_the_parallelogram() {
     assert!(worst < 1e-4, "{worst}");
 }
 
+/// A completed run of `model` with `opts`, its history kept in memory.
+fn run_history(
+    model: &dynastep::model::Model,
+    opts: &dynastep::analysis::simulation::RunOptions,
+) -> dynastep::io::history_table::HistoryTable {
+    use dynastep::analysis::dynamic::RunStatus;
+    use dynastep::analysis::simulation::Simulation;
+    use dynastep::io::history::{HistoryColumns, HistoryRecorder};
+    let mut sim = Simulation::new(model, opts).expect("assembles");
+    let mut rec = HistoryRecorder::new(HistoryColumns::new(&sim.system, true, false));
+    assert_eq!(sim.run(&mut [&mut rec]).status, RunStatus::Completed);
+    rec.table
+}
+
+/// The rows of `reference/mbdyn/FILE` at times of `table` (within 1e-5 s; MBDyn prints its times
+/// to 1e-6 s, and a run's last sample is its t_end) up to `t_max`, each paired with the row's
+/// index in `table`.
+fn mbdyn_rows(
+    file: &str,
+    table: &dynastep::io::history_table::HistoryTable,
+    t_max: f64,
+) -> Vec<(usize, Vec<f64>)> {
+    let path = format!(
+        "{}/../../reference/mbdyn/{file}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let t = table.t();
+    let mut k = 0;
+    let mut out = Vec::new();
+    for line in text.lines().skip(1) {
+        let row: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+        if row[0] > t_max + 1e-9 {
+            break;
+        }
+        while k + 1 < t.len() && t[k] < row[0] - 1e-5 {
+            k += 1;
+        }
+        if (t[k] - row[0]).abs() <= 1e-5 {
+            out.push((k, row));
+        }
+    }
+    out
+}
+
+/// The largest |ours − MBDyn's| of each (history column, column of the MBDyn file) pair over
+/// `rows`.
+fn largest_differences(
+    table: &dynastep::io::history_table::HistoryTable,
+    rows: &[(usize, Vec<f64>)],
+    pairs: &[(&str, usize)],
+) -> Vec<f64> {
+    pairs
+        .iter()
+        .map(|&(name, c)| {
+            let ours = table.column(name).expect(name);
+            rows.iter()
+                .map(|(k, row)| (ours[*k] - row[c]).abs())
+                .fold(0.0, f64::max)
+        })
+        .collect()
+}
+
 /// The flexible four-bar with its 5° defect against MBDyn's solution of the same deck
 /// (`reference/mbdyn/`: MBDyn develop, Bathe with ρ∞ = 0 at Δt = 8e-3 s, every 0.04 s from −2T to
 /// 12 s), with the deck's masses, a third of Table 3's (that folder's README says why). Both
@@ -237,54 +300,35 @@ fn flexible_fourbar_without_its_defect_follows_the_parallelogram() {
 /// Measured: the largest difference in B and C at these samples is 3.6e-7 m (2026-11-28).
 #[test]
 fn flexible_fourbar_follows_mbdyns_solution_of_its_deck() {
-    use dynastep::analysis::dynamic::RunStatus;
-    use dynastep::analysis::simulation::{RunOptions, Simulation};
-    use dynastep::io::history::{HistoryColumns, HistoryRecorder};
     let ex = find("flexible-fourbar").expect("example");
     let mut model = dynastep::model::parse::from_str(ex.text, ex.file).expect("parses");
     for b in &mut model.spatial.as_mut().expect("spatial").beams {
         b.mass_per_length /= 3.0;
         b.inertia_per_length = b.inertia_per_length.map(|j| j / 3.0);
     }
-    let mut sim = Simulation::new(&model, &RunOptions::default()).expect("assembles");
-    let mut rec = HistoryRecorder::new(HistoryColumns::new(&sim.system, true, false));
-    assert_eq!(sim.run(&mut [&mut rec]).status, RunStatus::Completed);
+    let table = run_history(&model, &Default::default());
+    let rows = mbdyn_rows("flexible_fourbar_bathe_8e-3.csv", &table, 12.0);
     let names = [
         "AB.10.x", "AB.10.y", "AB.10.z", "BC.10.x", "BC.10.y", "BC.10.z",
     ];
-    let ours: Vec<&[f64]> = names
-        .iter()
-        .map(|n| rec.table.column(n).expect(n))
-        .collect();
-    let t = rec.table.t();
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../reference/mbdyn/flexible_fourbar_bathe_8e-3.csv"
+    let pairs: Vec<(&str, usize)> = names.iter().enumerate().map(|(c, n)| (*n, c + 1)).collect();
+    let worst = largest_differences(&table, &rows, &pairs)
+        .into_iter()
+        .fold(0.0, f64::max);
+    println!(
+        "max |B, C − MBDyn| = {worst:.2e} m over {} samples",
+        rows.len()
     );
-    let text = std::fs::read_to_string(path).expect("reference file");
-    let (mut worst, mut matched, mut k) = (0.0f64, 0, 0);
-    let mut at_minus_17 = None;
-    for line in text.lines().skip(1) {
-        let row: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
-        // MBDyn's times are printed to 1e-6 s; dynastep's last sample is t_end itself.
-        while k + 1 < t.len() && t[k] < row[0] - 1e-5 {
-            k += 1;
-        }
-        if (t[k] - row[0]).abs() > 1e-5 {
-            continue;
-        }
-        matched += 1;
-        for (c, col) in ours.iter().enumerate() {
-            worst = worst.max((col[k] - row[1 + c]).abs());
-        }
-        if (row[0] + 17.0).abs() < 0.02 {
-            at_minus_17 = Some((ours[2][k], ours[5][k]));
-        }
-    }
-    println!("max |B, C − MBDyn| = {worst:.2e} m over {matched} samples");
-    assert!(matched >= 820, "{matched} samples matched");
+    assert!(rows.len() >= 820, "{} samples matched", rows.len());
     assert!(worst < 1e-5, "{worst:.3e} m");
-    let (bz, cz) = at_minus_17.expect("a sample at t = −17 s");
+    let (k, _) = rows
+        .iter()
+        .find(|(_, row)| (row[0] + 17.0).abs() < 0.02)
+        .expect("a sample at t = −17 s");
+    let (bz, cz) = (
+        table.column("AB.10.z").unwrap()[*k],
+        table.column("BC.10.z").unwrap()[*k],
+    );
     assert!(
         bz < -0.08 && cz > 0.1,
         "crossed branch at t = −17 s: Bz {bz}, Cz {cz}"
@@ -331,9 +375,7 @@ fn rotating_shaft_starts_sagged_under_gravity() {
 /// its critical speed) agree to 3.6e-5 m, 7e-5 of their range (measured 2026-11-28).
 #[test]
 fn rotating_shaft_follows_mbdyns_solution_of_its_deck() {
-    use dynastep::analysis::dynamic::RunStatus;
-    use dynastep::analysis::simulation::{RunOptions, Simulation};
-    use dynastep::io::history::{HistoryColumns, HistoryRecorder};
+    use dynastep::analysis::simulation::RunOptions;
     let ex = find("rotating-shaft").expect("example");
     let model = dynastep::model::parse::from_str(ex.text, ex.file).expect("parses");
     let opts = RunOptions {
@@ -342,34 +384,17 @@ fn rotating_shaft_follows_mbdyns_solution_of_its_deck() {
         output_interval: Some(5e-3),
         ..RunOptions::default()
     };
-    let mut sim = Simulation::new(&model, &opts).expect("assembles");
-    let mut rec = HistoryRecorder::new(HistoryColumns::new(&sim.system, true, false));
-    assert_eq!(sim.run(&mut [&mut rec]).status, RunStatus::Completed);
-    let (t, y, z) = (
-        rec.table.t(),
-        rec.table.column("shaft.16.y").expect("y"),
-        rec.table.column("shaft.16.z").expect("z"),
+    let table = run_history(&model, &opts);
+    let rows = mbdyn_rows("rotating_shaft_dirk54_5e-3.csv", &table, 2.5);
+    let d = largest_differences(&table, &rows, &[("shaft.16.y", 1), ("shaft.16.z", 2)]);
+    println!(
+        "max |u2 − MBDyn| = {:.2e} m, |u3 − MBDyn| = {:.2e} m over {} samples",
+        d[0],
+        d[1],
+        rows.len()
     );
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../reference/mbdyn/rotating_shaft_dirk54_5e-3.csv"
-    );
-    let text = std::fs::read_to_string(path).expect("reference file");
-    let (mut worst, mut matched, mut k) = (0.0f64, 0, 0);
-    for line in text.lines().skip(1) {
-        let row: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
-        while k + 1 < t.len() && t[k] < row[0] - 1e-7 {
-            k += 1;
-        }
-        if (t[k] - row[0]).abs() > 1e-7 {
-            continue;
-        }
-        matched += 1;
-        worst = worst.max((y[k] - row[1]).abs()).max((z[k] - row[2]).abs());
-    }
-    println!("max |u2, u3 − MBDyn| = {worst:.2e} m over {matched} samples");
-    assert!(matched >= 500, "{matched} samples matched");
-    assert!(worst < 1e-4, "{worst:.3e} m");
+    assert!(rows.len() >= 500, "{} samples matched", rows.len());
+    assert!(d[0] < 1e-4 && d[1] < 1e-4, "{d:?}");
 }
 
 /// The lateral buckling against MBDyn's solution of its deck (`reference/mbdyn/`: the deck's
@@ -380,9 +405,7 @@ fn rotating_shaft_follows_mbdyns_solution_of_its_deck() {
 /// with MBDyn's deck given dynastep's lumping, the two agree to 0.3 % (reference/mbdyn/README.md).
 #[test]
 fn lateral_buckling_follows_mbdyns_solution_of_its_deck() {
-    use dynastep::analysis::dynamic::RunStatus;
-    use dynastep::analysis::simulation::{RunOptions, Simulation};
-    use dynastep::io::history::{HistoryColumns, HistoryRecorder};
+    use dynastep::analysis::simulation::RunOptions;
     use dynastep::scheme::SchemeParams;
     let ex = find("lateral-buckling").expect("example");
     let model = dynastep::model::parse::from_str(ex.text, ex.file).expect("parses");
@@ -396,33 +419,15 @@ fn lateral_buckling_follows_mbdyns_solution_of_its_deck() {
         t_end: Some(0.4),
         ..RunOptions::default()
     };
-    let mut sim = Simulation::new(&model, &opts).expect("assembles");
-    let mut rec = HistoryRecorder::new(HistoryColumns::new(&sim.system, true, false));
-    assert_eq!(sim.run(&mut [&mut rec]).status, RunStatus::Completed);
-    let (t, y, z) = (
-        rec.table.t(),
-        rec.table.column("beam.5.y").expect("y"),
-        rec.table.column("beam.5.z").expect("z"),
+    let table = run_history(&model, &opts);
+    let rows = mbdyn_rows("lateral_buckling_ms4_1e-3.csv", &table, 0.4);
+    let d = largest_differences(&table, &rows, &[("beam.5.y", 1), ("beam.5.z", 2)]);
+    println!(
+        "mid-span |Δy| {:.2e} m, |Δz| {:.2e} m over {} samples",
+        d[0],
+        d[1],
+        rows.len()
     );
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../reference/mbdyn/lateral_buckling_ms4_1e-3.csv"
-    );
-    let text = std::fs::read_to_string(path).expect("reference file");
-    let (mut dy, mut dz, mut matched, mut k) = (0.0f64, 0.0f64, 0, 0);
-    for line in text.lines().skip(1) {
-        let row: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
-        while k + 1 < t.len() && t[k] < row[0] - 1e-7 {
-            k += 1;
-        }
-        if (t[k] - row[0]).abs() > 1e-7 {
-            continue;
-        }
-        matched += 1;
-        dy = dy.max((y[k] - row[1]).abs());
-        dz = dz.max((z[k] - row[2]).abs());
-    }
-    println!("mid-span |Δy| {dy:.2e} m, |Δz| {dz:.2e} m over {matched} samples");
-    assert!(matched >= 400, "{matched} samples matched");
-    assert!(dy < 2e-3 && dz < 5e-4, "Δy {dy:.3e} m, Δz {dz:.3e} m");
+    assert!(rows.len() >= 400, "{} samples matched", rows.len());
+    assert!(d[0] < 2e-3 && d[1] < 5e-4, "{d:?}");
 }
