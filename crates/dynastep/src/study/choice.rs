@@ -41,9 +41,10 @@ pub use crate::study::trial::{
 /// implicit (ESDIRK4(3)6L in index 3 and, with constraints, in the stabilized index-2 form;
 /// generalized-α in stabilized index 2, the constrained pair whose error control holds,
 /// docs/stabilized_index2.md). Adams PECE comes first: the first candidate of a race runs
-/// without a budget, and it is the cheapest per step (one force evaluation) and the pair chosen
-/// in 12 of the 15 auto runs of docs/performance.md's cross-engine section (2026-11-28; DOPRI5,
-/// first until then, ran 12 times longer than it on the N = 40 chain at rtol 1e-8).
+/// without a budget, and Adams PECE is the cheapest per step (one force evaluation). It was the
+/// pair chosen in 12 of the 15 auto runs of docs/performance.md's cross-engine section while
+/// DOPRI5 was measured first (2026-11-28), and DOPRI5 in first place ran 12 times longer than it
+/// on the N = 40 chain at rtol 1e-8.
 pub fn candidates(m: usize) -> Vec<Method> {
     let pair = |scheme: &str, formulation: &str| Method {
         scheme: scheme.into(),
