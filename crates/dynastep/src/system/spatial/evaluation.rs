@@ -27,7 +27,8 @@ pub(crate) struct Evaluation {
     /// The configuration (n), meaningful when `filled`.
     q: Vector,
     filled: bool,
-    /// Local gradients (14 slots) by global row index (m), as `values`.
+    /// Local gradients (14 slots) by global row index (m; the joints' rows are filled, the others
+    /// stay zero).
     pub gradients: Vec<LVec>,
 }
 
