@@ -220,7 +220,7 @@ def section(m, date, marker):
               "(every mesh and Newton method), far below the mesh errors compared here. Both "
               "engines converge at about order 2 under refinement; a three-node element with lumped "
               "mass is about as accurate as Exudyn's two-node Beam3D with the same number of nodes, "
-              "and the cost per element is what differs. Full Newton forms the Jacobian at every "
-              "iteration (by dual numbers, three passes of one node's seven directions); modified "
-              "Newton keeps it over many steps.", ""]
+              "and the cost per element is what differs. Full Newton forms the Jacobian (the "
+              "analytic tangent of docs/beams.md) and refactors the sparse matrix for every "
+              "correction; modified Newton keeps both over many steps.", ""]
     return lines

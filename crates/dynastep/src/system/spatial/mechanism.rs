@@ -220,7 +220,7 @@ const SECTION_LOADS: [&str; 6] = ["N", "Vy", "Vz", "T", "My", "Mz"];
 
 impl SpatialSystem {
     /// The beams among the force elements, in order.
-    fn beams(&self) -> impl Iterator<Item = &super::beam::Beam> {
+    pub(crate) fn beams(&self) -> impl Iterator<Item = &super::beam::Beam> {
         self.forces.elements().filter_map(|e| match e {
             super::element::SpatialForce::Beam(b) => Some(b),
             _ => None,

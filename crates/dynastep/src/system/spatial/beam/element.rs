@@ -17,10 +17,10 @@
 //! and a moment m on a node enters its Euler-parameter equations as Q_p = 2 E(p)ᵀ m, like an
 //! applied torque. The element is in equilibrium by itself (Σ forces = 0, Σ moments = 0).
 //!
-//! **Derivatives.** ∂Q/∂q and ∂Q/∂v are the exact derivatives of this Q, by forward-mode
-//! automatic differentiation (num-dual's `DualSVec64<7>`: three passes, one node's seven
-//! directions each, no allocation) of the same code that gives Q; the test suite checks them
-//! against central differences.
+//! **Derivatives.** ∂Q/∂q and ∂Q/∂v are the exact derivatives of this Q: by the analytic
+//! tangent of [`super::tangent`], or, for ∂Q/∂q of a damped element, by forward-mode automatic
+//! differentiation of the same code that gives Q ([`BeamElement::dual_jacobian`]). The test
+//! suite checks both against each other and against central differences.
 //!
 //! **Energy.** The finite-volume forces are not the gradient of a potential in general. The
 //! element reports the strain energy U = Σ_s J_s · ½ (ε − ε₀)ᵀ C (ε − ε₀) (two-point Gauss) as
@@ -86,7 +86,7 @@ impl BeamElement {
 
     /// The element's coordinates from a global vector.
     #[inline]
-    fn gather(&self, q: &Vector) -> [f64; NB] {
+    pub(crate) fn gather(&self, q: &Vector) -> [f64; NB] {
         std::array::from_fn(|k| q[self.index(k)])
     }
 
@@ -187,11 +187,10 @@ impl BeamElement {
     /// Adds `scale ·` ∂Q/∂q (`wrt_velocity` false) or ∂Q/∂v (true) to `out`, all 21 × 21 entries
     /// in a fixed order (row by row).
     ///
-    /// Three forward passes, each seeding one node's seven coordinates (`DualSVec64<7>`): the
-    /// same flops as one pass in 21 directions on values a third the size. Measured on the
-    /// cantilever (32 elements): full Newton's loop 1.8× faster than with one 21-wide pass, whose
-    /// values the processor spent much of its time copying; seven passes of three directions
-    /// were no faster, 21 passes of one slower.
+    /// By the analytic tangent ([`super::tangent`]), except ∂Q/∂q of a damped element, which
+    /// needs the strains' second derivatives and comes from [`Self::dual_jacobian`]. Measured on
+    /// the cantilever (32 elements, h = 1e-4 s, full Newton): about 1.3 µs per element against
+    /// 11 µs for the dual numbers, the loop 0.39 → 0.22 s.
     pub fn add_jacobian<S: Sink>(
         &self,
         q: &Vector,
@@ -201,7 +200,35 @@ impl BeamElement {
         out: &mut S,
     ) {
         let (q, v) = (self.gather(q), self.gather(v));
-        let mut jac = [[0.0; NB]; NB];
+        let jac = if wrt_velocity || self.damping == 0.0 {
+            super::tangent::element_tangent(self, &q, &v, wrt_velocity)
+        } else {
+            self.dual_jacobian(&q, &v, wrt_velocity)
+        };
+        let index: [usize; NB] = std::array::from_fn(|k| self.index(k));
+        for (a, &i) in index.iter().enumerate() {
+            for (b, &j) in index.iter().enumerate() {
+                out.add(i, j, scale * jac[(a, b)]);
+            }
+        }
+    }
+
+    /// ∂Q/∂q (`wrt_velocity` false) or ∂Q/∂v (true) at the element's coordinates `q` and
+    /// velocities `v` (21 each), by forward-mode automatic differentiation of [`Self::force`]
+    /// (num-dual's `DualSVec64<7>`: three passes, one node's seven directions each, no
+    /// allocation).
+    ///
+    /// Three passes of seven directions are the same flops as one pass in 21 directions on
+    /// values a third the size; measured on the cantilever (32 elements), full Newton's loop was
+    /// 1.8× faster than with one 21-wide pass, whose values the processor spent much of its time
+    /// copying; seven passes of three directions were no faster, 21 passes of one slower.
+    pub(crate) fn dual_jacobian(
+        &self,
+        q: &[f64; NB],
+        v: &[f64; NB],
+        wrt_velocity: bool,
+    ) -> super::tangent::ElementTangent {
+        let mut jac = super::tangent::ElementTangent::zeros();
         for node in 0..3 {
             let seed = |x: &[f64; NB], seeded: bool| -> [DualSVec64<7>; NB] {
                 std::array::from_fn(|k| {
@@ -213,19 +240,16 @@ impl BeamElement {
                     }
                 })
             };
-            let f = self.force(&seed(&q, !wrt_velocity), &seed(&v, wrt_velocity));
-            for (row, fa) in jac.iter_mut().zip(&f) {
+            let f = self.force(&seed(q, !wrt_velocity), &seed(v, wrt_velocity));
+            for (a, fa) in f.iter().enumerate() {
                 if let Derivative(Some(d)) = &fa.eps {
-                    row[7 * node..7 * node + 7].copy_from_slice(d.as_slice());
+                    for c in 0..7 {
+                        jac[(a, 7 * node + c)] = d[c];
+                    }
                 }
             }
         }
-        for (a, row) in jac.iter().enumerate() {
-            let i = self.index(a);
-            for (b, d) in row.iter().enumerate() {
-                out.add(i, self.index(b), scale * d);
-            }
-        }
+        jac
     }
 
     /// C ε₀ at both points: the section loads the reference strains alone would give.

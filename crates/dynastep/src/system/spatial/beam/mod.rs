@@ -7,6 +7,7 @@
 
 pub(crate) mod element;
 pub(crate) mod section;
+pub(crate) mod tangent;
 #[cfg(test)]
 mod tests;
 

@@ -243,3 +243,53 @@ fn force_jacobian_is_exact_at_a_large_deformation() {
         assert!(err < 1e-5 * (1.0 + col.amax()), "column {j}: {err}");
     }
 }
+
+#[test]
+fn analytic_tangent_equals_the_dual_number_derivative() {
+    // Large relative rotations (up to 1.2 rad), stretch, Euler parameters off unit length and
+    // nonzero velocities: the chain rule of `tangent` against forward-mode differentiation of
+    // the force itself, entry by entry, for ∂Q/∂q (undamped) and ∂Q/∂v (damped).
+    use super::tangent::element_tangent;
+    for (damping, geometry) in [
+        (0.0, arc_start()),
+        (
+            0.0,
+            "polyline = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [1.5, 0.8, 0.2]]".to_string(),
+        ),
+        (2e-3, arc_start()),
+    ] {
+        let (sys, q0) = system(&beam_model(2, &geometry, damping));
+        let mut q = &q0 + noise(sys.n(), 31) * 0.05;
+        for (k, b) in sys.bodies.iter().enumerate() {
+            let i = b.p.expect("rigid");
+            let turn = from_axis_angle(&V3::new(0.2, 1.0, -0.4).normalize(), 0.3 * k as f64);
+            let p = nalgebra::Quaternion::new(q[i], q[i + 1], q[i + 2], q[i + 3])
+                * nalgebra::Quaternion::new(turn[0], turn[1], turn[2], turn[3])
+                * (1.0 + 0.1 * k as f64);
+            q.fixed_rows_mut::<4>(i)
+                .copy_from(&V4::new(p.w, p.i, p.j, p.k));
+        }
+        let v = noise(sys.n(), 32) * 3.0;
+        let beam = sys.beams().next().expect("one beam");
+        for e in &beam.elements {
+            let (x, xd) = (e.gather(&q), e.gather(&v));
+            for wrt_velocity in [false, true] {
+                if !wrt_velocity && damping != 0.0 {
+                    continue;
+                }
+                let exact = e.dual_jacobian(&x, &xd, wrt_velocity);
+                let analytic = element_tangent(e, &x, &xd, wrt_velocity);
+                let err = (analytic - exact).amax();
+                assert!(
+                    err <= 1e-10 * exact.amax(),
+                    "damping {damping}, wrt_velocity {wrt_velocity}: {err} of {}",
+                    exact.amax()
+                );
+                // ∂Q/∂v of an undamped element is zero in both; every other pair must not be.
+                if damping != 0.0 || !wrt_velocity {
+                    assert!(exact.amax() > 1.0, "the comparison should not be of zeros");
+                }
+            }
+        }
+    }
+}
