@@ -83,7 +83,7 @@ impl Resolver<'_> {
                 theta: col("theta"),
             }),
             _ => Err(PlotError::Data(format!(
-                "{}/history.csv has no columns {body}.x, {body}.y for body `{body}` of model.json",
+                "{}/history.csv has no columns {body}.x, {body}.y for body `{body}` of model.json; if the run selected its columns ([solver] output_columns), run it again with the bodies' columns among them",
                 self.run.dir.display()
             ))),
         }

@@ -414,7 +414,7 @@ fn poses(
         .map(|k| {
             run.table.column(&format!("{name}.{k}")).ok_or_else(|| {
                 PlotError::Data(format!(
-                    "{}/history.csv has no column {name}.{k} for body `{name}` of model.json",
+                    "{}/history.csv has no column {name}.{k} for body `{name}` of model.json; if the run selected its columns ([solver] output_columns), run it again with the bodies' columns among them",
                     run.dir.display()
                 ))
             })

@@ -94,6 +94,10 @@ pub struct HistoryColumns {
     omega_max: bool,
     /// Whether the last columns are accelerations ([`HistoryColumns::with_accelerations`]).
     accelerations: bool,
+    /// Entries of the full row kept, increasing ([`HistoryColumns::select`]); `None`: all.
+    kept: Option<Vec<usize>>,
+    /// Entries of the full row, before the selection.
+    width: usize,
 }
 
 impl HistoryColumns {
@@ -142,7 +146,16 @@ impl HistoryColumns {
             forces,
             omega_max,
             accelerations: false,
+            kept: None,
+            width: 0,
         }
+        .with_width()
+    }
+
+    /// Records the full row's width (after the names changed).
+    fn with_width(mut self) -> Self {
+        self.width = self.names.len();
+        self
     }
 
     /// The columns of a dynamic run of `system` with the settings `solver` (its `[solver]` after
@@ -153,12 +166,47 @@ impl HistoryColumns {
         solver: &crate::model::SolverSpec,
         omega_max: bool,
     ) -> Self {
-        let columns = HistoryColumns::new(system, true, omega_max);
+        let mut columns = HistoryColumns::new(system, true, omega_max);
         if solver.accelerations {
-            columns.with_accelerations(system)
-        } else {
-            columns
+            columns = columns.with_accelerations(system);
         }
+        match &solver.output_columns {
+            Some(patterns) => columns.select(patterns),
+            None => columns,
+        }
+    }
+
+    /// Keeps `t` and the columns whose names match one of `patterns` (glob patterns, see
+    /// [`crate::model::SolverSpec::output_columns`]), in their order. Patterns that are not glob
+    /// patterns match nothing (the model's checks refuse them). Selecting again selects among the
+    /// columns kept.
+    pub fn select(mut self, patterns: &[String]) -> Self {
+        let globs: Vec<glob::Pattern> = patterns
+            .iter()
+            .filter_map(|p| glob::Pattern::new(p).ok())
+            .collect();
+        let chosen: Vec<usize> = (0..self.names.len())
+            .filter(|&i| i == 0 || globs.iter().any(|g| g.matches(&self.names[i])))
+            .collect();
+        self.names = chosen.iter().map(|&i| self.names[i].clone()).collect();
+        self.kept = Some(match self.kept.take() {
+            Some(before) => chosen.iter().map(|&i| before[i]).collect(),
+            None => chosen,
+        });
+        self
+    }
+
+    /// The first of `patterns` that matches none of these columns (or is not a glob pattern).
+    pub fn unmatched<'a>(&self, patterns: &'a [String]) -> Option<&'a str> {
+        patterns.iter().map(String::as_str).find(|p| {
+            glob::Pattern::new(p).map_or(true, |g| !self.names.iter().any(|n| g.matches(n)))
+        })
+    }
+
+    /// Entries of the row that [`HistoryColumns::fill`] computes before dropping the columns
+    /// not selected (the capacity a row needs).
+    pub fn width(&self) -> usize {
+        self.width
     }
 
     /// The same columns and, last, the accelerations: per coordinate of an equation-based model
@@ -166,7 +214,10 @@ impl HistoryColumns {
     /// (`.ax`, `.ay`, `.alpha` planar; `.ax`, `.ay`, `.az`, `.alphax`, `.alphay`, `.alphaz` spatial,
     /// global axes). A body's acceleration is its velocity map applied to q̈: exact for planar
     /// coordinates, and for Euler parameters because ω = 2E(p)ṗ gives ω̇ = 2E(p)p̈ (E(ṗ)ṗ = 0).
+    ///
+    /// Call it before [`HistoryColumns::select`], whose selection it would not extend.
     pub fn with_accelerations<M: Mechanism>(mut self, system: &M) -> Self {
+        debug_assert!(self.kept.is_none(), "accelerations added after a selection");
         let coordinates = system.equations().map_or(&[][..], |e| e.coordinate_names());
         self.names
             .extend(coordinates.iter().map(|c| format!("{c}_ddot")));
@@ -179,7 +230,7 @@ impl HistoryColumns {
             self.names.extend(columns.map(|c| format!("{name}.{c}")));
         }
         self.accelerations = true;
-        self
+        self.with_width()
     }
 
     /// Names of the reaction, driver and energy columns.
@@ -248,6 +299,13 @@ impl HistoryColumns {
             for b in 0..self.bodies {
                 sys.push_body_velocity(b, &x.q, &x.a, row);
             }
+        }
+        if let Some(kept) = &self.kept {
+            // `kept` increases, so each entry moves down or stays.
+            for (j, &i) in kept.iter().enumerate() {
+                row[j] = row[i];
+            }
+            row.truncate(kept.len());
         }
     }
 
@@ -326,7 +384,7 @@ impl<W: Write> HistoryWriter<W> {
     pub fn with_columns(columns: HistoryColumns, sink: W) -> Result<Self, csv::Error> {
         let mut out = csv::Writer::from_writer(Vec::with_capacity(2 * FLUSH_BYTES));
         out.write_record(columns.names())?;
-        let row = Vec::with_capacity(columns.names().len());
+        let row = Vec::with_capacity(columns.width());
         let mut writer = HistoryWriter {
             out,
             sink,
@@ -413,7 +471,7 @@ impl HistoryRecorder {
     pub fn new(columns: HistoryColumns) -> Self {
         let names = columns.names().to_vec();
         HistoryRecorder {
-            row: Vec::with_capacity(names.len()),
+            row: Vec::with_capacity(columns.width()),
             table: HistoryTable {
                 columns: vec![Vec::new(); names.len()],
                 names,

@@ -456,4 +456,10 @@ pub struct SolverSpec {
     /// the summary's maxima are over the history's rows) or `every-step` (maxima over every step).
     #[serde(default)]
     pub diagnostics: super::settings::DiagnosticsAt,
+    /// The history columns to write, as glob patterns over the column names (`*` any run of
+    /// characters, `?` any one, `[abc]` one of a set), e.g. `["midspan.*", "energy.*"]`. `t` is
+    /// always written; the others keep the history's order. Default: every column. A pattern
+    /// that matches no column of the run stops it before the first step.
+    #[serde(default)]
+    pub output_columns: Option<Vec<String>>,
 }

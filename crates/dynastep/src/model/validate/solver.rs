@@ -109,6 +109,7 @@ fn times(c: &mut Checker<'_>, s: &SolverSpec) {
             );
         }
     }
+    output_columns(c, s);
     if let Some(h) = s.output_interval {
         if !(h.is_finite() && h >= 0.0) {
             c.push(
@@ -116,6 +117,39 @@ fn times(c: &mut Checker<'_>, s: &SolverSpec) {
                 e,
                 format!("output_interval must be non-negative and finite, got {h}"),
                 "give the output interval in s, or 0 to write every step".into(),
+            );
+        }
+    }
+}
+
+/// `output_columns`: at least one pattern, each a glob pattern. Whether each matches a column is
+/// known once the model is built (`analysis::simulation`).
+fn output_columns(c: &mut Checker<'_>, s: &SolverSpec) {
+    let Some(patterns) = &s.output_columns else {
+        return;
+    };
+    if patterns.is_empty() {
+        c.push(
+            p(&[&"solver", &"output_columns"]),
+            "solver",
+            "output_columns is empty".into(),
+            "give the columns to write, e.g. `output_columns = [\"midspan.*\"]`, or leave it out \
+             to write every column"
+                .into(),
+        );
+    }
+    for (i, pattern) in patterns.iter().enumerate() {
+        if let Err(e) = glob::Pattern::new(pattern) {
+            c.push(
+                p(&[&"solver", &"output_columns", &i]),
+                "solver",
+                format!(
+                    "output_columns: `{pattern}` is not a glob pattern: {}",
+                    e.msg
+                ),
+                "`*` matches any run of characters, `?` any one, `[abc]` one of a set, e.g. \
+                 `\"beam.10.*\"`"
+                    .into(),
             );
         }
     }
