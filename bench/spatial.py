@@ -20,7 +20,17 @@ bench/results_spatial.json, the section spliced into docs/performance.md.
   and with Exudyn's converged value (Richardson extrapolation of its two finest steps).
 
 Equal accuracy: beside each dynastep run, the fastest Exudyn run (any step, either tolerance
-setting) whose error is at most the dynastep run's, and Exudyn's time over dynastep's. Also
+setting) whose error is at most the dynastep run's, and Exudyn's time over dynastep's.
+
+dynastep's choice: `dynastep run --scheme auto --rtol R` at the tolerances AUTO_RTOLS, the pair
+dynastep picks without being told (docs/schemes.md, "Choosing the pair automatically"), matched
+the same way. Its time is the chosen pair's loop time; the trial's cost, the sum of the
+candidates' `cpu_time_s` in `method_choice.ranking` (without the trial's reference, which
+summary.json does not time), is reported beside it and counted in a second ratio.
+
+Levels: at each error of dynastep's generalized-α runs with full Newton, each engine's fastest run
+at least as accurate (within LEVEL_SLACK): dynastep's among its generalized-α and auto runs,
+Exudyn's among all its runs, the work-precision comparison of bench/peers.py for these cases. Also
 recorded: Bricard's largest energy error over every step (dynastep, untimed runs with
 `diagnostics = "every-step"`; the timed runs write only t_end, so their summary's maximum is that
 sample's).
@@ -57,6 +67,8 @@ MAX_REPEAT = 3
 # Runs longer than this [s] in the first round are not repeated (their minimum moves little).
 LONG_RUN = 5.0
 REF_SCHEME = ("dopri5", "projection")
+# The tolerances of the `--scheme auto` runs.
+AUTO_RTOLS = (1e-4, 1e-6, 1e-8, 1e-10)
 
 
 class SpatialCase:
@@ -178,6 +190,40 @@ def reference(binary, work, case, rtol):
     return marker_values(s, case.markers), s
 
 
+def run_auto(binary, work, case, rtol):
+    """`dynastep run --scheme auto --rtol rtol`: {"time" (the chosen pair's loop time), "chosen",
+    "trial" (the candidates' trial times summed), "values"} or {"failed": reason}."""
+    out = os.path.join(work, f"spatial-{case.name}-auto-{rtol:g}")
+    try:
+        s = dynastep(binary, out, case, ["--scheme", "auto", "--rtol", repr(rtol)])
+    except (RuntimeError, subprocess.CalledProcessError) as e:
+        return {"failed": str(e)[:300]}
+    mc = s["method_choice"]
+    trial = sum(r["cpu_time_s"] for r in mc["ranking"]
+                if isinstance(r.get("cpu_time_s"), (int, float)))
+    fallback = mc.get("fallback")
+    return {"time": s["loop_time_s"], "chosen": mc["chosen"], "trial": trial,
+            "steps": s["steps"], "values": marker_values(s, case.markers)} | (
+        {"fallback_from": fallback["from"], "fallback_at": fallback["stopped_at"]}
+        if fallback else {})
+
+
+def measure_auto(binary, work, case, repeat, log):
+    """The auto runs of one case, minimum loop time over `repeat` rounds: [{"rtol", ...}]."""
+    best = {}
+    for rep in range(repeat):
+        for rtol in AUTO_RTOLS:
+            if rtol in best and (best[rtol].get("failed") or best[rtol]["time"] > LONG_RUN):
+                continue
+            got = run_auto(binary, work, case, rtol)
+            if got.get("failed") or rtol not in best or got["time"] < best[rtol]["time"]:
+                best[rtol] = got
+            log(f"[{rep + 1}/{repeat}] {case.name} auto rtol {rtol:g}: "
+                + (got["failed"] if got.get("failed")
+                   else f"{got['chosen']} {got['time']:.4g} s + trial {got['trial']:.3g} s"))
+    return [{"rtol": r} | best[r] for r in AUTO_RTOLS]
+
+
 # ------------------------------------------------------------------------------------ Exudyn
 def exudyn_linear_solver(exu, settings, redundant):
     """Exudyn's dense solver; with redundant constraints (Bricard) its Eigen dense LU that
@@ -273,12 +319,19 @@ def measure_one(binary, work, case, repeat, quick, have_exudyn, log):
     dependent = first.get("assembly", {}).get("dependent") or []
     best = measure_runs(binary, work, case, repeat, quick, have_exudyn, model_dir,
                         bool(dependent), log)
+    auto = measure_auto(binary, work, case, repeat, log)
     c = {"case": case.name, "t_end": case.t_end, "markers": case.markers,
          "unknowns": len(first["final_state"]["q"]) + len(first["final_state"]["lambda"]),
          "dependent_rows": dependent,
          "reference": {"values": ref.tolist(), "rtol": case.ref_rtol, "steps": rs["steps"],
                        "time": ref_time, "difference_at_rtol_x10": conv},
-         "dynastep": [], "exudyn": []}
+         "dynastep": [], "exudyn": [], "auto": []}
+    for a in auto:
+        if a.get("failed"):
+            c["auto"].append(a)
+        else:
+            c["auto"].append({k: v for k, v in a.items() if k != "values"}
+                             | {"values": a["values"].tolist(), "error": err(a["values"], ref)})
     for (engine, h, x), r in sorted(best.items(), key=lambda kv: (-kv[0][1], str(kv[0][2]))):
         if engine == "dynastep":
             s = r["summary"]
@@ -410,6 +463,102 @@ def ratio_sentence(m):
             + ", ".join(parts) + ". Above 1: dynastep faster.")
 
 
+# A run is as accurate as a level when its error is at most this factor times the level.
+LEVEL_SLACK = 1.05
+
+
+def level_lines(m):
+    """Each engine's fastest run at each accuracy level (the errors of dynastep's generalized-α
+    runs with full Newton): dynastep's over its generalized-α runs and its auto runs (these by
+    loop time, and counting their trial), Exudyn's over all its runs."""
+    rows, ratios = [], {}
+    for c in m["cases"]:
+        levels = sorted({d["error"] for d in c["dynastep"] if d["method"] == "full"},
+                        reverse=True)
+        for level in levels:
+            ok = lambda r: not r.get("failed") and r["error"] <= LEVEL_SLACK * level  # noqa: E731
+            ours = [(d["time"], d["time"], f"generalized-α h = {sci(d['h'])}, {d['method']}")
+                    for d in c["dynastep"] if ok(d)]
+            ours += [(a["time"], a["time"] + a["trial"], f"auto, R = {sci(a['rtol'])}: "
+                      + a["chosen"].replace("generalized-alpha", "generalized-α")
+                      .replace(" / ", " + ")) for a in c.get("auto", []) if ok(a)]
+            theirs = [e for e in c["exudyn"] if ok(e)]
+            if not ours:
+                continue
+            loop = min(ours, key=lambda o: o[0])
+            counted = min(ours, key=lambda o: o[1])
+            if theirs:
+                e = min(theirs, key=lambda e: e["time"])
+                ex = (f"h = {sci(e['h'])}, {tol_label(e['tolerances'])} | {e['time']:.4g} | "
+                      f"{e['time'] / loop[0]:.1f} | {e['time'] / counted[1]:.1f}")
+            else:
+                ex = "none as accurate | — | — | —"
+            rows.append(f"| {c['case']} | {level:.2e} | {loop[2]} | {loop[0]:.4g} | "
+                        f"{counted[2]} | {counted[1]:.4g} | {ex} |")
+            if theirs:
+                ratios.setdefault(c["case"], []).append(
+                    (e["time"] / loop[0], e["time"] / counted[1]))
+    if not rows:
+        return []
+    parts = [f"{k} {min(r[0] for r in v):.1f}–{max(r[0] for r in v):.1f}× "
+             f"({min(r[1] for r in v):.1f}–{max(r[1] for r in v):.1f}× counting the trial)"
+             for k, v in ratios.items()]
+    summary = ["", "At each level, Exudyn's fastest over dynastep's fastest: " + ", ".join(parts)
+               + "."] if parts else []
+    return ["", "Each engine's fastest run at each accuracy level (the errors of dynastep's "
+            "generalized-α runs with full Newton; a run counts when its error is at most "
+            f"{LEVEL_SLACK:g} times the level): dynastep's among its generalized-α runs and its "
+            "auto runs, first by loop time, then counting the auto runs' trial; Exudyn's among "
+            "all its runs. Ratios: Exudyn's time over each.", ""] + marker("spatial-levels", m) + [
+            "| case | level [m] | dynastep's fastest (loop) | [s] | fastest counting the trial "
+            "| [s] | Exudyn's fastest | [s] | ratio | ratio with trial |",
+            "|---|---|---|---|---|---|---|---|---|---|"] + rows + summary
+
+
+def auto_lines(m):
+    """The table of the `--scheme auto` runs against Exudyn at equal accuracy, and its summary."""
+    rows, ratios = [], {}
+    for c in m["cases"]:
+        for a in c.get("auto", []):
+            if a.get("failed"):
+                rows.append(f"| {c['case']} | {sci(a['rtol'])} | failed: {a['failed'][:120]} "
+                            "| | | | | | | |")
+                continue
+            e = fastest_as_accurate(c, a)
+            pair = a["chosen"].replace("generalized-alpha", "generalized-α").replace(" / ", " + ")
+            if a.get("fallback_from"):
+                pair += (f" (after {a['fallback_from'].replace(' / ', ' + ')} stopped at "
+                         f"{a['fallback_at']:.3g} s)")
+            if e:
+                r1, r2 = e["time"] / a["time"], e["time"] / (a["time"] + a["trial"])
+                ratios.setdefault(c["case"], []).append((r1, r2))
+                ex = (f"h = {sci(e['h'])}, {tol_label(e['tolerances'])} | {e['time']:.4g} | "
+                      f"{r1:.1f} | {r2:.1f}")
+            else:
+                ex = "none as accurate | — | — | —"
+            rows.append(f"| {c['case']} | {sci(a['rtol'])} | {pair} | {a['time']:.4g} | "
+                        f"{a['trial']:.3g} | {a['error']:.2e} | {ex} |")
+    if not rows:
+        return []
+    lines = ["", "dynastep's own choice: `dynastep run --example CASE --scheme auto --rtol R`, the "
+             "pair it picks when not told (docs/schemes.md, \"Choosing the pair "
+             "automatically\"), against the same Exudyn runs. Time: the chosen pair's "
+             "`loop_time_s`; trial: the sum of the candidates' trial times (`cpu_time_s` in "
+             "`method_choice.ranking`; the trial's reference, which summary.json does not time, "
+             "is not counted). Ratios: the fastest Exudyn run as accurate, over the loop time "
+             "and over loop time + trial.", ""] + marker("spatial-auto", m) + [
+             "| case | R | chosen pair | dynastep [s] | trial [s] | error [m] | fastest Exudyn "
+             "run as accurate | Exudyn [s] | ratio | ratio with trial |",
+             "|---|---|---|---|---|---|---|---|---|---|"] + rows
+    if ratios:
+        parts = [f"{k} {min(r[0] for r in v):.1f}–{max(r[0] for r in v):.1f}× "
+                 f"({min(r[1] for r in v):.1f}–{max(r[1] for r in v):.1f}× with the trial)"
+                 for k, v in ratios.items()]
+        lines += ["", "Exudyn time over the auto run's at equal accuracy, over the tolerances "
+                  "where an Exudyn run was as accurate: " + ", ".join(parts) + "."]
+    return lines
+
+
 def section(m):
     """The page's section (Markdown lines) for the measurements `m` of `measure`."""
     tols = m["exudyn_tolerances"]
@@ -462,8 +611,9 @@ def section(m):
               "setting, or dynastep's with the other Newton method, differs by more than "
               f"{round(100 * (TOLERANCE_LIMITED - 1))} %. There the error no longer falls as h², "
               "which run counts as the more accurate is partly chance, and the match can move by "
-              "a step; compare the runs at the same step in the next table.", "",
-              "Exudyn's runs: wall time of `SolveDynamic`, error, and its Newton iterations and "
+              "a step; compare the runs at the same step in the next table."] + auto_lines(m)
+    lines += level_lines(m) + [
+              "", "Exudyn's runs: wall time of `SolveDynamic`, error, and its Newton iterations and "
               "Jacobians per step.", ""] + marker("spatial-exudyn", m) + [
         "| case | h [s] | tolerances | Exudyn [s] | error [m] | iterations / Jacobians per "
         "step |", "|---|---|---|---|---|---|"]
