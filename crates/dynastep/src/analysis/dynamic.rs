@@ -39,7 +39,7 @@ use super::step_control::{error_norm, StepSettings, Tolerances};
 use super::step_sizer::StepSizer;
 use crate::formulation::{
     self, ConstraintSettings, Correction, Formulation, FormulationError, FormulationSettings,
-    NewtonMethod, NewtonSettings, NewtonStats, PhaseTimes, VelocityError,
+    NewtonSettings, NewtonStats, PhaseTimes, VelocityError,
 };
 use crate::linalg::Vector;
 use crate::model::validate::{positive_problem, span_problem};
@@ -617,7 +617,6 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         let (n, m) = (sys.n(), sys.m());
         // Force terms Φ_qᵀλ − Q at the start, for schemes with a force history (HHT).
         let mut f0 = Vector::zeros(n);
-        scheme.allow_extrapolated_start(form.settings().method == NewtonMethod::Full);
         start_scheme(sys, &mut *scheme, x0, settings.h, &mut f0);
         let caps = scheme.capabilities();
         let (velocity_error, formulation_floor) = formulation::find(form.name())

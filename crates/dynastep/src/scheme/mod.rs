@@ -335,13 +335,6 @@ pub trait Scheme: Send {
         false
     }
 
-    /// Whether Newton may start from values extrapolated from the last levels (`true`, as full
-    /// Newton does best) or must start from the last level's (`false`: modified Newton, whose
-    /// contraction test measured the extrapolated start above its 0.03 on the pendulum and
-    /// refreshed its matrix at nearly every step). The time loop calls it once before the run; the
-    /// default ignores it (schemes whose starting values are their own).
-    fn allow_extrapolated_start(&mut self, _allowed: bool) {}
-
     /// After Newton failed on point `k` from an extrapolated start: writes the constant start
     /// (the last known level's u and λ) into `pt.u_guess` and `pt.lambda_guess` and returns true,
     /// so that the point is tried once more from there, and starts every later point of the run
