@@ -16,10 +16,10 @@ Each engine is swept over settings (the tables below: GA_STEPS, FAST, EXUDYN, MU
   "Choosing the pair automatically": the candidate pairs are measured on a trial, the first 10 %
   of the run, and the fastest within the accepted error runs). Recorded: the chosen pair, its
   end-point error, its time (`loop_time_s`: the chosen pair's run over the whole span) and the
-  trial's cost, the sum of the candidates' `cpu_time_s` in `method_choice.ranking`. summary.json
-  does not time the trial's reference (MSSTC(5) at a hundredth of the tolerance, or its fallback)
-  nor the repeats of short trial runs (each candidate's fastest run is kept), so the trial's cost
-  excludes them; the wall-clock of the whole `dynastep run` process is kept too (`process`), an
+  trial's cost: the time of the trial's reference (`method_choice.reference_time_s`: MSSTC(5) at
+  a hundredth of the tolerance, or its fallback) plus the candidates' `cpu_time_s` in
+  `method_choice.ranking`. summary.json does not time the repeats of short trial runs (each
+  candidate's fastest run is kept), so the trial's cost excludes them; the wall-clock of the whole `dynastep run` process is kept too (`process`), an
   upper bound that includes them, with the start-up and the output. Each round reruns the choice;
   the times are those of the rounds that chose the first round's pair, and a round that chose
   another is kept in `rounds`.
@@ -349,7 +349,9 @@ def run_auto(binary, case, s, work):
                | ({"note": r["note"][:200]} if r.get("note") else {}) for r in mc["ranking"]]
     got = {"chosen": mc["chosen"], "trial_t_end": mc["trial_t_end"],
            "reference": mc["reference"], "accepted_error": mc["accepted_error"],
-           "trial": sum(r["cpu_time_s"] for r in ranking if finite(r["cpu_time_s"])),
+           "reference_time": mc.get("reference_time_s", float("nan")),
+           "trial": mc.get("reference_time_s", 0.0)
+           + sum(r["cpu_time_s"] for r in ranking if finite(r["cpu_time_s"])),
            "process": process, "ranking": ranking}
     if summary["status"] != "completed":
         return got | {"failed": f"{summary['status']}: {summary.get('reason')}"}
@@ -886,13 +888,13 @@ def auto_findings(m):
     lines.append("- Where dynastep auto's run of the table is slower than a peer's fastest "
                  "run, by its loop time alone: " + ("; ".join(s) + "." if s else "nowhere."))
     s = auto_slower(m, with_trial=True)
-    lines.append("- The same counting its trial as well (loop time + the trial runs' times; "
-                 "without the trial's reference): " + ("; ".join(s) + "." if s else "nowhere."))
-    lines.append("- The trial's cost (in parentheses in the first table) is the sum of the "
-                 "candidates' trial loop times in summary.json's `method_choice.ranking`. It "
-                 "excludes the trial's reference (MSSTC(5) at a hundredth of the tolerance, "
-                 "or the pair dynastep falls back to), which summary.json does not time, and "
-                 "the repeats of short trial runs (each candidate's fastest is kept). The "
+    lines.append("- The same counting its trial as well (loop time + the trial's reference "
+                 "and runs): " + ("; ".join(s) + "." if s else "nowhere."))
+    lines.append("- The trial's cost (in parentheses in the first table) is the time of its "
+                 "reference (summary.json's `method_choice.reference_time_s`: MSSTC(5) at a "
+                 "hundredth of the tolerance, or the pair dynastep falls back to) plus the "
+                 "candidates' trial loop times in `method_choice.ranking`. It excludes the "
+                 "repeats of short trial runs (each candidate's fastest is kept). The "
                  "whole `dynastep run --scheme auto` process took this much longer than the "
                  "chosen pair's loop, an upper bound of the choice's cost that includes them "
                  "(and the process's start-up, parsing and output): "
@@ -1135,7 +1137,7 @@ def section(m):
              "fastest (docs/schemes.md, \"Choosing the pair automatically\"); the run is named "
              "by its tolerance and the pair it chose, its time is the chosen pair's loop time "
              "over the whole run, and the trial's cost follows in parentheses (the candidates' "
-             "trial loop times, without the trial's reference; see below). Error: the end point against the first table's references. "
+             "trial's reference and the candidates' trial loop times; see below). Error: the end point against the first table's references. "
              "Time: wall-clock of the integration only (dynastep's `loop_time_s`, Exudyn's "
              "`SolveDynamic`, MuJoCo's `mj_step` calls, Drake's `Simulator.AdvanceTo`), "
              + (f"minimum over {m['repeat']} interleaved rounds for runs under "

@@ -76,8 +76,8 @@ pub fn choose(
 /// Prints the ranking of a choice, best first, the accepted pairs marked.
 pub fn print_ranking(c: &MethodChoice) {
     eprintln!(
-        "ranking at rtol = {:e} over [t0, {:.6}] s (reference: {}; accepted: error <= {:.3e}):",
-        c.rtol, c.trial_t_end, c.reference, c.accepted_error
+        "ranking at rtol = {:e} over [t0, {:.6}] s (reference: {}, {:.4} s; accepted: error <= {:.3e}):",
+        c.rtol, c.trial_t_end, c.reference, c.reference_time_s, c.accepted_error
     );
     for (k, r) in c.ranking.iter().enumerate() {
         let mark = if r.error.is_finite() && r.error <= c.accepted_error {

@@ -19,6 +19,12 @@ fn check_ranking(c: &MethodChoice) {
     let accepted = |e: f64| e.is_finite() && e <= c.accepted_error;
     assert_eq!(c.ranking[0].method, c.chosen);
     assert!(accepted(c.ranking[0].error));
+    // The reference is part of the choice's cost and is timed.
+    assert!(
+        c.reference_time_s > 0.0 && c.reference_time_s.is_finite(),
+        "{}",
+        c.reference_time_s
+    );
     for w in c.ranking.windows(2) {
         let (a, b) = (&w[0], &w[1]);
         assert!(accepted(a.error) || !accepted(b.error), "{c:#?}");

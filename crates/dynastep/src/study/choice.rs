@@ -81,6 +81,9 @@ pub struct MethodChoice {
     pub trial_t_end: f64,
     /// The trial's reference, e.g. `msstc5, rtol = atol 1.000e-8`.
     pub reference: String,
+    /// Wall-clock time of computing the reference \[s\]. With the candidates' times in
+    /// `ranking` (`cpu_time_s`) it is what the choice cost.
+    pub reference_time_s: f64,
     /// The largest error a pair could have and be accepted (same units as the columns).
     pub accepted_error: f64,
     /// Every candidate's trial run, fastest accepted first, then the other completed ones by
@@ -221,6 +224,7 @@ pub fn choose_method(
         rtol,
         trial_t_end: trial.t_end,
         reference: trial.reference.description.clone(),
+        reference_time_s: trial.reference_time_s,
         accepted_error,
         ranking: order.iter().map(|&k| records[k].clone()).collect(),
         ranked: order.iter().map(|&k| methods[k].clone()).collect(),
@@ -291,6 +295,7 @@ mod tests {
             rtol: 1e-6,
             trial_t_end: 1.0,
             reference: String::new(),
+            reference_time_s: 0.0,
             accepted_error: 1e-5,
             ranking: ranked
                 .iter()

@@ -69,6 +69,8 @@ pub struct Trial {
     sweep: Sweep,
     /// The reference the errors are measured against.
     pub reference: ReferenceRun,
+    /// Wall-clock time of computing the reference \[s\]: part of the choice's cost.
+    pub reference_time_s: f64,
     /// The tolerance scaled by the size of the compared values (at least 1) \[their unit\].
     pub tolerance: f64,
 }
@@ -88,6 +90,7 @@ impl Trial {
         let quantity = Quantity::Columns(pose_columns(model)?);
         let sweep = Sweep::Tolerances(vec![rtol]);
         // The choice does not use the reference's own error: no run to estimate it.
+        let clock = std::time::Instant::now();
         let reference = auto_reference(
             &trial,
             &sweep,
@@ -96,8 +99,10 @@ impl Trial {
             false,
             interrupted,
         )?;
+        let reference_time_s = clock.elapsed().as_secs_f64();
         let scale = largest_magnitude(&reference.table, &quantity)?.max(1.0);
         Ok(Trial {
+            reference_time_s,
             t_end: trial.solver.t_end.unwrap_or_default(),
             model: trial,
             m,
