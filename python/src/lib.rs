@@ -98,6 +98,8 @@ impl Model {
         let model = &self.inner;
         let outcome = py.detach(move || -> Result<_, String> {
             let mut sim = Simulation::new(model, &opts).map_err(|e| e.to_string())?;
+            HistoryColumns::check_selection(&sim.system, &sim.model.solver, opts.omega_max)
+                .map_err(|f| f.to_string())?;
             let columns = HistoryColumns::of_run(&sim.system, &sim.model.solver, opts.omega_max);
             let mut recorder = HistoryRecorder::new(columns);
             let mut signals = PythonSignals::new();

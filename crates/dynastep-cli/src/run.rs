@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use dynastep::analysis::dynamic::{Flow, Observer, RunReport, RunStatus, Sample};
 use dynastep::analysis::failure::FailureKind;
-use dynastep::analysis::simulation::{RunOptions, Simulation};
+use dynastep::analysis::simulation::{RunOptions, Simulation, SimulationError};
 use dynastep::analysis::step_control::{StepControl, StepSettings};
 use dynastep::io::history::{HistoryColumns, HistoryWriter};
 use dynastep::io::summary::Summary;
@@ -241,6 +241,8 @@ fn simulate(
     }
     let model = &model;
     let mut sim = Simulation::new(model, &opts).map_err(|e| src.start_error(&opts, &e))?;
+    HistoryColumns::check_selection(&sim.system, &sim.model.solver, args.omega_max)
+        .map_err(|f| src.start_error(&opts, &SimulationError::Settings(f)))?;
     if !src.quiet {
         announce(&sim, model, stem, choice.is_some());
     }

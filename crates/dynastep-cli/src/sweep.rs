@@ -245,6 +245,8 @@ fn try_case(
         omega_max: false,
     };
     let mut sim = Simulation::new(&model, &opts).map_err(|e| anyhow!("{e}"))?;
+    HistoryColumns::check_selection(&sim.system, &sim.model.solver, false)
+        .map_err(|f| anyhow!("{f}"))?;
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     write_model(dir, &sim.model)?;
     let (history, file) = history_file(dir)?;

@@ -135,7 +135,6 @@ impl Simulation {
             crate::system::System::m(&system),
         )
         .map_err(SimulationError::Settings)?;
-        check_output_columns(&system, &solver, opts.omega_max)?;
         let (initial, assembly) = assembled(model, &system)?;
         let model = Model {
             solver: solver.clone(),
@@ -188,43 +187,4 @@ impl Simulation {
             observers,
         )
     }
-}
-
-/// Checks that each of `[solver] output_columns` matches a column of the run's history (the
-/// columns are known once `system` is built).
-///
-/// # Errors
-/// [`SimulationError::Settings`] at `solver.output_columns`, naming the first pattern that
-/// matches nothing and the nearest column names.
-fn check_output_columns(
-    system: &Multibody,
-    solver: &crate::model::SolverSpec,
-    omega_max: bool,
-) -> Result<(), SimulationError> {
-    let Some(patterns) = &solver.output_columns else {
-        return Ok(());
-    };
-    let all = crate::io::history::HistoryColumns::of_run(
-        system,
-        &crate::model::SolverSpec {
-            output_columns: None,
-            ..solver.clone()
-        },
-        omega_max,
-    );
-    let Some(pattern) = all.unmatched(patterns) else {
-        return Ok(());
-    };
-    let names: Vec<&str> = all.names().iter().map(String::as_str).collect();
-    let nearest = crate::model::validate::suggest(pattern, &names, "history columns");
-    Err(SimulationError::Settings(
-        RunFailure::settings(format!(
-            "output_columns: `{pattern}` matches no column of this run's history"
-        ))
-        .advise(format!(
-            "columns are `<body>.<coordinate>` (a beam's nodes `<beam>.<k>.x`, …), \
-             `<marker>.x`, `<joint>.<reaction>`, `energy.*`, `constraint.*`; {nearest}"
-        ))
-        .at_setting("solver.output_columns"),
-    ))
 }

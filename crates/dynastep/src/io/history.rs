@@ -55,7 +55,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use super::history_table::HistoryTable;
-use crate::analysis::dynamic::{Flow, Observer, ObserverError, Sample};
+use crate::analysis::dynamic::{Flow, Observer, ObserverError, RunFailure, Sample};
 use crate::system::mechanism::Mechanism;
 
 /// The acceleration column of a velocity column: `vx` → `ax`, `omega` → `alpha`, `wx` → `alphax`.
@@ -194,6 +194,44 @@ impl HistoryColumns {
             None => chosen,
         });
         self
+    }
+
+    /// Checks that each of `solver.output_columns` matches a column of the history of a run of
+    /// `system` with the settings `solver` (and `omega_max`): the columns are known once the
+    /// system is built, so the model's checks cannot.
+    ///
+    /// # Errors
+    /// A settings failure at `solver.output_columns`, naming the first pattern that matches
+    /// nothing and the nearest column names.
+    pub fn check_selection<M: Mechanism>(
+        system: &M,
+        solver: &crate::model::SolverSpec,
+        omega_max: bool,
+    ) -> Result<(), RunFailure> {
+        let Some(patterns) = &solver.output_columns else {
+            return Ok(());
+        };
+        let all = HistoryColumns::of_run(
+            system,
+            &crate::model::SolverSpec {
+                output_columns: None,
+                ..solver.clone()
+            },
+            omega_max,
+        );
+        let Some(pattern) = all.unmatched(patterns) else {
+            return Ok(());
+        };
+        let names: Vec<&str> = all.names().iter().map(String::as_str).collect();
+        let nearest = crate::model::validate::suggest(pattern, &names, "history columns");
+        Err(RunFailure::settings(format!(
+            "output_columns: `{pattern}` matches no column of this run's history"
+        ))
+        .advise(format!(
+            "columns are `<body>.<coordinate>` (a beam's nodes `<beam>.<k>.x`, …), \
+             `<marker>.x`, `<joint>.<reaction>`, `energy.*`, `constraint.*`; {nearest}"
+        ))
+        .at_setting("solver.output_columns"))
     }
 
     /// The first of `patterns` that matches none of these columns (or is not a glob pattern).
