@@ -7,8 +7,9 @@
 //!
 //! 1. the *trial*: the first [`TRIAL_FRACTION`] of the run's time span, sampled
 //!    [`TRIAL_SAMPLES`] times;
-//! 2. its reference, as `dynastep compare` computes one ([`auto_reference`](crate::study::compare::auto_reference): MSSTC(5) at a
-//!    hundredth of the tolerance), without the run that estimates its own error;
+//! 2. its reference at a hundredth of the tolerance ([`Trial::new`]): the one `dynastep compare`
+//!    computes (MSSTC(5), [`auto_reference`](crate::study::compare::auto_reference)) when it
+//!    finishes within a budget, else the first candidate at that tolerance;
 //! 3. every [`candidates`] pair run over the trial at rtol = atol = the tolerance, with its error
 //!    (the largest over the samples of the pose columns) and its loop time (the fastest of up to
 //!    [`REPEATS`] runs when a run is shorter than [`SHORT_TRIAL_S`]);

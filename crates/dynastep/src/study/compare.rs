@@ -203,6 +203,21 @@ pub struct Record {
     pub note: String,
 }
 
+/// One run of `method` on `model` at the swept `value` (the model's own error control), its
+/// record without an error and its history.
+///
+/// # Errors
+/// [`StudyError::Run`] when the run cannot start.
+pub(crate) fn run_kept(
+    model: &Model,
+    method: &Method,
+    sweep: &Sweep,
+    value: f64,
+    interrupted: &dyn Fn() -> bool,
+) -> Result<(Record, HistoryTable), StudyError> {
+    run_one(model, method, sweep, value, None, interrupted).map(|o| (o.record, o.table))
+}
+
 /// The history and report of one run kept in memory.
 struct Outcome {
     table: HistoryTable,
