@@ -19,6 +19,8 @@ fn check_ranking(c: &MethodChoice) {
     let accepted = |e: f64| e.is_finite() && e <= c.accepted_error;
     assert_eq!(c.ranking[0].method, c.chosen);
     assert!(accepted(c.ranking[0].error));
+    // A finite bound: whatever the reference, the chosen pair's error was checked.
+    assert!(c.accepted_error.is_finite(), "{c:#?}");
     // The reference is part of the choice's cost and is timed.
     assert!(
         c.reference_time_s > 0.0 && c.reference_time_s.is_finite(),
