@@ -76,7 +76,6 @@ struct SectionTangent {
 
 /// Writes c (δv − h δs) into the four columns of a quaternion from `col`, for
 /// δs = [ds₀, dsᵀ] δp and δv = [dv₀, dv] δp.
-#[allow(clippy::too_many_arguments)]
 fn put_quaternion_columns(
     out: &mut D3,
     col: usize,
@@ -239,8 +238,10 @@ pub(crate) fn element_tangent(
     // Section loads in global axes and their variations, at I (k = 0) and II (k = 1).
     let loads = [0, 1].map(|k| {
         let sk = &s[k];
-        let rate = sk.d_strain * SMatrix::<f64, NB, 1>::from_column_slice(xd);
-        let eps = sk.strain - Vector6::from_row_slice(&e.reference[k]) + rate * e.damping;
+        let mut eps = sk.strain - Vector6::from_row_slice(&e.reference[k]);
+        if e.damping != 0.0 {
+            eps += sk.d_strain * SMatrix::<f64, NB, 1>::from_column_slice(xd) * e.damping;
+        }
         let sigma = c * eps;
         let d_sigma = if wrt_velocity {
             c * sk.d_strain * e.damping
