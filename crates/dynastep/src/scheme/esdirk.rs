@@ -20,8 +20,14 @@
 //! s − 1 implicit stages is one integration point, solved in sequence; the step ends at stage s.
 //! Newton starts (MSD22 section 3.1) from the constant prediction A_2⁽⁰⁾ = A_1 (eq. 15) at the
 //! second stage, and from the second-order prediction of eqs. (12)–(14), applied to the velocity
-//! level with the stage times as t_N, t_{N−1}, t_{N−2}, at later stages whose nodes increase
-//! (c_{i−2} < c_{i−1} < c_i, ratio at most 4); otherwise from the previous stage (eq. 15). Λ is
+//! level with the stage times as t_N, t_{N−1}, t_{N−2}, at later stages whose node spacings have
+//! a ratio α = (c_i − c_{i−1})/(c_{i−1} − c_{i−2}) of at most 4 in size, of either sign;
+//! otherwise from the previous stage (eq. 15). A negative α (nodes out of order, as MSSTH's
+//! c = (0, 0.556, 0.1, 0.967, 1.140, 1) at ρ∞ = 0) is the same Hermite cubic, partly an
+//! interpolation; MBDyn's multistage solvers predict with it at every stage. Until 2026-11-28 only
+//! increasing nodes were extrapolated, and MSSTH(5)'s fourth stage started from its third, 0.87 h
+//! earlier: on the flexible four-bar with its deck's masses, Newton diverged there 0.1 s after the
+//! first change point (MSSTH(4) likewise), where MBDyn's runs go on. Λ is
 //! extrapolated linearly in time over the previous two stages under the same condition. When
 //! Newton fails from an extrapolated start, the stage is solved again from the previous stage's
 //! values, and every later stage of the run starts from them ([`Scheme::constant_guess`]): on the
@@ -282,16 +288,16 @@ impl Esdirk {
         }
     }
 
-    /// Whether stage `i` (0-based) starts Newton from the second-order prediction: its nodes
-    /// increase over the two stages before it, at a ratio of at most 4 (module documentation),
-    /// and no extrapolated start has failed yet in this run.
+    /// Whether stage `i` (0-based) starts Newton from the second-order prediction: the spacings
+    /// of its node and the two before it have a ratio of at most 4 in size, of either sign
+    /// (module documentation), and no extrapolated start has failed yet in this run.
     fn extrapolates(&self, i: usize) -> bool {
         let c = &self.tableau.c;
         if i < 2 || !self.extrapolation {
             return false;
         }
         let (d1, d2) = (c[i] - c[i - 1], c[i - 1] - c[i - 2]);
-        d1 > 0.0 && d2 > 0.0 && d1 <= 4.0 * d2
+        d1 != 0.0 && d2 != 0.0 && (d1 / d2).abs() <= 4.0
     }
 
     /// The tableau.
