@@ -232,6 +232,40 @@ fn bricard_runs_at_small_steps() {
     assert!(lambda < 1e3, "multipliers grew to {lambda:e}");
 }
 
+/// Bricard's mechanism with Adams PECE and projection, whose acceleration-level matrix is singular
+/// at every configuration (its redundant constraint), passes no singular configuration: with
+/// `singular_configuration = "stop"` it runs its 10 s. At rtol 1e-6 the projection leaves the
+/// constraints at its tolerance, the redundant direction's singular value rose above the LU's
+/// threshold (1e-13 of the largest), the matrix went to an LU with a pivot of that size, and the
+/// watch, which solves with those factors, stopped the run at t = 0.87 s (5.7e-9 with `warn`, at
+/// t = 0.97 s); a matrix singular from the start is now judged at the least-squares threshold,
+/// 1e-10 (`linalg/linear.rs`), and the closest passage is at 0.16 of the largest estimate.
+#[test]
+fn bricard_with_projection_passes_no_singular_configuration() {
+    use dynastep::analysis::step_control::StepSettings;
+    use dynastep::model::settings::SingularityPolicy;
+    let mut m = model("bricard");
+    m.solver.constraints.singular_configuration = SingularityPolicy::Stop;
+    for rtol in [1e-6, 1e-8] {
+        let run = run_with(
+            &m,
+            &RunOptions {
+                scheme: Some("abm".to_string()),
+                formulation: Some("projection".to_string()),
+                step: StepSettings {
+                    rtol: Some(rtol),
+                    ..StepSettings::default()
+                },
+                ..RunOptions::default()
+            },
+        );
+        run.assert_completed();
+        let passage = run.report.closest_singularity.expect("projection watches");
+        println!("rtol {rtol:e}: closest passage {passage:?}");
+        assert!(passage.ratio > 1e-3, "rtol {rtol:e}: {passage:?}");
+    }
+}
+
 /// The largest |E − E₀| over the samples of a run \[J\].
 fn energy_drift(run: &Run) -> f64 {
     let mut scratch = dynastep::Vector::zeros(run.system.n());
