@@ -238,8 +238,8 @@ fn bricard_runs_at_small_steps() {
 /// constraints at its tolerance, the redundant direction's singular value rose above the LU's
 /// threshold (1e-13 of the largest), the matrix went to an LU with a pivot of that size, and the
 /// watch, which solves with those factors, stopped the run at t = 0.87 s (5.7e-9 with `warn`, at
-/// t = 0.97 s); a matrix singular from the start is now judged at the least-squares threshold,
-/// 1e-10 (`linalg/linear.rs`), and the closest passage is at 0.16 of the largest estimate.
+/// t = 0.97 s). The watch no longer judges a matrix that was singular at the start and that the
+/// solver now takes for regular (`formulation/singularity.rs`).
 #[test]
 fn bricard_with_projection_passes_no_singular_configuration() {
     use dynastep::analysis::step_control::StepSettings;

@@ -7,20 +7,7 @@
 //!
 //! Once the decomposition has found a null space (a singular value at most `SINGULAR_PIVOT` (1e-13) of
 //! the largest, the threshold the LU's pivots are judged by), every solver decomposes the next
-//! matrices first and factors one by LU only when its decomposition finds it regular.
-//!
-//! When the first matrix of the run is singular already (redundant constraints: a structural null
-//! space), the dense and sparse solvers judge the null space at `LEAST_SQUARES_RCOND` (1e-10)
-//! instead, the threshold of the least-squares solves (`LeastSquares::set_structural`). A
-//! redundancy holds only as well as the constraints do: with a formulation that leaves them at its
-//! tolerance (Bricard's mechanism, Adams PECE with projection at rtol 1e-6) the redundant
-//! direction's singular value rose to between 1e-13 and 1e-10 of the largest. Judged regular, the
-//! matrix went to an LU with a pivot of that size, and every later matrix too; the
-//! singular-configuration watch, which solves with these factors, saw a passage at 5.7e-9
-//! (t = 0.97 s) where the mechanism has none, and `--scheme auto` fell back from Adams PECE
-//! (0.04 s) to ESDIRK4(3)6L (0.17 s). A matrix regular at the start keeps the strict threshold:
-//! near a singular configuration (the flexible four-bar's change points) its smallest singular
-//! value is small but real, and dropping it stalled Newton. Redundant constraints make every
+//! matrices first and factors one by LU only when its decomposition finds it regular. Redundant constraints make every
 //! iteration matrix singular, but the LU's smallest pivot carries the rounding of the
 //! elimination, and now and then it lands above `SINGULAR_PIVOT` (1e-13): the LU then returns a
 //! multiplier correction with a component along the null space of Φ_qᵀ of the size of the
@@ -108,12 +95,8 @@ pub(crate) struct LeastSquares {
     /// False when the last decomposition failed (non-finite entries).
     ok: bool,
     /// True when the last decomposition succeeded and found a singular value at most
-    /// `null_rcond` of the largest.
+    /// [`SINGULAR_PIVOT`] of the largest.
     deficient: bool,
-    /// The fraction of the largest singular value at or below which a singular value spans the
-    /// null space: [`SINGULAR_PIVOT`], or [`LEAST_SQUARES_RCOND`] for a structurally singular
-    /// matrix ([`LeastSquares::set_structural`]).
-    null_rcond: f64,
 }
 
 /// The minimum-norm least-squares solution of `A x = b` for any shape of A (r × c, b with r
@@ -140,7 +123,6 @@ impl Default for LeastSquares {
             scratch: None,
             ok: false,
             deficient: false,
-            null_rcond: SINGULAR_PIVOT,
         }
     }
 }
@@ -182,28 +164,17 @@ impl LeastSquares {
             )
             .is_ok();
         let smax = (0..self.s.nrows()).fold(0.0_f64, |m, k| m.max(self.s[k]));
-        self.deficient =
-            self.ok && (0..self.s.nrows()).any(|k| self.s[k] <= self.null_rcond * smax);
-    }
-
-    /// Marks the matrices this decomposes as structurally singular (the first matrix of the run
-    /// was: redundant constraints), so that a null space is judged at [`LEAST_SQUARES_RCOND`], the
-    /// threshold of the least-squares solves, instead of [`SINGULAR_PIVOT`] (see the module
-    /// documentation).
-    pub(crate) fn set_structural(&mut self) {
-        self.null_rcond = LEAST_SQUARES_RCOND;
+        self.deficient = self.ok && (0..self.s.nrows()).any(|k| self.s[k] <= SINGULAR_PIVOT * smax);
     }
 
     /// True when the last decomposition found a null space: a singular value at most
-    /// [`SINGULAR_PIVOT`] of the largest ([`LEAST_SQUARES_RCOND`] when structural; see the
-    /// [module documentation](self)).
+    /// [`SINGULAR_PIVOT`] of the largest (see the [module documentation](self)).
     pub(crate) fn is_rank_deficient(&self) -> bool {
         self.deficient
     }
 
     /// For a rank-deficient matrix, one index per vector of its right null space (the columns of
-    /// V whose singular value is within the null-space threshold of [`Self::is_rank_deficient`]),
-    /// chosen by Gaussian
+    /// V whose singular value is at most [`SINGULAR_PIVOT`] of the largest), chosen by Gaussian
     /// elimination with partial pivoting on those vectors, so that no two share a pivot: the
     /// unknowns that, held at zero, leave a regular system when the left null space has the same
     /// support (a saddle-point matrix with redundant constraint rows). Empty otherwise.
@@ -214,7 +185,7 @@ impl LeastSquares {
         }
         let smax = (0..self.s.nrows()).fold(0.0_f64, |m, k| m.max(self.s[k]));
         let null: Vec<usize> = (0..self.s.nrows())
-            .filter(|&k| self.s[k] <= self.null_rcond * smax)
+            .filter(|&k| self.s[k] <= SINGULAR_PIVOT * smax)
             .collect();
         let mut basis = Matrix::from_fn(self.v.nrows(), null.len(), |i, j| self.v[(i, null[j])]);
         let mut pivots = Vec::with_capacity(null.len());
@@ -345,9 +316,6 @@ impl DenseSolver {
             .map(|k| self.lu[k * n + k].abs())
             .fold(f64::INFINITY, f64::min);
         self.singular = singular_pivot(min_pivot, a.as_slice());
-        if self.stats.factorizations == 1 && self.singular {
-            self.fallback.set_structural();
-        }
         if self.singular && !decomposed {
             self.fallback.factor(a);
         }

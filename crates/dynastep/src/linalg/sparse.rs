@@ -457,13 +457,8 @@ impl SparseSolver {
             self.factor_lu(a);
             return;
         }
-        let first = self.stats.factorizations == 0;
         self.factor_lu(a);
         if self.singular {
-            if first {
-                // Singular from the start: a structural null space (see `super::linear`).
-                self.fallback.set_structural();
-            }
             self.decompose(a);
             if self.fallback.is_rank_deficient() {
                 self.pin(a);
