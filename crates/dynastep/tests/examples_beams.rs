@@ -303,13 +303,7 @@ fn flexible_fourbar_follows_mbdyns_solution_of_its_deck() {
     let model = flexible_fourbar_with_the_decks_masses();
     let table = run_history(&model, &Default::default());
     let rows = mbdyn_rows("flexible_fourbar_bathe_8e-3.csv", &table, 12.0);
-    let names = [
-        "AB.10.x", "AB.10.y", "AB.10.z", "BC.10.x", "BC.10.y", "BC.10.z",
-    ];
-    let pairs: Vec<(&str, usize)> = names.iter().enumerate().map(|(c, n)| (*n, c + 1)).collect();
-    let worst = largest_differences(&table, &rows, &pairs)
-        .into_iter()
-        .fold(0.0, f64::max);
+    let worst = largest_b_c_difference(&table, &rows);
     println!(
         "max |B, C − MBDyn| = {worst:.2e} m over {} samples",
         rows.len()
@@ -328,6 +322,21 @@ fn flexible_fourbar_follows_mbdyns_solution_of_its_deck() {
         bz < -0.08 && cz > 0.1,
         "crossed branch at t = −17 s: Bz {bz}, Cz {cz}"
     );
+}
+
+/// The largest difference over `rows` of MBDyn's four-bar file (columns 1–6: B and C) from the
+/// four-bar's nodes AB.10 and BC.10 in `table` \[m\].
+fn largest_b_c_difference(
+    table: &dynastep::io::history_table::HistoryTable,
+    rows: &[(usize, Vec<f64>)],
+) -> f64 {
+    let names = [
+        "AB.10.x", "AB.10.y", "AB.10.z", "BC.10.x", "BC.10.y", "BC.10.z",
+    ];
+    let pairs: Vec<(&str, usize)> = names.iter().enumerate().map(|(c, n)| (*n, c + 1)).collect();
+    largest_differences(table, rows, &pairs)
+        .into_iter()
+        .fold(0.0, f64::max)
 }
 
 /// The example `flexible-fourbar` with the masses of MBDyn's deck, a third of Table 3's
@@ -372,13 +381,7 @@ fn flexible_fourbar_with_the_decks_masses_completes_with_mssth4() {
         .into_iter()
         .filter(|(_, row)| (row[0] - change(row[0])).abs() > 0.2)
         .collect();
-    let names = [
-        "AB.10.x", "AB.10.y", "AB.10.z", "BC.10.x", "BC.10.y", "BC.10.z",
-    ];
-    let pairs: Vec<(&str, usize)> = names.iter().enumerate().map(|(c, n)| (*n, c + 1)).collect();
-    let worst = largest_differences(&table, &far, &pairs)
-        .into_iter()
-        .fold(0.0, f64::max);
+    let worst = largest_b_c_difference(&table, &far);
     println!(
         "max |B, C − MBDyn| away from the change points = {worst:.2e} m over {} samples",
         far.len()
