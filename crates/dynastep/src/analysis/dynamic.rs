@@ -342,6 +342,7 @@ impl RunReport {
         self.newton.jacobians += step.jacobians;
         self.newton.residuals += step.residuals;
         self.newton.least_squares_solves += step.least_squares_solves;
+        self.newton.pinned_solves += step.pinned_solves;
         self.newton.floor_acceptances += step.floor_acceptances;
         self.max_iterations_per_step = self.max_iterations_per_step.max(step.iterations);
     }

@@ -235,6 +235,9 @@ pub struct NewtonStats {
     pub refactorizations: u64,
     /// Solves done in the least-squares sense because the iteration matrix was singular.
     pub least_squares_solves: u64,
+    /// Solves of a singular iteration matrix with its null space's unknowns pinned (the same
+    /// minimum-norm solution, sparse path; [`LinearStats::pinned_solves`]).
+    pub pinned_solves: u64,
     /// Assemblies of the iteration matrix (Jacobian evaluations).
     pub jacobians: u64,
     /// Evaluations of the residual.
@@ -254,6 +257,7 @@ impl NewtonStats {
         self.factorizations += after.factorizations - before.factorizations;
         self.refactorizations += after.refactorizations - before.refactorizations;
         self.least_squares_solves += after.least_squares_solves - before.least_squares_solves;
+        self.pinned_solves += after.pinned_solves - before.pinned_solves;
     }
 }
 

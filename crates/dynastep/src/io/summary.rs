@@ -32,6 +32,9 @@ pub struct NewtonSummary {
     pub method: crate::formulation::NewtonMethod,
     /// Solves done in the least-squares sense (singular iteration matrix).
     pub least_squares_solves: u64,
+    /// Solves of a singular iteration matrix with the unknowns of its null space pinned (sparse
+    /// path, redundant constraints): the same minimum-norm solution without a decomposition.
+    pub pinned_solves: u64,
     /// Integration points accepted at the floor of the iteration: their position corrections
     /// settled within tolerance while the residual stayed above its tolerance (within 1e3 of it),
     /// as near a singular configuration at small steps.
@@ -408,6 +411,7 @@ fn newton_summary(report: &RunReport, method: crate::formulation::NewtonMethod) 
         residuals: report.newton.residuals,
         method,
         least_squares_solves: report.newton.least_squares_solves,
+        pinned_solves: report.newton.pinned_solves,
         floor_acceptances: report.newton.floor_acceptances,
         time_s: PhaseTimesSummary {
             residual: report.phase_times.residual,
