@@ -1,7 +1,7 @@
 //! The index-3 formulation with Lagrange multipliers: Newton's method on (u, λ) at each integration
 //! point, with scaled constraint rows (see the [module documentation of the layer](super)).
 
-use crate::linalg::{copy, max_abs, norm_inf, same_bits, zero, Block, Sink, Vector};
+use crate::linalg::{copy, flush_tiny, max_abs, norm_inf, same_bits, zero, Block, Sink, Vector};
 use crate::scheme::{IntegrationPoint, LocalError};
 use crate::system::System;
 
@@ -323,6 +323,7 @@ impl<S: System> Formulation<S> for Index3 {
         // Refresh before the first iteration unless a factorization at a close step size is kept.
         let refresh = !modified || !self.matrix.fits(pt, self.settings.max_step_change);
         let mut it = Iteration::start(modified, refresh);
+        flush_tiny(lambda.as_mut_slice());
         if let Some(g) = self.ggl.as_mut() {
             g.start();
         }
@@ -477,6 +478,9 @@ impl Index3 {
             v_e[i] = v_hat[i] + pt.c_v * u[i];
             a_e[i] = a_hat[i] + pt.c_a * u[i];
             q_c[i] = qc_hat[i] + pt.c_c * u[i];
+        }
+        for x in [q_e, v_e, a_e, q_c] {
+            flush_tiny(x);
         }
         if let Some(g) = &self.ggl {
             g.shift(pt.c_c, q_c);

@@ -147,6 +147,27 @@ pub fn zero(x: &mut [f64]) {
     }
 }
 
+/// Below this magnitude an entry of an evaluation's input is set to zero by [`flush_tiny`]: far
+/// below the rounding of any quantity in SI units, and high enough that the product of two such
+/// entries (1e-300) stays out of the subnormal range (below 2.2e-308), whose arithmetic takes tens
+/// of cycles per operation.
+pub const TINY: f64 = 1e-150;
+
+/// Sets the entries of `x` below [`TINY`] in magnitude to zero; NaN and infinities are kept. A
+/// component of the motion that a scheme's numerical damping lets decay geometrically (the spatial
+/// slider-crank's parasitic components in index 3 with ρ∞ = 0.9, a factor of about 0.9 per step)
+/// fell from rounding to 1e-300 within 5 000 steps, and its products with the model's numbers went
+/// subnormal: at h = 1e-4 s its 50 000 steps ran 4.6 times slower per step than the first 5 000.
+/// Once flushed, such a component stays exactly zero.
+#[inline]
+pub fn flush_tiny(x: &mut [f64]) {
+    for v in x.iter_mut() {
+        if v.abs() < TINY {
+            *v = 0.0;
+        }
+    }
+}
+
 /// Infinity norm (largest absolute entry) of a vector; 0 for an empty vector.
 pub fn norm_inf(x: &Vector) -> f64 {
     max_abs(x.as_slice())
@@ -166,6 +187,26 @@ pub fn same_bits(a: &[f64], b: &[f64]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Entries below 1e-150 go to zero, NaN and infinities stay, the rest is untouched; and the
+    /// product of two entries that survive is not subnormal.
+    #[test]
+    fn tiny_entries_are_flushed() {
+        let mut x = [
+            1e-151,
+            -3e-200,
+            5e-324,
+            1e-150,
+            -2e-149,
+            1.0,
+            f64::NAN,
+            f64::INFINITY,
+        ];
+        flush_tiny(&mut x);
+        assert_eq!(&x[..6], &[0.0, 0.0, 0.0, 1e-150, -2e-149, 1.0]);
+        assert!(x[6].is_nan() && x[7] == f64::INFINITY);
+        assert!((TINY * TINY).is_normal());
+    }
 
     #[test]
     fn matvec_sinks_match_dense_products() {
