@@ -267,18 +267,16 @@ fn bricard_with_projection_passes_no_singular_configuration() {
 }
 
 /// Bricard's multipliers are unique only up to the left null space of Φ_q (its redundant
-/// constraint); dynastep reports the minimum-norm ones, μᵀλ = 0 for the unit null vector μ of
-/// Φ_qᵀ. The Newton corrections are minimum-norm, so a component along μ in the Newton start
-/// stayed: the start extrapolated from the last two λ fed one in as μ turned, and at h = 1e-3 s the
-/// joint reactions grew to 1 200 N by t = 10 s (28 N with the minimum-norm split), the motion
-/// unchanged. A solved point's λ now loses its component along the null space of the last factored
-/// matrix. Checked at every sample against μ from an SVD of Φ_qᵀ at the sample's configuration:
-/// exact with full Newton, on the sparse and the dense path and for three scheme families (the
-/// ESDIRK's end-of-step λ combines its stages', each minimum-norm at its own configuration); with
-/// modified Newton μ is that of a matrix up to its refresh old, and λ keeps a component of about the
-/// angle μ turned since times |λ| (0.24 N of 45 N here).
+/// constraint): rigid bodies leave the split of the loop's internal force between the joints
+/// undetermined. The Newton corrections are minimum-norm, so a component along the unit null
+/// vector μ of Φ_qᵀ in the Newton start stays: the start extrapolated from the last two λ fed one
+/// in at every step as μ turned, and at h = 1e-3 s the joint reactions grew to 1 200 N by
+/// t = 10 s (28 N without), the motion unchanged. After a pinned or least-squares solve the start
+/// is the last λ; then the component along μ follows the motion from the minimum-norm start, the
+/// same for every scheme, path and Newton method (12 N of 45 N at most here), and λ stays of the
+/// size of the joint forces. Measured at every sample against μ from an SVD of Φ_qᵀ.
 #[test]
-fn bricard_reports_the_minimum_norm_multipliers() {
+fn bricard_multipliers_do_not_drift() {
     use dynastep::formulation::{LinearSolver, NewtonMethod};
     use dynastep::linalg::Matrix;
     let base = model("bricard");
@@ -290,7 +288,6 @@ fn bricard_reports_the_minimum_norm_multipliers() {
             LinearSolver::Sparse,
             NewtonMethod::Modified,
             10.0,
-            1e-2,
         ),
         (
             "generalized-alpha",
@@ -298,7 +295,6 @@ fn bricard_reports_the_minimum_norm_multipliers() {
             LinearSolver::Sparse,
             full,
             10.0,
-            1e-9,
         ),
         (
             "generalized-alpha",
@@ -306,27 +302,18 @@ fn bricard_reports_the_minimum_norm_multipliers() {
             LinearSolver::Dense,
             full,
             2.0,
-            1e-9,
         ),
-        (
-            "esdirk4-6",
-            "index3",
-            LinearSolver::Sparse,
-            full,
-            10.0,
-            1e-6,
-        ),
-        ("lms2", "index3", LinearSolver::Sparse, full, 10.0, 1e-9),
+        ("esdirk4-6", "index3", LinearSolver::Sparse, full, 10.0),
+        ("lms2", "index3", LinearSolver::Sparse, full, 10.0),
         (
             "generalized-alpha",
             "stabilized-index2",
             LinearSolver::Sparse,
             full,
             10.0,
-            1e-9,
         ),
     ];
-    for (scheme, formulation, solver, method, t_end, bound) in cases {
+    for (scheme, formulation, solver, method, t_end) in cases {
         let mut m = base.clone();
         m.solver.newton.linear_solver = solver;
         m.solver.newton.method = method;
@@ -356,7 +343,7 @@ fn bricard_reports_the_minimum_norm_multipliers() {
         let case = format!("{scheme} + {formulation}, {solver:?}, {method:?}, {t_end} s");
         println!("{case}: |μᵀλ| at most {along:.2e}, |λ| at most {largest:.1}");
         assert!(largest < 100.0, "{case}: multipliers grew to {largest:e}");
-        assert!(along < bound * largest, "{case}: |μᵀλ| = {along:e}");
+        assert!(along < 0.3 * largest, "{case}: |μᵀλ| = {along:e}");
     }
 }
 

@@ -729,7 +729,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
     /// [`crate::scheme::predictor::predict`]).
     fn count(&mut self, stats: &NewtonStats, report: &mut RunReport) {
         report.count(stats);
-        if stats.least_squares_solves > 0 {
+        if stats.least_squares_solves + stats.pinned_solves > 0 {
             self.work.pt.extrapolate_multipliers = false;
         }
     }

@@ -375,7 +375,7 @@ impl<S: System> Formulation<S> for Index3 {
             }
         }
         stats.add_linear(before, self.work.stats());
-        self.conclude(pt, lambda, result.is_ok());
+        self.conclude(pt, result.is_ok());
         result
     }
 
@@ -487,19 +487,13 @@ impl Index3 {
         }
     }
 
-    /// After the iteration of a point: a solved point's λ (m) loses its component along the null
-    /// space of the last factored matrix, and the GGL rows finish; a failed point's retry starts
-    /// with a new matrix.
-    fn conclude(&mut self, pt: &IntegrationPoint, lambda: &mut Vector, solved: bool) {
+    /// After the iteration of a point: a solved point's GGL rows finish; a failed point's retry
+    /// starts with a new matrix.
+    fn conclude(&mut self, pt: &IntegrationPoint, solved: bool) {
         if !solved {
             self.matrix.valid = false;
             return;
         }
-        // With redundant constraints λ is unique only up to the null space of Φ_qᵀ, which the
-        // minimum-norm corrections leave alone: the solution loses the start's component there
-        // (see `scheme::predictor`).
-        self.work
-            .remove_null_component(lambda.as_mut_slice(), self.n);
         if let Some(g) = self.ggl.as_mut() {
             g.finish(pt.c_c);
         }

@@ -132,22 +132,6 @@ impl Workspace {
         }
     }
 
-    /// Removes from `x` (entries `offset..offset + x.len()` of an unknown vector) its component
-    /// along the null space of the last factored matrix when it was singular, which the
-    /// minimum-norm solves leave alone (least squares, or the sparse path's pinned unknowns,
-    /// [`SparseSolver::remove_null_component`]); otherwise leaves it. For the multipliers of a
-    /// solved point, unique only up to the null space of Φ_qᵀ with redundant constraints.
-    ///
-    /// # Panics
-    /// When `offset + x.len()` exceeds dim.
-    pub fn remove_null_component(&self, x: &mut [f64], offset: usize) {
-        match &self.storage {
-            Storage::Dense { solver, .. } => solver.remove_null_component(x, offset),
-            Storage::Small { solver, .. } => solver.remove_null_component(x, offset),
-            Storage::Sparse { solver, .. } => solver.remove_null_component(x, offset),
-        }
-    }
-
     /// Overwrites `b` (dim) with the solution of the last factored matrix times x = b.
     pub fn solve_in_place(&mut self, b: &mut Vector) {
         let start = self.clock.start();

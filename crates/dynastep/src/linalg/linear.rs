@@ -215,24 +215,6 @@ impl LeastSquares {
         pivots
     }
 
-    /// Removes from `x` its component along the right null space of the last decomposed matrix
-    /// (the columns of V whose singular values [`solve_in_place`](Self::solve_in_place) drops),
-    /// restricted to the entries `offset..offset + x.len()` of those vectors: the multipliers'
-    /// block of a saddle-point matrix with redundant constraints (see
-    /// [`super::pinned::Pinned::remove_null_component`]). Nothing when the decomposition failed.
-    pub(crate) fn remove_null_component(&self, x: &mut [f64], offset: usize) {
-        if !self.ok {
-            return;
-        }
-        let smax = (0..self.s.nrows()).fold(0.0_f64, |m, k| m.max(self.s[k]));
-        for k in (0..self.s.nrows()).filter(|&k| self.s[k] <= smax * LEAST_SQUARES_RCOND) {
-            let c: f64 = (0..x.len()).map(|i| self.v[(offset + i, k)] * x[i]).sum();
-            for (i, xi) in x.iter_mut().enumerate() {
-                *xi -= c * self.v[(offset + i, k)];
-            }
-        }
-    }
-
     /// Overwrites `b` with the minimum-norm least-squares solution of `A x = b` for the (square)
     /// matrix of the last [`factor`](Self::factor); NaN when the decomposition failed.
     pub(crate) fn solve_in_place(&mut self, b: &mut Vector) {
@@ -354,15 +336,6 @@ impl DenseSolver {
         (0..n)
             .map(|k| self.lu[k * n + k].abs())
             .fold(f64::INFINITY, f64::min)
-    }
-
-    /// When the last factored matrix was singular, removes from `x` (entries
-    /// `offset..offset + x.len()` of an unknown vector) its component along the null space that
-    /// the least-squares solves leave alone (the least-squares decomposition's null vectors).
-    pub fn remove_null_component(&self, x: &mut [f64], offset: usize) {
-        if self.singular {
-            self.fallback.remove_null_component(x, offset);
-        }
     }
 
     /// Solves `A x = b` in place (`b` becomes x), with the matrix of the last [`factor`](Self::factor).

@@ -174,20 +174,6 @@ impl Pinned {
         }
     }
 
-    /// Removes from `x` its component along the null space of the last successfully factored
-    /// matrix, restricted to the entries `offset..offset + x.len()` of the null vectors (the
-    /// multipliers' block: the null vectors of a saddle-point matrix with redundant constraints are
-    /// (0; μ), Bᵀμ = 0). For the multipliers of a solved point: the corrections of
-    /// [`Pinned::solve_in_place`] have no component there, so without this a component in the
-    /// Newton start (fed in by an extrapolation as the null space turns) stays in λ.
-    pub(crate) fn remove_null_component(&self, x: &mut [f64], offset: usize) {
-        for u in &self.null {
-            let part = &u.as_slice()[offset..offset + x.len()];
-            let c: f64 = part.iter().zip(x.iter()).map(|(a, b)| a * b).sum();
-            x.iter_mut().zip(part).for_each(|(xi, ui)| *xi -= c * ui);
-        }
-    }
-
     /// Solves A x = b in place with D pinned (`b` becomes x, dim entries), for the matrix of the
     /// last successful [`Pinned::factor`]: x_R = A_R⁻¹ b_R with x_D = 0, then its component along
     /// the null space removed. For a consistent b that is the minimum-norm solution, the one the

@@ -197,15 +197,6 @@ impl SmallDenseSolver {
         self.singular
     }
 
-    /// When the last factored matrix was singular, removes from `x` (entries
-    /// `offset..offset + x.len()` of an unknown vector) its component along the null space that
-    /// the least-squares solves leave alone (see [`super::linear::DenseSolver::remove_null_component`]).
-    pub fn remove_null_component(&self, x: &mut [f64], offset: usize) {
-        if self.singular {
-            self.fallback.remove_null_component(x, offset);
-        }
-    }
-
     /// Solves `A x = b` in place (`b`, dim entries, becomes x) with the matrix of the last
     /// [`factor`](Self::factor); for a singular matrix, x is the minimum-norm least-squares
     /// solution.

@@ -553,22 +553,6 @@ impl SparseSolver {
         self.singular
     }
 
-    /// When the last matrix was singular (factored with its null space's unknowns pinned,
-    /// `linalg/pinned.rs`, or decomposed by the least-squares fallback), removes from `x` (the
-    /// entries `offset..offset + x.len()` of an unknown vector, dim entries in all) its component
-    /// along that null space; otherwise leaves it. For the multipliers of a solved point, which
-    /// are unique only up to it.
-    ///
-    /// # Panics
-    /// When `offset + x.len()` exceeds dim.
-    pub fn remove_null_component(&self, x: &mut [f64], offset: usize) {
-        if let Some(pinned) = self.pinned.as_ref().filter(|_| self.pinned_active) {
-            pinned.remove_null_component(x, offset);
-        } else if self.singular {
-            self.fallback.remove_null_component(x, offset);
-        }
-    }
-
     /// Solves `A x = b` in place (`b` becomes x, dim entries), with the matrix of the last
     /// [`factor`](Self::factor). For a singular matrix, x is the minimum-norm least-squares solution.
     ///
