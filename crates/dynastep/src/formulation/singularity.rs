@@ -42,8 +42,9 @@
 //! least-squares threshold, 1e-10, in the solvers instead made ESDIRK4(3)6L in index 3 on Bricard
 //! three times slower at rtol 1e-4, with 236 SVDs.) What happens at a close passage follows
 //! `[solver.constraints] singular_configuration`: `warn` (the default) goes on and reports the
-//! passage in summary.json, `stop` ends the run there with [`super::FormulationError::SingularConfiguration`] (what
-//! `--scheme auto` asks, to fall back to a position-level pair).
+//! passage in summary.json, `stop` ends the run there with
+//! [`super::FormulationError::SingularConfiguration`] (what `--scheme auto` asks, to fall back to
+//! a position-level pair).
 //!
 //! Cost: one solve with the factors already computed, no allocation; measured 5–7 % of the loop
 //! time of Adams PECE and Dormand–Prince with projection on Andrews' squeezer, the N = 40 chain and
