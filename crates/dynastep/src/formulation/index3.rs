@@ -690,7 +690,16 @@ impl Index3 {
         sys.forces(pt.t_e, &self.q_e, &self.v_e, &mut self.forces);
         sys.mass_times(&self.q_e, &self.a_e, &mut self.inertia);
         zero(self.force_terms.as_mut_slice());
-        if m > 0 {
+        // Equilibrium and constraints at one configuration (every scheme but HHT and the
+        // stabilized rows): the system evaluates Φ and Φ_qᵀλ together.
+        let together = m > 0
+            && self.ggl.is_none()
+            && pt.t_e == pt.t_c
+            && same_bits(self.q_e.as_slice(), self.q_c.as_slice());
+        if together {
+            let (phi, terms) = (&mut self.phi, &mut self.force_terms);
+            sys.constraints_and_force(pt.t_c, &self.q_c, lambda, phi, terms);
+        } else if m > 0 {
             sys.add_constraint_force(pt.t_e, &self.q_e, lambda, &mut self.force_terms);
         }
         let reaction = norm_inf(&self.force_terms);
@@ -720,7 +729,9 @@ impl Index3 {
             };
             g.residual(sys, pt, &st, r_phi);
         } else if m > 0 {
-            sys.constraints(pt.t_c, &self.q_c, &mut self.phi);
+            if !together {
+                sys.constraints(pt.t_c, &self.q_c, &mut self.phi);
+            }
             for (r, phi) in r_phi.iter_mut().zip(self.phi.as_slice()) {
                 *r = phi / pt.c_c;
             }

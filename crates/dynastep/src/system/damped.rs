@@ -165,6 +165,16 @@ impl<S: System> System for ArtificialDamping<'_, S> {
     fn add_constraint_force(&self, t: f64, q: &Vector, lambda: &Vector, out: &mut Vector) {
         self.inner.add_constraint_force(t, q, lambda, out);
     }
+    fn constraints_and_force(
+        &self,
+        t: f64,
+        q: &Vector,
+        lambda: &Vector,
+        phi: &mut Vector,
+        force: &mut Vector,
+    ) {
+        self.inner.constraints_and_force(t, q, lambda, phi, force);
+    }
     fn constraint_jacobian_times(&self, t: f64, q: &Vector, x: &Vector, out: &mut Vector) {
         self.inner.constraint_jacobian_times(t, q, x, out);
     }

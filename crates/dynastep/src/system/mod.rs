@@ -246,6 +246,23 @@ pub trait System {
         self.constraint_jacobian(t, q, 1.0, &mut TransposeMatVec { x: lambda, y: out });
     }
 
+    /// Writes Φ(q, t) (m entries) into `phi` and adds `Φ_q(q, t)ᵀ λ` (n entries) to `force`: the
+    /// two constraint terms of a residual whose equilibrium and constraints are taken at the same
+    /// configuration (generalized-α, the LMS and single-step schemes, the ESDIRK stages). A
+    /// system whose rows share work between the two overrides it (the spatial joints evaluate
+    /// their expressions once); the default makes the two calls.
+    fn constraints_and_force(
+        &self,
+        t: f64,
+        q: &Vector,
+        lambda: &Vector,
+        phi: &mut Vector,
+        force: &mut Vector,
+    ) {
+        self.constraints(t, q, phi);
+        self.add_constraint_force(t, q, lambda, force);
+    }
+
     /// Writes `Φ_q(q, t) x` (m entries) into `out` without forming Φ_q.
     fn constraint_jacobian_times(&self, t: f64, q: &Vector, x: &Vector, out: &mut Vector) {
         out.fill(0.0);

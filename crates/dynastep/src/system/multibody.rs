@@ -208,6 +208,16 @@ impl System for Multibody {
     fn add_constraint_force(&self, t: f64, q: &Vector, lambda: &Vector, out: &mut Vector) {
         forward!(self, s => s.add_constraint_force(t, q, lambda, out))
     }
+    fn constraints_and_force(
+        &self,
+        t: f64,
+        q: &Vector,
+        lambda: &Vector,
+        phi: &mut Vector,
+        force: &mut Vector,
+    ) {
+        forward!(self, s => s.constraints_and_force(t, q, lambda, phi, force))
+    }
     fn constraint_jacobian_times(&self, t: f64, q: &Vector, x: &Vector, out: &mut Vector) {
         forward!(self, s => s.constraint_jacobian_times(t, q, x, out))
     }

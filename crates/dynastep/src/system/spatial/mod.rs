@@ -124,6 +124,46 @@ fn add_block4<S: Sink>(out: &mut S, first: usize, m: &Matrix4<f64>, scale: f64) 
 }
 
 impl SpatialSystem {
+    /// The Euler-parameter normalization rows ½(pᵀp − 1), one per rigid body, into the first
+    /// rows of `out`.
+    fn normalization_values(&self, q: &Vector, out: &mut Vector) {
+        for (row, (i, _)) in self.rigid().enumerate() {
+            out[row] = 0.5 * (q.rows(i, 4).norm_squared() - 1.0);
+        }
+    }
+
+    /// The normalization rows' part of Φ_qᵀλ, λ_row p, added to `out` (n).
+    fn add_normalization_force(&self, q: &Vector, lambda: &Vector, out: &mut Vector) {
+        for (row, (i, _)) in self.rigid().enumerate() {
+            for k in 0..4 {
+                out[i + k] += lambda[row] * q[i + k];
+            }
+        }
+    }
+
+    /// The drivers' rows of Φ at time t \[s\] into `out`.
+    fn driver_values(&self, t: f64, q: &Vector, out: &mut Vector) {
+        for d in &self.drivers {
+            out[d.row] = d.value(t, &d.slots.sides(&d.slots.gather(q)));
+        }
+    }
+
+    /// The drivers' part of Φ_qᵀλ added to `out` (n).
+    fn add_driver_force(&self, t: f64, q: &Vector, lambda: &Vector, out: &mut Vector) {
+        let mut sink = TransposeMatVec { x: lambda, y: out };
+        for d in &self.drivers {
+            let x = d.slots.sides(&d.slots.gather(q));
+            add_row(
+                &mut sink,
+                &d.slots,
+                d.row,
+                &d.gradient(t, &x),
+                d.columns,
+                1.0,
+            );
+        }
+    }
+
     /// The local motion of an element at q, v and (optionally) a.
     fn motion(slots: &Slots, q: &Vector, v: &Vector, a: Option<&Vector>) -> Motion {
         let x = slots.sides(&slots.gather(q));
@@ -214,28 +254,19 @@ impl System for SpatialSystem {
     }
 
     fn constraints(&self, t: f64, q: &Vector, out: &mut Vector) {
-        for (row, (i, _)) in self.rigid().enumerate() {
-            let p = q.rows(i, 4);
-            out[row] = 0.5 * (p.norm_squared() - 1.0);
-        }
+        self.normalization_values(q, out);
         for j in &self.joints {
             let x = j.slots.sides(&j.slots.gather(q));
             let rows = j.first_row..j.first_row + j.rows.len();
             j.shared.values(&x, &mut out.as_mut_slice()[rows]);
         }
-        for d in &self.drivers {
-            out[d.row] = d.value(t, &d.slots.sides(&d.slots.gather(q)));
-        }
+        self.driver_values(t, q, out);
     }
 
     /// Φ_qᵀλ joint by joint from the rows' shared expressions (`shared_rows.rs`), without their
     /// gradients.
     fn add_constraint_force(&self, t: f64, q: &Vector, lambda: &Vector, out: &mut Vector) {
-        for (row, (i, _)) in self.rigid().enumerate() {
-            for k in 0..4 {
-                out[i + k] += lambda[row] * q[i + k];
-            }
-        }
+        self.add_normalization_force(q, lambda, out);
         for j in &self.joints {
             let x = j.slots.sides(&j.slots.gather(q));
             let rows = j.first_row..j.first_row + j.rows.len();
@@ -244,18 +275,33 @@ impl System for SpatialSystem {
                 .add_force(&j.slots, &x, &lambda.as_slice()[rows], &mut f);
             add_vector(out, &j.slots, &f);
         }
-        let mut sink = TransposeMatVec { x: lambda, y: out };
-        for d in &self.drivers {
-            let x = d.slots.sides(&d.slots.gather(q));
-            add_row(
-                &mut sink,
-                &d.slots,
-                d.row,
-                &d.gradient(t, &x),
-                d.columns,
-                1.0,
+        self.add_driver_force(t, q, lambda, out);
+    }
+
+    /// Both at once: each joint gathers its sides and evaluates its shared expressions once.
+    fn constraints_and_force(
+        &self,
+        t: f64,
+        q: &Vector,
+        lambda: &Vector,
+        phi: &mut Vector,
+        force: &mut Vector,
+    ) {
+        self.normalization_values(q, phi);
+        self.add_normalization_force(q, lambda, force);
+        for j in &self.joints {
+            let x = j.slots.sides(&j.slots.gather(q));
+            let rows = j.first_row..j.first_row + j.rows.len();
+            let mut f = [0.0; NS];
+            let (l, phi) = (
+                &lambda.as_slice()[rows.clone()],
+                &mut phi.as_mut_slice()[rows],
             );
+            j.shared.values_and_force(&j.slots, &x, l, phi, &mut f);
+            add_vector(force, &j.slots, &f);
         }
+        self.driver_values(t, q, phi);
+        self.add_driver_force(t, q, lambda, force);
     }
 
     fn constraint_jacobian<S: Sink>(&self, t: f64, q: &Vector, scale: f64, out: &mut S) {

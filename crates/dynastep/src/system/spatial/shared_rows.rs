@@ -78,15 +78,45 @@ impl SharedRows {
 
     /// Writes the rows' values Φ_r (one per row) into `out`.
     pub(crate) fn values(&self, x: &Sides, out: &mut [f64]) {
+        self.values_of(&self.expr_values(x), out);
+    }
+
+    /// Adds Σ_r λ_r Φ_r,q (14 local slots) to `out`, `lambda` holding one multiplier per row.
+    pub(crate) fn add_force(&self, slots: &Slots, x: &Sides, lambda: &[f64], out: &mut LVec) {
+        self.add_force_of(slots, x, &self.expr_values(x), lambda, out);
+    }
+
+    /// [`Self::values`] into `phi` and [`Self::add_force`] into `out`, the expressions evaluated
+    /// once for both.
+    pub(crate) fn values_and_force(
+        &self,
+        slots: &Slots,
+        x: &Sides,
+        lambda: &[f64],
+        phi: &mut [f64],
+        out: &mut LVec,
+    ) {
         let v = self.expr_values(x);
+        self.values_of(&v, phi);
+        self.add_force_of(slots, x, &v, lambda, out);
+    }
+
+    /// The rows' values from the expressions' values `v`.
+    fn values_of(&self, v: &[V3; MAX_EXPRS], out: &mut [f64]) {
         for (o, r) in out.iter_mut().zip(&self.rows) {
             *o = r.scale * v[r.u].dot(&v[r.w]) - r.offset;
         }
     }
 
-    /// Adds Σ_r λ_r Φ_r,q (14 local slots) to `out`, `lambda` holding one multiplier per row.
-    pub(crate) fn add_force(&self, slots: &Slots, x: &Sides, lambda: &[f64], out: &mut LVec) {
-        let v = self.expr_values(x);
+    /// Σ_r λ_r Φ_r,q added to `out`, from the expressions' values `v`.
+    fn add_force_of(
+        &self,
+        slots: &Slots,
+        x: &Sides,
+        v: &[V3; MAX_EXPRS],
+        lambda: &[f64],
+        out: &mut LVec,
+    ) {
         let mut w = [V3::zeros(); MAX_EXPRS];
         for (r, &l) in self.rows.iter().zip(lambda) {
             let f = l * r.scale;
