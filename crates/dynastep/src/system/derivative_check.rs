@@ -4,7 +4,7 @@
 //! the planar and spatial element tests.
 
 use super::System;
-use crate::linalg::{Matrix, Sink, Vector};
+use crate::linalg::{same_bits, Matrix, Sink, Vector};
 
 /// Deterministic pseudo-random numbers in \[−1, 1\].
 pub(crate) fn noise(k: usize, seed: u64) -> Vector {
@@ -145,6 +145,15 @@ fn check_constraints<S: System>(sys: &S, t: f64, q: &Vector, v: &Vector) {
         "Φ_qᵀλ",
         &as_matrix(&y),
         &as_matrix(&(jac(q, t).transpose() * &lambda)),
+    );
+    // Both at once, as the index-3 residual asks: the same two vectors to the bit.
+    let (mut phi_both, mut y_both) = (Vector::zeros(m), Vector::zeros(n));
+    sys.constraints_and_force(t, q, &lambda, &mut phi_both, &mut y_both);
+    let phi = phi_of(sys, q, t);
+    assert!(
+        same_bits(phi_both.as_slice(), phi.as_slice())
+            && same_bits(y_both.as_slice(), y.as_slice()),
+        "constraints_and_force differs from constraints and add_constraint_force"
     );
 
     // M a (a system may compute it without forming M) agrees with the assembled M.
