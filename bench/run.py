@@ -512,9 +512,20 @@ def write_markdown(results, meta, path):
               "cached per configuration the same run took about 0.5 s, and 0.30–0.34 s since the "
               "kernels' gradients were written without dense Jacobians, the rows' structural "
               "zeros dropped and the columns ordered by AMD (2026-11-28; the `--spatial` section "
-              "above, h = 1e-3). The dense and small-dense paths still decompose every singular "
-              "matrix. The spatial examples, Bricard's among them, are measured against Exudyn in "
-              "their own section (`--spatial`).", ""]
+              "above, h = 1e-3). Since 2026-11-28 the Newton start of λ keeps the last solved "
+              "λ's component along the null space (`Workspace::keep_null_component`): "
+              "extrapolated freely, that component grew and the joint reactions reached 1 200 N "
+              "by t = 10 s against 28 N; with the extrapolation stopped after pinned solves, "
+              "modified Newton refreshed its matrix at 8 675 of the 10 000 steps; with the "
+              "start's component reset, at 690 (`newton_iterations.factorizations` of the "
+              "harness's run, by hand on 2026-11-28; the `--spatial` table above has its "
+              "times). Removing the null-space component from each *solved* λ instead moved "
+              "ESDIRK4(3)6L's solution on Bricard at rtol 1e-4: the null vector of the last "
+              "factored matrix is not null at the solved configuration when the step is large, "
+              "and the removal changed Φ_qᵀλ. The dense and small-dense paths still decompose "
+              "every singular matrix and stop the extrapolation. The spatial examples, "
+              "Bricard's among them, are measured against Exudyn in their own section "
+              "(`--spatial`).", ""]
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -271,10 +271,11 @@ fn bricard_with_projection_passes_no_singular_configuration() {
 /// undetermined. The Newton corrections are minimum-norm, so a component along the unit null
 /// vector μ of Φ_qᵀ in the Newton start stays: the start extrapolated from the last two λ fed one
 /// in at every step as μ turned, and at h = 1e-3 s the joint reactions grew to 1 200 N by
-/// t = 10 s (28 N without), the motion unchanged. After a pinned or least-squares solve the start
-/// is the last λ; then the component along μ follows the motion from the minimum-norm start, the
-/// same for every scheme, path and Newton method (12 N of 45 N at most here), and λ stays of the
-/// size of the joint forces. Measured at every sample against μ from an SVD of Φ_qᵀ.
+/// t = 10 s (28 N without), the motion unchanged. After a least-squares solve the start is the last
+/// λ; after a pinned one the start keeps the last λ's component along μ. Either way that component
+/// follows the motion from the minimum-norm start, the same for every scheme, path and Newton
+/// method (12 N of 45 N at most here), and λ stays of the size of the joint forces. Measured at
+/// every sample against μ from an SVD of Φ_qᵀ.
 #[test]
 fn bricard_multipliers_do_not_drift() {
     use dynastep::formulation::{LinearSolver, NewtonMethod};

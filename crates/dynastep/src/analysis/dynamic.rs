@@ -724,12 +724,12 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         }
     }
 
-    /// Adds a step's Newton counters to the report; after a singular iteration matrix the multipliers
-    /// are no longer unique, and their Newton start stops being extrapolated (see
-    /// [`crate::scheme::predictor::predict`]).
+    /// Adds a step's Newton counters to the report; after a singular iteration matrix solved by least
+    /// squares the multipliers are no longer unique, and their Newton start stops being
+    /// extrapolated (a pinned solve keeps it, see [`crate::scheme::predictor::predict`]).
     fn count(&mut self, stats: &NewtonStats, report: &mut RunReport) {
         report.count(stats);
-        if stats.least_squares_solves + stats.pinned_solves > 0 {
+        if stats.least_squares_solves > 0 {
             self.work.pt.extrapolate_multipliers = false;
         }
     }

@@ -203,6 +203,9 @@ pub struct Index3 {
     /// The rows of the stabilized index-2 formulation ([`super::stabilized_index2`]), when this
     /// iteration serves it.
     ggl: Option<GglRows>,
+    /// The multipliers of the last solved point (m) [N or N·m]: the reference of the Newton start's
+    /// component along the null space of Φ_qᵀ with redundant constraints (see `solve`).
+    solved_lambda: Vector,
 }
 
 /// The state of one point's Newton iteration between two residual evaluations.
@@ -324,6 +327,13 @@ impl<S: System> Formulation<S> for Index3 {
         let refresh = !modified || !self.matrix.fits(pt, self.settings.max_step_change);
         let mut it = Iteration::start(modified, refresh);
         flush_tiny(lambda.as_mut_slice());
+        // With redundant constraints λ is unique only up to the null space of Φ_qᵀ, which the
+        // minimum-norm corrections leave alone: an extrapolated start keeps the last solved
+        // point's component there, or the extrapolation would walk λ along it point after point
+        // (see `scheme::predictor`). Only the start moves, never a solution.
+        let (n, reference) = (self.n, self.solved_lambda.as_slice());
+        self.work
+            .keep_null_component(lambda.as_mut_slice(), reference, n);
         if let Some(g) = self.ggl.as_mut() {
             g.start();
         }
@@ -375,7 +385,7 @@ impl<S: System> Formulation<S> for Index3 {
             }
         }
         stats.add_linear(before, self.work.stats());
-        self.conclude(pt, result.is_ok());
+        self.conclude(pt, lambda, result.is_ok());
         result
     }
 
@@ -447,6 +457,7 @@ impl Index3 {
             damped: false,
             delta: Vector::zeros(size),
             ggl,
+            solved_lambda: Vector::zeros(m),
             work,
             matrix: FactoredMatrix::NONE,
             residual_time: 0.0,
@@ -487,13 +498,14 @@ impl Index3 {
         }
     }
 
-    /// After the iteration of a point: a solved point's GGL rows finish; a failed point's retry
-    /// starts with a new matrix.
-    fn conclude(&mut self, pt: &IntegrationPoint, solved: bool) {
+    /// After the iteration of a point: a solved point's λ (m) is kept as the next start's
+    /// reference and its GGL rows finish; a failed point's retry starts with a new matrix.
+    fn conclude(&mut self, pt: &IntegrationPoint, lambda: &Vector, solved: bool) {
         if !solved {
             self.matrix.valid = false;
             return;
         }
+        copy(&mut self.solved_lambda, lambda);
         if let Some(g) = self.ggl.as_mut() {
             g.finish(pt.c_c);
         }

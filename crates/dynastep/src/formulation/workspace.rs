@@ -132,6 +132,20 @@ impl Workspace {
         }
     }
 
+    /// Sets the component of `x` (entries `offset..offset + x.len()` of an unknown vector) along
+    /// the null space of the last factored matrix to that of `reference`, when the sparse path
+    /// factored it with that null space's unknowns pinned
+    /// ([`SparseSolver::keep_null_component`]); otherwise leaves `x`. The dense paths solve such
+    /// matrices by least squares, after which the time loop stops extrapolating λ.
+    ///
+    /// # Panics
+    /// When `offset + x.len()` exceeds dim or `reference` is shorter than `x`.
+    pub fn keep_null_component(&self, x: &mut [f64], reference: &[f64], offset: usize) {
+        if let Storage::Sparse { solver, .. } = &self.storage {
+            solver.keep_null_component(x, reference, offset);
+        }
+    }
+
     /// Overwrites `b` (dim) with the solution of the last factored matrix times x = b.
     pub fn solve_in_place(&mut self, b: &mut Vector) {
         let start = self.clock.start();

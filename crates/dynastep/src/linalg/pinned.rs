@@ -174,6 +174,22 @@ impl Pinned {
         }
     }
 
+    /// Sets the component of `x` (the entries `offset..offset + x.len()` of an unknown vector) along
+    /// the null space of the last successfully factored matrix to that of `reference` (same
+    /// length): x ← x − Σ μ μᵀ(x − reference), μ the null vectors' entries there. For the Newton
+    /// start of the multipliers (`reference` the last solved λ): the null vectors of a saddle-point
+    /// matrix with redundant constraints are (0; μ), Bᵀμ = 0, the minimum-norm corrections never
+    /// change λ along μ, and an extrapolated start would move it there at every point.
+    pub(crate) fn keep_null_component(&self, x: &mut [f64], reference: &[f64], offset: usize) {
+        for u in &self.null {
+            let part = &u.as_slice()[offset..offset + x.len()];
+            let c: f64 = (part.iter().zip(x.iter()).zip(reference))
+                .map(|((ui, xi), ri)| ui * (xi - ri))
+                .sum();
+            x.iter_mut().zip(part).for_each(|(xi, ui)| *xi -= c * ui);
+        }
+    }
+
     /// Solves A x = b in place with D pinned (`b` becomes x, dim entries), for the matrix of the
     /// last successful [`Pinned::factor`]: x_R = A_R⁻¹ b_R with x_D = 0, then its component along
     /// the null space removed. For a consistent b that is the minimum-norm solution, the one the

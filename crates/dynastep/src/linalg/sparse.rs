@@ -553,6 +553,20 @@ impl SparseSolver {
         self.singular
     }
 
+    /// When the last matrix was factored with its null space's unknowns pinned (redundant
+    /// constraints, `linalg/pinned.rs`), sets the component of `x` (the entries
+    /// `offset..offset + x.len()` of an unknown vector) along that null space to that of
+    /// `reference`; otherwise leaves it. For the Newton start of the multipliers, unique only up to
+    /// that null space: an extrapolated start keeps the last solved λ's component there.
+    ///
+    /// # Panics
+    /// When `offset + x.len()` exceeds dim or `reference` is shorter than `x`.
+    pub fn keep_null_component(&self, x: &mut [f64], reference: &[f64], offset: usize) {
+        if let Some(pinned) = self.pinned.as_ref().filter(|_| self.pinned_active) {
+            pinned.keep_null_component(x, reference, offset);
+        }
+    }
+
     /// Solves `A x = b` in place (`b` becomes x, dim entries), with the matrix of the last
     /// [`factor`](Self::factor). For a singular matrix, x is the minimum-norm least-squares solution.
     ///
