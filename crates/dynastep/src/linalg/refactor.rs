@@ -164,8 +164,10 @@ impl StaticLu {
                 x[k] = 0.0;
                 self.u_val[p] = ukj;
                 if ukj != 0.0 {
-                    for q in self.l_ptr[k]..self.l_ptr[k + 1] {
-                        x[self.l_idx[q]] -= self.l_val[q] * ukj;
+                    let column = self.l_ptr[k]..self.l_ptr[k + 1];
+                    let rows = self.l_idx[column.clone()].iter();
+                    for (&i, &l) in rows.zip(&self.l_val[column]) {
+                        x[i] -= l * ukj;
                     }
                 }
             }
