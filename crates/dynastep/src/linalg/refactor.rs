@@ -158,11 +158,11 @@ impl StaticLu {
                 x[self.row_position[r]] += v;
             }
             let (u0, u1) = (self.u_ptr[j], self.u_ptr[j + 1]);
-            for p in u0..u1 {
-                let k = self.u_idx[p];
+            let u_column = self.u_idx[u0..u1].iter().zip(&mut self.u_val[u0..u1]);
+            for (&k, u) in u_column {
                 let ukj = x[k];
                 x[k] = 0.0;
-                self.u_val[p] = ukj;
+                *u = ukj;
                 if ukj != 0.0 {
                     let column = self.l_ptr[k]..self.l_ptr[k + 1];
                     let rows = self.l_idx[column.clone()].iter();
@@ -181,9 +181,9 @@ impl StaticLu {
                 && pivot.abs() > singular
                 && pivot.abs() >= PIVOT_TOLERANCE * largest;
             let inverse = pivot.recip();
-            for q in l0..l1 {
-                let i = self.l_idx[q];
-                self.l_val[q] = x[i] * inverse;
+            let l_column = self.l_idx[l0..l1].iter().zip(&mut self.l_val[l0..l1]);
+            for (&i, l) in l_column {
+                *l = x[i] * inverse;
                 x[i] = 0.0;
             }
             if !good {
