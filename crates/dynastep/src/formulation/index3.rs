@@ -1,7 +1,9 @@
 //! The index-3 formulation with Lagrange multipliers: Newton's method on (u, λ) at each integration
 //! point, with scaled constraint rows (see the [module documentation of the layer](super)).
 
-use crate::linalg::{copy, flush_tiny, max_abs, norm_inf, same_bits, zero, Block, Sink, Vector};
+use crate::linalg::{
+    copy, flush_tiny, max_abs, norm_inf, same_bits, tiny_to_zero, zero, Block, Sink, Vector,
+};
 use crate::scheme::{IntegrationPoint, LocalError};
 use crate::system::System;
 
@@ -206,6 +208,9 @@ pub struct Index3 {
     /// The multipliers of the last solved point (m) [N or N·m]: the reference of the Newton start's
     /// component along the null space of Φ_qᵀ with redundant constraints (see `solve`).
     solved_lambda: Vector,
+    /// Whether the last evaluated point's equilibrium and constraints share their configuration
+    /// and time (q_e = q_c to the bit, t_e = t_c, no stabilized rows; set by `states`).
+    same_configuration: bool,
 }
 
 /// The state of one point's Newton iteration between two residual evaluations.
@@ -458,6 +463,7 @@ impl Index3 {
             delta: Vector::zeros(size),
             ggl,
             solved_lambda: Vector::zeros(m),
+            same_configuration: false,
             work,
             matrix: FactoredMatrix::NONE,
             residual_time: 0.0,
@@ -484,15 +490,15 @@ impl Index3 {
         self.t_c = pt.t_c;
         let (q_hat, v_hat) = (&pt.q_hat.as_slice()[..n], &pt.v_hat.as_slice()[..n]);
         let (a_hat, qc_hat) = (&pt.a_hat.as_slice()[..n], &pt.qc_hat.as_slice()[..n]);
+        let mut same = true;
         for i in 0..n {
-            q_e[i] = q_hat[i] + pt.c_q * u[i];
-            v_e[i] = v_hat[i] + pt.c_v * u[i];
-            a_e[i] = a_hat[i] + pt.c_a * u[i];
-            q_c[i] = qc_hat[i] + pt.c_c * u[i];
+            q_e[i] = tiny_to_zero(q_hat[i] + pt.c_q * u[i]);
+            v_e[i] = tiny_to_zero(v_hat[i] + pt.c_v * u[i]);
+            a_e[i] = tiny_to_zero(a_hat[i] + pt.c_a * u[i]);
+            q_c[i] = tiny_to_zero(qc_hat[i] + pt.c_c * u[i]);
+            same &= q_e[i].to_bits() == q_c[i].to_bits();
         }
-        for x in [q_e, v_e, a_e, q_c] {
-            flush_tiny(x);
-        }
+        self.same_configuration = same && self.ggl.is_none() && pt.t_e == pt.t_c;
         if let Some(g) = &self.ggl {
             g.shift(pt.c_c, q_c);
         }
@@ -704,10 +710,7 @@ impl Index3 {
         zero(self.force_terms.as_mut_slice());
         // Equilibrium and constraints at one configuration (every scheme but HHT and the
         // stabilized rows): the system evaluates Φ and Φ_qᵀλ together.
-        let together = m > 0
-            && self.ggl.is_none()
-            && pt.t_e == pt.t_c
-            && same_bits(self.q_e.as_slice(), self.q_c.as_slice());
+        let together = m > 0 && self.same_configuration;
         if together {
             let (phi, terms) = (&mut self.phi, &mut self.force_terms);
             sys.constraints_and_force(pt.t_c, &self.q_c, lambda, phi, terms);

@@ -162,9 +162,18 @@ pub const TINY: f64 = 1e-150;
 #[inline]
 pub fn flush_tiny(x: &mut [f64]) {
     for v in x.iter_mut() {
-        if v.abs() < TINY {
-            *v = 0.0;
-        }
+        *v = tiny_to_zero(*v);
+    }
+}
+
+/// `v`, or zero when it is below [`TINY`] in magnitude: [`flush_tiny`] of one entry, for a loop
+/// that computes the entries anyway.
+#[inline]
+pub fn tiny_to_zero(v: f64) -> f64 {
+    if v.abs() < TINY {
+        0.0
+    } else {
+        v
     }
 }
 
