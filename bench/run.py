@@ -503,6 +503,17 @@ def write_markdown(results, meta, path):
               "- Start-up with redundant constraints (not in the cases above): the N-four-bar "
               "chains with three repeated crank lengths start in 1.1 ms (N = 10) to 10 ms "
               "(N = 160), sparse elimination on the rows of Φ_q (measured 2026-11-26 by hand).",
+              "- Subnormal numbers: in index 3 and stabilized index 2 the evaluations' inputs "
+              "(q, v, q̈ at the integration point and λ) have their entries below 1e-150 in "
+              "magnitude set to zero (`linalg::flush_tiny`). A parasitic component that ρ∞ = "
+              "0.9 damps by about 0.9 per step fell from rounding to 1e-300 within 5 000 steps "
+              "of the spatial slider-crank at h = 1e-4 s, its products with the model's numbers "
+              "went subnormal, and the 50 000 steps took 1.50 s instead of 0.36 s "
+              "(`loop_time_s` of `dynastep run --example spatial-slider-crank --t-end 5 "
+              "--output-interval 5 --scheme generalized-alpha --formulation index3 --param "
+              "rho_inf=0.9 --dt 1e-4`, by hand on 2026-11-28, before and after). The explicit "
+              "and index-1 formulations do not flush; no case of the tables above slowed down "
+              "there.",
               "- With redundant constraints the iteration matrix of the time loop is singular. The "
               "sparse path solves it with the unknowns of its null space pinned and the null space "
               "projected out (the minimum-norm solution, `linalg/pinned.rs`), and checks at every "
