@@ -708,8 +708,9 @@ impl Index3 {
         sys.forces(pt.t_e, &self.q_e, &self.v_e, &mut self.forces);
         sys.mass_times(&self.q_e, &self.a_e, &mut self.inertia);
         zero(self.force_terms.as_mut_slice());
-        // Equilibrium and constraints at one configuration (every scheme but HHT and the
-        // stabilized rows): the system evaluates Φ and Φ_qᵀλ together.
+        // Equilibrium and constraints at one configuration (the Newmark family with HHT, the LMS
+        // and single-step schemes, the ESDIRK stages; never with the stabilized rows): the
+        // system evaluates Φ and Φ_qᵀλ together.
         let together = m > 0 && self.same_configuration;
         if together {
             let (phi, terms) = (&mut self.phi, &mut self.force_terms);

@@ -139,7 +139,8 @@ impl Workspace {
     /// matrices by least squares, after which the time loop stops extrapolating λ.
     ///
     /// # Panics
-    /// When `offset + x.len()` exceeds dim or `reference` is shorter than `x`.
+    /// On the sparse path with a pinned null space, when `reference` and `x` differ in length or
+    /// `offset + x.len()` exceeds dim.
     pub fn keep_null_component(&self, x: &mut [f64], reference: &[f64], offset: usize) {
         if let Storage::Sparse { solver, .. } = &self.storage {
             solver.keep_null_component(x, reference, offset);

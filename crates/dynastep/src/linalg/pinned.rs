@@ -180,7 +180,11 @@ impl Pinned {
     /// start of the multipliers (`reference` the last solved λ): the null vectors of a saddle-point
     /// matrix with redundant constraints are (0; μ), Bᵀμ = 0, the minimum-norm corrections never
     /// change λ along μ, and an extrapolated start would move it there at every point.
+    ///
+    /// # Panics
+    /// When `reference` and `x` differ in length, or `offset + x.len()` exceeds dim.
     pub(crate) fn keep_null_component(&self, x: &mut [f64], reference: &[f64], offset: usize) {
+        assert_eq!(reference.len(), x.len(), "reference length");
         for u in &self.null {
             let part = &u.as_slice()[offset..offset + x.len()];
             let c: f64 = (part.iter().zip(x.iter()).zip(reference))

@@ -560,7 +560,8 @@ impl SparseSolver {
     /// that null space: an extrapolated start keeps the last solved λ's component there.
     ///
     /// # Panics
-    /// When `offset + x.len()` exceeds dim or `reference` is shorter than `x`.
+    /// When the null space is pinned and `reference` and `x` differ in length, or
+    /// `offset + x.len()` exceeds dim.
     pub fn keep_null_component(&self, x: &mut [f64], reference: &[f64], offset: usize) {
         if let Some(pinned) = self.pinned.as_ref().filter(|_| self.pinned_active) {
             pinned.keep_null_component(x, reference, offset);
