@@ -2,7 +2,9 @@
 //! the stability analysis ([`super::stability`]) share.
 //!
 //! [`solve_step`] begins the step (`Scheme::begin_step`, `Formulation::before_step`), solves each
-//! integration point the scheme fills, and hands each solution back to the scheme. It does not
+//! integration point the scheme fills, and hands each solution back to the scheme; it skips a last
+//! point that only evaluates a and λ at the new state when the formulation recomputes them there
+//! after the step (Adams PECE with coordinate projection or partitioning). It does not
 //! commit: the caller then asks for the local error (filtered, for the schemes that ask for it, by
 //! [`filter_through_iteration_matrix`]), and either commits (`Scheme::end_step`, `Formulation::after_step`) or
 //! rejects (`Scheme::reject`). It allocates nothing.
@@ -87,7 +89,9 @@ pub fn solve_step<S: System, F: Formulation<S> + ?Sized>(
             retries: "",
         })?;
     scheme.begin_step(t_n, h);
-    for k in 0..scheme.points_per_step() {
+    let skip_last =
+        scheme.last_point_only_evaluates() && formulation.recomputes_accelerations_after_step(sys);
+    for k in 0..scheme.points_per_step() - usize::from(skip_last) {
         scheme.point(k, &mut work.pt);
         copy(&mut work.u, &work.pt.u_guess);
         copy(&mut work.lambda, &work.pt.lambda_guess);

@@ -24,7 +24,7 @@
 //! matrix (redundant constraints) is solved in the least-squares sense, like the index-3 iteration
 //! matrix ([`crate::linalg::linear`]).
 
-use crate::linalg::{norm_inf, Block, Sink, Vector};
+use crate::linalg::{norm_inf, same_bits, Block, Sink, Vector};
 use crate::scheme::{History, IntegrationPoint, LocalError, State};
 use crate::system::System;
 
@@ -70,6 +70,12 @@ pub trait AccelerationFormulation: Registered {
     /// See [`Formulation::filter_local_error`].
     fn judged(&self, err: &mut LocalError) -> usize {
         err.q.len()
+    }
+
+    /// True when [`AccelerationFormulation::after`] always ends with
+    /// [`AccelerationLevel::refresh`]. False, the default.
+    fn always_refreshes(&self) -> bool {
+        false
     }
 }
 
@@ -136,6 +142,10 @@ impl<S: System, F: AccelerationFormulation> Formulation<S> for F {
     fn filter_local_error(&self, err: &mut LocalError) -> usize {
         self.judged(err)
     }
+
+    fn recomputes_accelerations_after_step(&self, sys: &S) -> bool {
+        sys.m() > 0 && self.always_refreshes()
+    }
 }
 
 /// The saddle-point matrix [W Φ_qᵀ; Φ_q 0] at (t, q), W = mass_scale·M(q) + identity_scale·I.
@@ -201,6 +211,10 @@ pub struct AccelerationLevel {
     scratch_m: Vector,
     /// The watch on the conditioning of eq. 7.2.1's matrix (`singularity.rs`).
     watch: SingularityWatch,
+    /// The (t, q, metric) whose matrix `work` holds factored, when known (see [`Self::factor`]).
+    factored: Option<(f64, ProjectionMetric)>,
+    /// The q (n) of `factored`.
+    factored_q: Vector,
 }
 
 impl AccelerationLevel {
@@ -227,6 +241,8 @@ impl AccelerationLevel {
             scratch_n: Vector::zeros(n),
             scratch_m: Vector::zeros(m),
             watch: SingularityWatch::new(n + m, settings.constraints.singular_configuration),
+            factored: None,
+            factored_q: Vector::zeros(n),
         }
     }
 
@@ -236,7 +252,19 @@ impl AccelerationLevel {
         self.work.is_singular()
     }
 
+    /// Factors [W Φ_qᵀ; Φ_q 0] at (t, q) with W of `metric`, unless `work` already holds that
+    /// matrix (same t and metric, q bit for bit): coordinate projection solves the velocity
+    /// projection and then eq. 7.2.1 at the same projected state, in the mass metric by default.
     fn factor<S: System>(&mut self, sys: &S, t: f64, q: &Vector, metric: ProjectionMetric) {
+        let same = self
+            .factored
+            .is_some_and(|(t0, m0)| t0.to_bits() == t.to_bits() && m0 == metric)
+            && same_bits(self.factored_q.as_slice(), q.as_slice());
+        if same {
+            return;
+        }
+        self.factored = Some((t, metric));
+        self.factored_q.copy_from(q);
         let (mass_scale, identity_scale) = match metric {
             ProjectionMetric::Mass => (1.0, 0.0),
             ProjectionMetric::Identity => (0.0, 1.0),

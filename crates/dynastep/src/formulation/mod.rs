@@ -343,6 +343,13 @@ pub trait Formulation<S: System> {
         Ok(())
     }
 
+    /// True when [`Formulation::after_step`] recomputes a and λ at every committed state of `sys`
+    /// (so that a scheme's last point that only evaluates them,
+    /// [`crate::scheme::Scheme::last_point_only_evaluates`], can be skipped). False, the default.
+    fn recomputes_accelerations_after_step(&self, _sys: &S) -> bool {
+        false
+    }
+
     /// Called after the scheme committed a step whose newest complete state is `state`; may correct
     /// the history and the state (projection onto the constraints, partitioning) and ask the time
     /// loop to restart the scheme. `h` is the step just taken \[s\].

@@ -50,6 +50,10 @@ impl AccelerationFormulation for Partitioning {
         self.part.choose_once(sys, history);
     }
 
+    fn always_refreshes(&self) -> bool {
+        true
+    }
+
     /// Steps 5 and 7: corrects the dependent coordinates and velocities, recomputes a and λ, and
     /// repartitions (asking for a restart) when Φ_u has become ill-conditioned.
     fn after<S: System>(

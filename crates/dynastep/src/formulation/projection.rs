@@ -46,6 +46,10 @@ impl AccelerationFormulation for Projection {
         &mut self.acc
     }
 
+    fn always_refreshes(&self) -> bool {
+        true
+    }
+
     /// Projects the committed state (and the history's newest level, which is the same state)
     /// onto the position and velocity constraints and recomputes a and λ there.
     fn after<S: System>(

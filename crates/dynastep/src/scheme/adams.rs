@@ -219,6 +219,12 @@ impl Scheme for AdamsPece {
         }
     }
 
+    /// PECE's final E: the corrector has given q and v, and the estimate comes from the predictor's
+    /// evaluation.
+    fn last_point_only_evaluates(&self) -> bool {
+        self.corrector
+    }
+
     fn start(&mut self, initial: &State, _force_terms: &Vector) {
         self.history.reset(initial);
         let (n, m) = (initial.q.len(), initial.lambda.len());

@@ -289,6 +289,17 @@ pub trait Scheme: Send {
     /// Number of integration points (stages) per step.
     fn points_per_step(&self) -> usize;
 
+    /// True when the step's last integration point only evaluates a and λ at the step's new state:
+    /// the new q and v and the local error estimate are known before it, and its solution enters
+    /// nothing but the committed state's a and λ (the final E of Adams PECE). A formulation that
+    /// recomputes a and λ at the committed state anyway
+    /// ([`crate::formulation::Formulation::recomputes_accelerations_after_step`]: coordinate
+    /// projection, partitioning) makes that point redundant, and [`crate::analysis::step`] skips
+    /// it. False, the default.
+    fn last_point_only_evaluates(&self) -> bool {
+        false
+    }
+
     /// (Re)starts from a consistent state `initial` (t, n coordinates, m multipliers), whose force
     /// terms Φ_qᵀλ − Q (n) \[N\] are `force_terms`: the history becomes that single level. Allocates
     /// only when the shapes differ from the previous start, so a restart inside a run is free.
