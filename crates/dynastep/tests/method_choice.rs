@@ -121,3 +121,25 @@ fn the_race_stops_the_pairs_that_cannot_be_chosen_and_chooses_as_the_full_trial(
         cost(&full)
     );
 }
+
+/// Where no reference can be computed (the N = 40 chain at rtol 1e-9: every reference at 1e-11
+/// stops at one of its singular configurations, the implicit ones near 0.72 s, Adams PECE with
+/// projection at 1.24 s where its watch stops it) the error gives the implicit references' and the
+/// explicit one's reasons, and what the run can do instead: it has no `--reference` option.
+#[test]
+fn without_a_reference_the_error_says_why_and_what_to_do() {
+    let model = util::model("nfourbar40");
+    let e = choose_method(&model, 1e-9, Measure::Every, &mut |_| {}, &|| false)
+        .expect_err("no reference at rtol 1e-9")
+        .to_string();
+    println!("{e}");
+    for part in [
+        "msstc5: stopped",
+        "abm / projection at rtol = atol 1.000e-11",
+        "singular configuration",
+        "choose the pair with --scheme, or loosen --rtol",
+    ] {
+        assert!(e.contains(part), "{part:?} missing from: {e}");
+    }
+    assert!(!e.contains("--reference"), "{e}");
+}

@@ -295,7 +295,9 @@ fn reference(
         auto_reference(trial, &sweep, quantity, ErrorMeasure::Max, false, stop)
     };
     let (Some(method), Some(time)) = (first, first_time) else {
-        return implicit(interrupted).map(|r| (r, None));
+        return implicit(interrupted)
+            .map(|r| (r, None))
+            .map_err(|e| for_the_run(e, None));
     };
     // The choice does not use the reference's own error: no run to estimate it.
     let deadline = Instant::now() + Duration::from_secs_f64(REFERENCE_BUDGET * time);
@@ -306,17 +308,20 @@ fn reference(
             cut.get()
         }
     };
-    match implicit(&stop) {
+    // An implicit failure within the budget (not a cut) is kept: a third attempt without a budget
+    // would fail the same way. The explicit reference is tried all the same (the first of the
+    // three that completes is the reference), and a final error gives its reason too.
+    let failed = match implicit(&stop) {
         Ok(r) => return Ok((r, None)),
-        Err(e) if interrupted() || !cut.get() => return Err(e),
-        Err(_) => {}
-    }
+        Err(e) if interrupted() => return Err(e),
+        Err(e) => (!cut.get()).then_some(e),
+    };
     let mut watched = trial.clone();
     watched.solver.constraints.singular_configuration = SingularityPolicy::Stop;
     let value = rtol / 100.0;
     let tight = Sweep::Tolerances(vec![value]);
-    if let Ok((record, table)) = run_kept(&watched, method, &tight, value, interrupted) {
-        if record.status == "completed" {
+    let explicit = match run_kept(&watched, method, &tight, value, interrupted) {
+        Ok((record, table)) if record.status == "completed" => {
             let reference = ReferenceRun {
                 table,
                 description: format!("{}, rtol = atol {value:.3e}", method.label()),
@@ -324,8 +329,36 @@ fn reference(
             };
             return Ok((reference, Some(method.label())));
         }
+        Ok((record, _)) => record.note,
+        Err(e) => e.to_string(),
+    };
+    let last = match failed {
+        Some(e) => Err(e),
+        None => implicit(interrupted),
+    };
+    let explicit = format!(
+        "nor could the explicit one ({} at rtol = atol {value:.3e}: {explicit})",
+        method.label()
+    );
+    last.map(|r| (r, None))
+        .map_err(|e| for_the_run(e, Some(&explicit)))
+}
+
+/// `e`, an error of [`auto_reference`], for the run that chooses, which has no `--reference`
+/// option: `compare`'s hint replaced by what that run can do, after `more` when given.
+fn for_the_run(e: StudyError, more: Option<&str>) -> StudyError {
+    match e {
+        StudyError::Run(why) => {
+            let why = why
+                .strip_suffix("; give one with --reference FILE")
+                .unwrap_or(&why);
+            let more = more.map(|m| format!("; {m}")).unwrap_or_default();
+            StudyError::Run(format!(
+                "{why}{more}; choose the pair with --scheme, or loosen --rtol"
+            ))
+        }
+        other => other,
     }
-    implicit(interrupted).map(|r| (r, None))
 }
 
 /// The trial model of `model` (its first [`TRIAL_FRACTION`] of the span, [`TRIAL_SAMPLES`]
