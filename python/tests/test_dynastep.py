@@ -128,6 +128,20 @@ def test_a_singular_passage_warns_as_the_cli_does():
         assert m.run(scheme="generalized-alpha").summary.get("closest_singularity") is None
 
 
+def test_a_note_of_the_run_warns_as_the_cli_prints_it():
+    # SS2's consistent start fails on the flexible four-bar's first step at dt = 4e-3 s, which is
+    # retaken from the paper's start (docs/schemes.md, "SS-k: the start").
+    m = dynastep.load_example("flexible-fourbar")
+    t0 = -20.943951023931955
+    with pytest.warns(dynastep.RunNoteWarning, match="retaken from the paper's start"):
+        r = m.run(scheme="ss2", params={"rho_inf": 0.0}, dt=4e-3, t_end=t0 + 0.1)
+    assert r.summary["status"] == "completed" and len(r.summary["notes"]) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", dynastep.RunNoteWarning)
+        r = m.run(scheme="ss2", params={"rho_inf": 0.0, "start": 0.0}, dt=4e-3, t_end=t0 + 0.1)
+    assert "notes" not in r.summary
+
+
 def test_overrides_and_dicts_build_the_same_model():
     text = (REPO / "examples" / "pendulum.toml").read_text()
     base = dynastep.load(text, overrides={"solver.t_end": 0.5})

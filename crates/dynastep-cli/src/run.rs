@@ -337,6 +337,9 @@ fn report_end(args: &RunArgs, model: &Model, stem: &str, done: &Simulated) -> Re
         }
     }
     warn_singular(report);
+    for note in &report.notes {
+        eprintln!("note: {note}");
+    }
     match &report.status {
         RunStatus::Completed => {
             if !src.quiet {

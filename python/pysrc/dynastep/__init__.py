@@ -32,6 +32,7 @@ __all__ = [
     "SimulationError",
     "RunFailedError",
     "SingularConfigurationWarning",
+    "RunNoteWarning",
     "load",
     "load_example",
     "from_dict",
@@ -108,6 +109,19 @@ def _warn_singular(summary: Dict[str, Any]) -> None:
         SingularConfigurationWarning,
         stacklevel=3,
     )
+
+
+class RunNoteWarning(UserWarning):
+    """Warned by ``Model.run`` for each of ``summary["notes"]``: what the scheme did that its
+    settings do not say (SS2-SS4: a first step that failed from the consistent start, retaken from
+    the paper's start). The CLI prints the same notes.
+    """
+
+
+def _warn_notes(summary: Dict[str, Any]) -> None:
+    """Warns of each note of the run."""
+    for note in summary.get("notes") or []:
+        warnings.warn(note, RunNoteWarning, stacklevel=3)
 
 
 class Result:
@@ -229,6 +243,7 @@ class Model:
             raise
         result = Result(names, columns, json.loads(summary))
         _warn_singular(result.summary)
+        _warn_notes(result.summary)
         if result.summary.get("status") == "failed":
             raise RunFailedError(result)
         return result

@@ -297,6 +297,8 @@ pub struct RunReport {
     /// The first passage through a singular configuration, else the closest approach to one, for
     /// the index-1 formulations that watch for them (`formulation/singularity.rs`).
     pub closest_singularity: Option<crate::formulation::singularity::Passage>,
+    /// What the scheme did that its settings do not say ([`Scheme::notes`]).
+    pub notes: Vec<String>,
 }
 
 impl RunReport {
@@ -325,6 +327,7 @@ impl RunReport {
             omega_max: None,
             phase_times: PhaseTimes::default(),
             closest_singularity: None,
+            notes: Vec::new(),
         }
     }
 
@@ -708,6 +711,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         report.wall_time_s = (report.loop_time_s - self.sampler.sampling).max(0.0);
         report.phase_times = self.form.phase_times().since(&phases);
         report.closest_singularity = self.form.closest_singularity();
+        report.notes = self.scheme.notes();
         if matches!(report.status, RunStatus::Completed) && self.state.t > t_end {
             // A scheme that stepped past t_end (fixed steps it cannot shorten): report t_end.
             let end = &mut self.sampler.interpolated;

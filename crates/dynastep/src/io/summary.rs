@@ -288,6 +288,10 @@ pub struct Summary {
     /// `formulation/singularity.rs`), else the closest approach to one; absent for the others.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub closest_singularity: Option<SingularitySummary>,
+    /// What the scheme did that its settings do not say (SS-k's first step retaken from the
+    /// paper's start); absent when nothing.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Assembly report.
     pub assembly: AssemblySummary,
     /// The last complete state.
@@ -351,6 +355,7 @@ impl Summary {
             omega_max: report
                 .omega_max
                 .map(|r| OmegaMaxSummary::new(r, sim.scheme.name(), &sim.scheme_params)),
+            notes: report.notes.clone(),
             assembly: AssemblySummary::from(&sim.assembly),
             final_state,
         }

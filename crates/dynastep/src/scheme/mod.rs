@@ -357,6 +357,13 @@ pub trait Scheme: Send {
         false
     }
 
+    /// What the scheme did during the run that its settings do not say, in words, for the run's
+    /// report (`RunReport::notes`, summary.json `notes`): SS-k's first step retaken from the
+    /// paper's start. Called once, after the run. Empty, the default.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// True when [`Scheme::start`] puts the scheme back at its first order (variable-order
     /// multistep methods), so that a restart needs a step fit for that order. False, the default.
     fn restarts_at_first_order(&self) -> bool {

@@ -38,6 +38,11 @@
 //! as an O(1) error in λ that decays as ρ∞ⁿ, and the work of the drivers then converges at first
 //! order (docs/schemes.md, SS-k).
 //!
+//! The consistent lags are a Taylor expansion, valid where h resolves what sets the jerk. A stiff
+//! mode excited at t_0 (a flexible bar whose velocities the assembly changed) can make h ȧ_0 far
+//! larger than a_0; when Newton then fails on the first step of a fixed-step run, the step is
+//! retaken from the paper's start, and the run's notes say so ([`Scheme::notes`]).
+//!
 //! # Variable steps
 //! Relations (4b)–(4e) do not contain h: the auxiliaries are averages over step *indices*, and with
 //! a step that changes they keep the lag δ_j h_old of the old step. Left alone, the schemes drop to
@@ -155,6 +160,12 @@ pub struct SingleStep {
     fresh: bool,
     /// The jerk at the start (n), from [`Scheme::set_start_derivatives`].
     start_jerk: Vector,
+    /// True while the stored auxiliaries carry the consistent start's lags (the first step after a
+    /// start, until it is committed).
+    jerk_lags: bool,
+    /// First steps retaken from the paper's start ([`Scheme::constant_guess`]), and the first
+    /// one's t_n \[s\].
+    paper_retakes: (u32, f64),
 }
 
 impl SingleStep {
@@ -202,6 +213,8 @@ impl SingleStep {
             consistent_start: true,
             fresh: false,
             start_jerk: Vector::zeros(0),
+            jerk_lags: false,
+            paper_retakes: (0, f64::NAN),
         })
     }
 
@@ -238,6 +251,19 @@ impl SingleStep {
                     let w = d * rate[i] + value[i];
                     (self.history.aux[s][i], self.history.aux[s + 1][i]) = (w.re, w.im);
                 }
+            }
+        }
+    }
+
+    /// Sets every auxiliary at t_n equal to its derivative, with zero imaginary part (the paper's
+    /// start): w_j = a, u_j = v.
+    fn set_paper_auxiliaries(&mut self) {
+        let x = &self.history.levels[0];
+        for j in 1..self.k {
+            for (chain, value) in [(VELOCITY_CHAIN, &x.a), (POSITION_CHAIN, &x.v)] {
+                let s = slot(j, chain);
+                self.history.aux[s].copy_from(value);
+                self.history.aux[s + 1].fill(0.0);
             }
         }
     }
@@ -289,7 +315,7 @@ impl SingleStep {
     /// trapezoidal rule's h²(a_1 − a_0)/12.
     fn first_step_error(&self, err: &mut LocalError) {
         let (h, x) = (self.h, &self.history.levels[0]);
-        if !self.consistent_start {
+        if !self.jerk_lags {
             milne::trapezoidal_step_error(h, &x.a, &self.point.u, err);
             return;
         }
@@ -356,12 +382,10 @@ impl Scheme for SingleStep {
             self.point = milne::Corrector::zeros(n);
             self.new_lambda = Vector::zeros(m);
         }
-        // Every auxiliary starts equal to its derivative, with zero imaginary part (the paper's
-        // start); the consistent one adds the lags at the first step, when h is known.
-        for j in 1..self.k {
-            self.history.aux[slot(j, VELOCITY_CHAIN)].copy_from(&x0.a);
-            self.history.aux[slot(j, POSITION_CHAIN)].copy_from(&x0.v);
-        }
+        // Every auxiliary starts equal to its derivative (the paper's start); the consistent one
+        // adds the lags at the first step, when h is known.
+        self.set_paper_auxiliaries();
+        self.jerk_lags = false;
         if self.start_jerk.len() != n {
             self.start_jerk = Vector::zeros(n);
         }
@@ -387,6 +411,7 @@ impl Scheme for SingleStep {
         self.h = h;
         if self.fresh {
             self.set_consistent_auxiliaries();
+            self.jerk_lags = true;
             self.fresh = false;
             self.aux_h = h;
         } else if self.aux_h == 0.0 {
@@ -406,8 +431,36 @@ impl Scheme for SingleStep {
         predict(pt, Known::of(&levels[0]), before, self.h);
     }
 
-    fn constant_guess(&mut self, _k: usize, pt: &mut IntegrationPoint) -> bool {
+    /// On the first step from the consistent start, retakes it from the paper's start: the
+    /// consistent lags follow the jerk at t_n, which modes the step does not resolve can set
+    /// (measured: the flexible four-bar, whose assembly changed the bars' velocities by 9.2e-3
+    /// m/s, diverges from it at h = 4e-3 s); the run's notes say so. Otherwise the constant
+    /// Newton start after an extrapolated one.
+    fn constant_guess(&mut self, k: usize, pt: &mut IntegrationPoint) -> bool {
+        if self.jerk_lags {
+            self.jerk_lags = false;
+            self.set_paper_auxiliaries();
+            if self.paper_retakes.0 == 0 {
+                self.paper_retakes.1 = self.t_n;
+            }
+            self.paper_retakes.0 += 1;
+            self.point(k, pt);
+            return true;
+        }
         levels_constant_guess(&self.history, &mut self.extrapolation, pt)
+    }
+
+    fn notes(&self) -> Vec<String> {
+        let (count, t) = self.paper_retakes;
+        if count == 0 {
+            return Vec::new();
+        }
+        vec![format!(
+            "{}: Newton failed on the first step from the consistent start at t = {t:.9} s, and \
+             the step was retaken from the paper's start (every auxiliary equal to its \
+             derivative); {count} time(s) in the run. Set `start = 0` to begin from it.",
+            self.name
+        )]
     }
 
     fn accept_point(&mut self, _k: usize, sol: &PointSolution<'_>) {
@@ -429,6 +482,7 @@ impl Scheme for SingleStep {
     }
 
     fn end_step(&mut self, state: &mut State) {
+        self.jerk_lags = false;
         let hist = &mut self.history;
         hist.shift();
         for i in 0..self.point.q_hat.len() {
