@@ -150,7 +150,7 @@ pub fn compare(args: CompareArgs) -> Result<ExitCode> {
                 true,
                 &crate::signals::interrupted,
             )
-            .map_err(|e| anyhow!(e))?;
+            .map_err(|e| anyhow!("{e}; give one with --reference FILE"))?;
             Some((r.table, r.description, r.self_error))
         }
         (_, file) => {

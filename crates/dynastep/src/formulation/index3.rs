@@ -1,9 +1,7 @@
 //! The index-3 formulation with Lagrange multipliers: Newton's method on (u, λ) at each integration
 //! point, with scaled constraint rows (see the [module documentation of the layer](super)).
 
-use crate::linalg::{
-    copy, flush_tiny, max_abs, norm_inf, same_bits, tiny_to_zero, zero, Block, Sink, Vector,
-};
+use crate::linalg::{copy, flush_tiny, max_abs, norm_inf, tiny_to_zero, zero, Block, Sink, Vector};
 use crate::scheme::{IntegrationPoint, LocalError};
 use crate::system::System;
 
@@ -39,6 +37,8 @@ struct IterationMatrix<'a, S> {
     pt: &'a IntegrationPoint,
     lambda: &'a Vector,
     st: EvalStates<'a>,
+    /// Whether `st`'s q_e and q_c are one configuration at one time (`Index3::same_configuration`).
+    same_configuration: bool,
     /// The rows of the stabilized index-2 formulation, when it is the one solving.
     ggl: Option<&'a GglRows>,
 }
@@ -47,7 +47,10 @@ impl<S: System> MatrixTerms for IterationMatrix<'_, S> {
     fn add<K: Sink>(&self, every: bool, jac: &mut K) {
         let st = &self.st;
         match self.ggl {
-            None => add_iteration_matrix(self.sys, self.pt, self.lambda, st, every, jac),
+            None => {
+                let same = self.same_configuration;
+                add_iteration_matrix(self.sys, self.pt, self.lambda, st, same, every, jac);
+            }
             Some(ggl) => {
                 add_equations_of_motion(self.sys, self.pt, self.lambda, st, true, jac);
                 ggl.add_blocks(self.sys, self.pt, st, jac);
@@ -61,13 +64,14 @@ fn add_iteration_matrix<S: System, K: Sink>(
     pt: &IntegrationPoint,
     lambda: &Vector,
     st: &EvalStates<'_>,
+    same_configuration: bool,
     every: bool,
     jac: &mut K,
 ) {
     let (n, m) = (sys.n(), sys.m());
     let w = pt.force_weight;
     add_equations_of_motion(sys, pt, lambda, st, every, jac);
-    if m > 0 && !every && pt.t_e == pt.t_c && same_bits(st.q_e.as_slice(), st.q_c.as_slice()) {
+    if m > 0 && !every && same_configuration {
         // Φ_q(q_e) = Φ_q(q_c) (the Newmark family evaluates both at q_(n+1)): one pass writes both
         // blocks. Each entry of either block gets exactly one term, so the dense sums are those
         // of two passes; the sparse assembler (`every`) keeps the fixed sequence of two passes.
@@ -773,6 +777,7 @@ impl Index3 {
                 a_e: &self.a_e,
                 q_c: &self.q_c,
             },
+            same_configuration: self.same_configuration,
             ggl: self.ggl.as_ref(),
         };
         self.work.factor(&terms);

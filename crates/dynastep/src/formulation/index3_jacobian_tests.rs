@@ -39,6 +39,7 @@ fn matrix(form: &mut Index3, sys: &Multibody, pt: &IntegrationPoint, x: &[f64]) 
             a_e: &form.a_e,
             q_c: &form.q_c,
         },
+        same_configuration: form.same_configuration,
         ggl: form.ggl.as_ref(),
     };
     terms.add(true, &mut jac);

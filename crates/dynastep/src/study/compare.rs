@@ -445,7 +445,7 @@ pub fn auto_reference(
         }
     }
     Err(StudyError::Run(format!(
-        "no automatic reference could be computed ({}); give one with --reference FILE",
+        "no automatic reference could be computed ({})",
         failures.join("; ")
     )))
 }

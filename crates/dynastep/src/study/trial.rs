@@ -344,14 +344,11 @@ fn reference(
         .map_err(|e| for_the_run(e, Some(&explicit)))
 }
 
-/// `e`, an error of [`auto_reference`], for the run that chooses, which has no `--reference`
-/// option: `compare`'s hint replaced by what that run can do, after `more` when given.
+/// `e`, an error of [`auto_reference`], with `more` when given and what the run that chooses can
+/// do about it.
 fn for_the_run(e: StudyError, more: Option<&str>) -> StudyError {
     match e {
         StudyError::Run(why) => {
-            let why = why
-                .strip_suffix("; give one with --reference FILE")
-                .unwrap_or(&why);
             let more = more.map(|m| format!("; {m}")).unwrap_or_default();
             StudyError::Run(format!(
                 "{why}{more}; choose the pair with --scheme, or loosen --rtol"
