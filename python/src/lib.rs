@@ -91,6 +91,7 @@ impl Model {
                 h_min,
                 h_max,
                 control: None,
+                max_halvings: None,
             },
             max_steps,
             omega_max,

@@ -67,6 +67,10 @@ pub struct RunArgs {
     /// Most steps the run may take, accepted and rejected (default: the model's, else 1e9).
     #[arg(long = "max-steps")]
     max_steps: Option<u64>,
+    /// Fixed steps: how many times a step whose Newton iteration fails is halved before the run
+    /// stops (default: the model's, else 4; 0 stops at the first failing step).
+    #[arg(long = "max-halvings")]
+    max_halvings: Option<u32>,
     /// Also draw the default time histories (plot.png, plot.svg in the output folder), as
     /// `dynastep plot` does; also after a failed run.
     #[arg(long)]
@@ -218,6 +222,7 @@ fn options(args: &RunArgs, choice: Option<&MethodChoice>) -> Result<RunOptions> 
             h_min: args.h_min,
             h_max: args.h_max,
             control: args.step_control,
+            max_halvings: args.max_halvings,
         },
         max_steps: args.max_steps,
         omega_max: args.omega_max,

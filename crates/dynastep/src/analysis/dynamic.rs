@@ -297,8 +297,12 @@ pub struct RunReport {
     /// The first passage through a singular configuration, else the closest approach to one, for
     /// the index-1 formulations that watch for them (`formulation/singularity.rs`).
     pub closest_singularity: Option<crate::formulation::singularity::Passage>,
-    /// What the scheme did that its settings do not say ([`Scheme::notes`]).
+    /// What the scheme did that its settings do not say ([`Scheme::notes`]), and the step sizer's
+    /// note on split steps.
     pub notes: Vec<String>,
+    /// Fixed steps taken in parts after their Newton iteration failed (`[solver.step]
+    /// max_halvings`); their failed attempts count in `rejected_steps`.
+    pub halved_steps: u64,
 }
 
 impl RunReport {
@@ -328,6 +332,7 @@ impl RunReport {
             phase_times: PhaseTimes::default(),
             closest_singularity: None,
             notes: Vec::new(),
+            halved_steps: 0,
         }
     }
 
@@ -653,6 +658,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 (settings.t_end, settings.h),
                 tol,
                 (&caps, max_increase),
+                settings.step.max_halvings,
             ),
             sampler: Sampler::new(x0, outputs, (diag, e0), at, (linearized, positions)),
             work,
@@ -712,6 +718,8 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         report.phase_times = self.form.phase_times().since(&phases);
         report.closest_singularity = self.form.closest_singularity();
         report.notes = self.scheme.notes();
+        report.notes.extend(self.sizer.halving_note());
+        report.halved_steps = self.sizer.halvings.steps;
         if matches!(report.status, RunStatus::Completed) && self.state.t > t_end {
             // A scheme that stepped past t_end (fixed steps it cannot shorten): report t_end.
             let end = &mut self.sampler.interpolated;
@@ -738,41 +746,70 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         }
     }
 
-    /// One fixed step; returns its size.
+    /// Solves the step of size `h` from `t_n` (no commit; [`solve_step`]).
+    fn solve(&mut self, t_n: f64, h: f64, stats: &mut NewtonStats) -> Result<(), StepFailure> {
+        let (sys, form, work) = (self.sys, &mut *self.form, &mut self.work);
+        solve_step(sys, self.scheme, form, work, t_n, h, stats, None)
+    }
+
+    /// One fixed step (or one part of a fixed step split after a Newton failure, see
+    /// [`StepSizer::halve`]); returns its size.
     fn fixed_step(&mut self, report: &mut RunReport) -> Result<f64, RunFailure> {
-        let (t_n, step) = self.sizer.fixed();
-        let mut stats = NewtonStats::default();
-        let solved = solve_step(
-            self.sys,
-            self.scheme,
-            self.form,
-            &mut self.work,
-            t_n,
-            step,
-            &mut stats,
-            None,
-        );
-        self.count(&stats, report);
-        if let Err(f) = solved {
-            self.scheme.reject();
-            let at = format!(
-                "step from t = {:.9} s (point {} of the step at t = {:.9} s{}): ",
-                self.state.t,
-                f.point,
-                f.t_e,
-                if f.retries.is_empty() {
-                    String::new()
-                } else {
-                    format!("; tried again {}", f.retries)
+        // The retries the whole step had; its parts have none (the halving is their retry).
+        let mut retried = "";
+        loop {
+            let (t_n, step) = self.sizer.fixed();
+            self.work.retry_failed_points = self.sizer.halvings_of_current_step() == 0;
+            let mut stats = NewtonStats::default();
+            let solved = self.solve(t_n, step, &mut stats);
+            self.count(&stats, report);
+            if let Err(f) = solved {
+                self.scheme.reject();
+                if self.work.retry_failed_points {
+                    retried = f.retries;
                 }
-            );
-            return Err(self.explain(at, &f));
+                // A smaller step leads into a singular configuration, not past it, and does not
+                // lower the rounding level at which an iteration stalled.
+                let smaller_helps = matches!(
+                    f.error,
+                    FormulationError::NotConverged { .. } | FormulationError::NonFinite
+                );
+                if smaller_helps && self.sizer.halve() {
+                    report.rejected_steps += 1;
+                    self.check_step_allowed(t_n, step, report)?;
+                    continue;
+                }
+                return Err(self.fixed_step_failed(&f, retried));
+            }
+            if self.commit(t_n + step, step, report)? {
+                return Ok(step);
+            }
         }
-        if self.commit(t_n + step, step, report)? {
-            Ok(step)
-        } else {
-            self.fixed_step(report)
+    }
+
+    /// The failure `f` of a fixed step whose Newton iteration failed after the `retried` retries
+    /// (in words) and its halvings.
+    fn fixed_step_failed(&self, f: &StepFailure, retried: &str) -> RunFailure {
+        let mut tried = retried.to_string();
+        let halvings = self.sizer.halvings_of_current_step();
+        if halvings > 0 {
+            if !tried.is_empty() {
+                tried.push_str(", ");
+            }
+            tried.push_str(&format!("in 2^{halvings} parts of the step"));
         }
+        let at = format!(
+            "step from t = {:.9} s (point {} of the step at t = {:.9} s{}): ",
+            self.state.t,
+            f.point,
+            f.t_e,
+            if tried.is_empty() {
+                String::new()
+            } else {
+                format!("; tried again {tried}")
+            }
+        );
+        self.explain(at, f)
     }
 
     /// Tries steps until one is accepted; returns its size.
@@ -786,16 +823,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             let (h, t_next) = self.sizer.adaptive(t_n, tol);
             self.check_step_allowed(t_n, h, report)?;
             let mut stats = NewtonStats::default();
-            let solved = solve_step(
-                self.sys,
-                self.scheme,
-                self.form,
-                &mut self.work,
-                t_n,
-                h,
-                &mut stats,
-                None,
-            );
+            let solved = self.solve(t_n, h, &mut stats);
             let retry = match solved {
                 Err(f) => self.newton_failed(t_n, h, &f, &stats, tol, report)?,
                 Ok(()) => match self.judge_step(t_n, h, &mut stats, tol, report)? {

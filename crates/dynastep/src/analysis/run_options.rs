@@ -59,7 +59,10 @@ impl RunOptions {
         s.formulation = self.formulation.clone().or(s.formulation);
         s.max_steps = self.max_steps.or(s.max_steps);
         if self.dt.is_some() && self.step.rtol.is_none() {
-            s.step = StepSettings::default();
+            s.step = StepSettings {
+                max_halvings: s.step.max_halvings,
+                ..StepSettings::default()
+            };
         }
         let (mine, theirs) = (&self.step, &mut s.step);
         theirs.rtol = mine.rtol.or(theirs.rtol);
@@ -67,6 +70,7 @@ impl RunOptions {
         theirs.h_min = mine.h_min.or(theirs.h_min);
         theirs.h_max = mine.h_max.or(theirs.h_max);
         theirs.control = mine.control.or(theirs.control);
+        theirs.max_halvings = mine.max_halvings.or(theirs.max_halvings);
         s
     }
 
@@ -125,6 +129,7 @@ impl RunOptions {
             ["solver", "step", "atol"] => step.atol.is_some(),
             ["solver", "step", "h_min"] => step.h_min.is_some(),
             ["solver", "step", "h_max"] => step.h_max.is_some(),
+            ["solver", "step", "max_halvings"] => step.max_halvings.is_some(),
             _ => false,
         }
     }

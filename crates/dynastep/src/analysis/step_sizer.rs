@@ -6,6 +6,13 @@
 //! exactly on the next breakpoint of the time functions or on t_end and halves the distance when a
 //! full step would leave a sliver; after a restart of a variable-order scheme the next step is
 //! limited to a first step ([`restart_step`]).
+//!
+//! A fixed step whose Newton iteration fails (after the retries of `solve_step`) is taken again in
+//! two equal halves, a failing half again in two, up to `max_halvings` times (`[solver.step]`,
+//! default [`DEFAULT_MAX_HALVINGS`]); the run then goes on with its fixed step from the end of the
+//! step that was split, on the grid t_0 + k·h. Only schemes that declare `variable_step` can be
+//! split. Exudyn's `adaptiveStep` (on by default) and MBDyn's `strategy: factor` reduce a failing
+//! step likewise; the run's notes say which steps were split ([`StepSizer::halving_note`]).
 
 use super::step_control::{initial_step, restart_step, Controller, Tolerances};
 use crate::scheme::{Capabilities, State};
@@ -35,18 +42,53 @@ pub(crate) struct StepSizer {
     /// The scheme's order (read once: the registry lookup allocates), for the first step after a
     /// restart.
     order: u32,
+    /// Most halvings of one failing fixed step.
+    max_halvings: u32,
+    /// The fixed step being taken in parts, if any.
+    split: Option<Split>,
+    /// What the halvings did over the run.
+    pub halvings: Halvings,
+}
+
+/// Default of `[solver.step] max_halvings`: a failing fixed step is taken in at most 2⁴ = 16
+/// parts.
+pub const DEFAULT_MAX_HALVINGS: u32 = 4;
+
+/// A fixed step being taken in equal parts after its Newton iteration failed.
+#[derive(Debug, Clone, Copy)]
+struct Split {
+    /// Start and end of the fixed step \[s\].
+    start: f64,
+    end: f64,
+    /// Parts it is taken in (a power of two), and parts committed.
+    parts: u32,
+    done: u32,
+}
+
+/// The fixed steps of a run that were split after a Newton failure.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Halvings {
+    /// Fixed steps split.
+    pub steps: u64,
+    /// Start of the first one \[s\] (NaN when none).
+    pub first_at: f64,
+    /// Most parts one step was taken in.
+    pub finest: u32,
 }
 
 impl StepSizer {
     /// The sizer of a run of a scheme with capabilities `caps` of `sys` from the consistent state
     /// `x0` to `t_end`, with step `h` (fixed steps; with `tol` the first step, 0 to choose it);
-    /// an adaptive step grows by at most `max_increase` ([`crate::scheme::Scheme::max_step_increase`]).
+    /// an adaptive step grows by at most `max_increase` ([`crate::scheme::Scheme::max_step_increase`]);
+    /// a failing fixed step is halved at most `max_halvings` times ([`DEFAULT_MAX_HALVINGS`] when
+    /// `None`; never when the scheme's step cannot vary).
     pub fn new<S: System>(
         sys: &S,
         x0: &State,
         (t_end, h): (f64, f64),
         tol: Option<Tolerances>,
         (caps, max_increase): (&Capabilities, f64),
+        max_halvings: Option<u32>,
     ) -> Self {
         let breakpoints = tol.map_or_else(Vec::new, |_| breakpoints_within(sys, x0.t, t_end));
         let h_next = match tol {
@@ -68,12 +110,33 @@ impl StepSizer {
             k: 0,
             h_next,
             order: caps.order,
+            max_halvings: match caps.variable_step {
+                true => max_halvings.unwrap_or(DEFAULT_MAX_HALVINGS),
+                false => 0,
+            },
+            split: None,
+            halvings: Halvings {
+                first_at: f64::NAN,
+                ..Halvings::default()
+            },
         }
     }
 
     /// The next fixed step: its start t_n = t_0 + k·h and its size, shortened to land on t_end
-    /// when the scheme allows it and the remainder is not within rounding of a full step.
+    /// when the scheme allows it and the remainder is not within rounding of a full step; while a
+    /// failed step is taken in parts, the next part (the last one ends exactly where the step
+    /// does).
     pub fn fixed(&self) -> (f64, f64) {
+        if let Some(s) = &self.split {
+            let part = (s.end - s.start) / f64::from(s.parts);
+            let t_n = s.start + f64::from(s.done) * part;
+            let step = if s.done + 1 == s.parts {
+                s.end - t_n
+            } else {
+                part
+            };
+            return (t_n, step);
+        }
         let (h, t_end) = (self.h_next, self.t_end);
         let t_n = self.t0 + self.k as f64 * h;
         let mut step = h;
@@ -104,10 +167,72 @@ impl StepSizer {
         }
     }
 
-    /// A step ending at `t_next` was committed.
+    /// A step ending at `t_next` was committed (with a split step, one of its parts).
     pub fn advance(&mut self, t_next: f64) {
         self.t_front = t_next;
+        if let Some(s) = &mut self.split {
+            s.done += 1;
+            if s.done < s.parts {
+                return;
+            }
+            self.split = None;
+        }
         self.k += 1;
+    }
+
+    /// After the Newton iteration failed on the fixed step (or part) that [`fixed`](Self::fixed)
+    /// gave: splits it in two equal halves, the failing one first. Returns false, and changes
+    /// nothing, when the step has been halved `max_halvings` times already.
+    pub fn halve(&mut self) -> bool {
+        match &mut self.split {
+            Some(s) if s.parts < 1 << self.max_halvings.min(30) => {
+                s.parts *= 2;
+                s.done *= 2;
+                self.halvings.finest = self.halvings.finest.max(s.parts);
+                true
+            }
+            Some(_) => false,
+            None if self.max_halvings == 0 => false,
+            None => {
+                let (start, step) = self.fixed();
+                let end = if step == self.h_next {
+                    self.t0 + (self.k + 1) as f64 * self.h_next
+                } else {
+                    start + step
+                };
+                self.split = Some(Split {
+                    start,
+                    end,
+                    parts: 2,
+                    done: 0,
+                });
+                if self.halvings.steps == 0 {
+                    self.halvings.first_at = start;
+                }
+                self.halvings.steps += 1;
+                self.halvings.finest = self.halvings.finest.max(2);
+                true
+            }
+        }
+    }
+
+    /// How many halvings a failed step had (0 when it was not split), for the failure's message.
+    pub fn halvings_of_current_step(&self) -> u32 {
+        self.split.map_or(0, |s| s.parts.trailing_zeros())
+    }
+
+    /// The run's note on its split steps, `None` when no step was split.
+    pub fn halving_note(&self) -> Option<String> {
+        let h = &self.halvings;
+        (h.steps > 0).then(|| {
+            format!(
+                "the Newton iteration failed on {} fixed step{} (the first from t = {:.9} s); each was taken again in up to {} equal parts; `[solver.step] max_halvings = 0` stops the run at such a step instead",
+                h.steps,
+                if h.steps == 1 { "" } else { "s" },
+                h.first_at,
+                h.finest
+            )
+        })
     }
 
     /// Before a restart of a scheme that restarts at its first order (variable-order Adams), with

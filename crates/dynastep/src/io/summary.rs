@@ -250,6 +250,9 @@ pub struct Summary {
     pub steps: u64,
     /// Rejected steps (error too large or Newton failure).
     pub rejected_steps: u64,
+    /// Fixed steps taken in parts after their Newton iteration failed (`[solver.step]
+    /// max_halvings`).
+    pub halved_steps: u64,
     /// Committed steps the formulation corrected afterwards (projection, partitioning, hybrid).
     pub corrections: u64,
     /// Restarts of the scheme on a new choice of independent coordinates (partitioning, hybrid).
@@ -332,6 +335,7 @@ impl Summary {
             output_interval: sim.settings.output_interval,
             steps: report.steps,
             rejected_steps: report.rejected_steps,
+            halved_steps: report.halved_steps,
             corrections: report.corrections,
             repartitions: report.restarts,
             first_repartition: (report.restarts > 0).then_some(report.first_restart),

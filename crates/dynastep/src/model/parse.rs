@@ -2029,6 +2029,9 @@ t_end = 2.0
         }
         let text = format!("{VALID}\n[solver.step]\nrtol = 1e-6\nh_min = 1e-2\nh_max = 1e-3\n");
         one_error(&text, "h_min = |1e-2", 0, "exceeds h_max");
+        let text = format!("{VALID}\n[solver.step]\nmax_halvings = 40\n");
+        let e = one_error(&text, "max_halvings = |40", 0, "into 2^40 parts");
+        assert!(e.hint.contains("at most 20"), "{}", e.hint);
         let text = edit("dt = 1e-3", "dt = 1e-3\nformulation = \"index4\"");
         let e = one_error(&text, "\"index4\"", 0, "unknown formulation `index4`");
         assert!(e.hint.contains("index3"), "{}", e.hint);

@@ -253,8 +253,9 @@ pub enum StartState {
     Equilibrium,
 }
 
-/// Error-control settings of an adaptive run (`[solver.step]`, `--rtol` …). A run is adaptive when
-/// `rtol` is given; otherwise its steps are fixed.
+/// Step-size settings (`[solver.step]`, `--rtol` …): the error control of an adaptive run, and the
+/// halving of a failing fixed step. A run is adaptive when `rtol` is given; otherwise its steps are
+/// fixed.
 #[derive(
     Debug,
     Clone,
@@ -280,6 +281,11 @@ pub struct StepSettings {
     /// step's local error per unit of its share h/T of the run, so that the local errors of the run
     /// sum to at most the tolerance) [per-step].
     pub control: Option<StepControl>,
+    /// Fixed steps only: how many times a step whose Newton iteration fails is halved before the
+    /// run stops (the step is taken again in 2 equal parts, a failing part again in 2, …; the run
+    /// then goes on with `dt`); 0 stops at the first failing step. Schemes whose step cannot vary
+    /// (the central-difference families, LMS4) are never halved [4].
+    pub max_halvings: Option<u32>,
 }
 
 /// What the error tolerance of an adaptive run bounds (see the module documentation).

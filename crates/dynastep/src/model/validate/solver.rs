@@ -287,7 +287,12 @@ fn formulation(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str, run: bool
     }
 }
 
-/// `[solver.step]`: positive, finite tolerances and step bounds, h_min ≤ h_max.
+/// Largest `[solver.step] max_halvings`: a step in 2²⁰ parts is already far below any step a
+/// fixed-step run is meant to take.
+const MAX_HALVINGS: u32 = 20;
+
+/// `[solver.step]`: positive, finite tolerances and step bounds, h_min ≤ h_max, at most
+/// [`MAX_HALVINGS`] halvings.
 fn step(c: &mut Checker<'_>, s: &SolverSpec) {
     let at = |f: &str| p(&[&"solver", &"step", &f]);
     let st = &s.step;
@@ -301,6 +306,14 @@ fn step(c: &mut Checker<'_>, s: &SolverSpec) {
         if let Some(v) = value {
             c.positive(at(name), "solver", name, v, hint);
         }
+    }
+    if let Some(k) = st.max_halvings.filter(|&k| k > MAX_HALVINGS) {
+        c.push(
+            at("max_halvings"),
+            "solver",
+            format!("max_halvings = {k} would split a failing step into 2^{k} parts"),
+            format!("give at most {MAX_HALVINGS} (default 4; 0 stops the run at a failing step)"),
+        );
     }
     if let (Some(lo), Some(hi)) = (st.h_min, st.h_max) {
         if lo > hi && lo.is_finite() && hi > 0.0 {
