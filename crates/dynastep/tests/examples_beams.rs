@@ -149,7 +149,7 @@ fn lateral_buckling_run(
     rho_inf: Option<f64>,
     dt: f64,
     t_end: f64,
-) -> dynastep::analysis::dynamic::RunStatus {
+) -> dynastep::analysis::dynamic::RunReport {
     use dynastep::analysis::simulation::{RunOptions, Simulation};
     use dynastep::scheme::SchemeParams;
     let ex = find("lateral-buckling").expect("example");
@@ -163,10 +163,23 @@ fn lateral_buckling_run(
         params,
         dt: Some(dt),
         t_end: Some(t_end),
+        // The retries of a point alone, without halving the step.
+        step: dynastep::analysis::step_control::StepSettings {
+            max_halvings: Some(0),
+            ..Default::default()
+        },
         ..RunOptions::default()
     };
     let mut sim = Simulation::new(&model, &options).expect("assembles");
-    sim.run(&mut []).status
+    sim.run(&mut [])
+}
+
+/// Whether the run's notes say that points converged when solved again `how`.
+fn notes_retried(report: &dynastep::analysis::dynamic::RunReport, how: &str) -> bool {
+    report
+        .notes
+        .iter()
+        .any(|n| n.contains("converged when solved again") && n.contains(how))
 }
 
 /// MSSTH(4) with ρ∞ = 0 at Δt/n = 1e-3 s completes the lateral buckling, as it does in MSD22
@@ -177,8 +190,13 @@ fn lateral_buckling_run(
 #[test]
 fn mssth4_completes_the_lateral_buckling_from_the_constant_start() {
     use dynastep::analysis::dynamic::RunStatus;
-    let status = lateral_buckling_run("mssth4", Some(0.0), 4e-3, 0.3);
-    assert_eq!(status, RunStatus::Completed, "{status:?}");
+    let report = lateral_buckling_run("mssth4", Some(0.0), 4e-3, 0.3);
+    assert_eq!(report.status, RunStatus::Completed, "{:?}", report.status);
+    assert!(
+        notes_retried(&report, "from the constant start"),
+        "{:?}",
+        report.notes
+    );
 }
 
 /// ESDIRK4(3)6L[2]SA₂ at Δt/n = 1e-3 s completes the lateral buckling, as in MSD22 §5.3. At
@@ -188,8 +206,13 @@ fn mssth4_completes_the_lateral_buckling_from_the_constant_start() {
 #[test]
 fn esdirk46_completes_the_lateral_buckling_with_the_damped_retry() {
     use dynastep::analysis::dynamic::RunStatus;
-    let status = lateral_buckling_run("esdirk4-6", None, 5e-3, 0.4);
-    assert_eq!(status, RunStatus::Completed, "{status:?}");
+    let report = lateral_buckling_run("esdirk4-6", None, 5e-3, 0.4);
+    assert_eq!(report.status, RunStatus::Completed, "{:?}", report.status);
+    assert!(
+        notes_retried(&report, "by the damped iteration"),
+        "{:?}",
+        report.notes
+    );
 }
 
 /// The flexible four-bar without its 5° defect (the hinge at C about y like the others) is a
@@ -524,8 +547,10 @@ fn ss2_retakes_a_failed_first_step_from_the_papers_start() {
         retaken.status
     );
     println!("{:?}", retaken.notes);
-    assert_eq!(retaken.notes.len(), 1, "{:?}", retaken.notes);
+    // The scheme's note, and the time loop's on the point solved again.
+    assert_eq!(retaken.notes.len(), 2, "{:?}", retaken.notes);
     assert!(retaken.notes[0].contains("retaken from the paper's start"));
+    assert!(retaken.notes[1].contains("1 from the constant start"));
     assert!(papers.notes.is_empty(), "{:?}", papers.notes);
     // The same run up to rounding: the failed attempt leaves the sparse solver other pivots.
     let dq = (&retaken.final_state.q - &papers.final_state.q).amax();

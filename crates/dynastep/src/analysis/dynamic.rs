@@ -717,8 +717,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         report.wall_time_s = (report.loop_time_s - self.sampler.sampling).max(0.0);
         report.phase_times = self.form.phase_times().since(&phases);
         report.closest_singularity = self.form.closest_singularity();
-        report.notes = self.scheme.notes();
-        report.notes.extend(self.sizer.halving_note());
+        report.notes = self.notes();
         report.halved_steps = self.sizer.halvings.steps;
         if matches!(report.status, RunStatus::Completed) && self.state.t > t_end {
             // A scheme that stepped past t_end (fixed steps it cannot shorten): report t_end.
@@ -734,6 +733,15 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         } else {
             report.final_state.copy_from(&self.state);
         }
+    }
+
+    /// What the run did that its settings do not say: the scheme's notes, the points solved again
+    /// and the steps halved.
+    fn notes(&self) -> Vec<String> {
+        let mut notes = self.scheme.notes();
+        notes.extend(self.work.retried.note());
+        notes.extend(self.sizer.halving_note());
+        notes
     }
 
     /// Adds a step's Newton counters to the report; after a singular iteration matrix solved by least

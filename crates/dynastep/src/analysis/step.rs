@@ -30,6 +30,56 @@ pub struct StepWork {
     /// damped (`retry_point`). The time loop sets it for fixed steps, where a failure ends the
     /// run; an adaptive run retries the step with a smaller h instead. False by default.
     pub retry_failed_points: bool,
+    /// The points that converged when tried again, over the run.
+    pub retried: RetriedPoints,
+}
+
+/// The points of a fixed-step run whose Newton iteration failed and then converged when tried
+/// again (`retry_point`).
+#[derive(Debug, Clone, Copy)]
+pub struct RetriedPoints {
+    /// Points that converged from the constant start ([`Scheme::constant_guess`]).
+    pub constant_start: u64,
+    /// Points that converged by the damped iteration ([`Formulation::set_damped`]).
+    pub damped: u64,
+    /// Evaluation time of the first of them \[s\] (NaN when none).
+    pub first_at: f64,
+}
+
+impl RetriedPoints {
+    /// Counts a point at `t_e` that converged on its retry, from the constant start or damped.
+    fn count(&mut self, t_e: f64, from_constant_start: bool) {
+        if self.constant_start + self.damped == 0 {
+            self.first_at = t_e;
+        }
+        match from_constant_start {
+            true => self.constant_start += 1,
+            false => self.damped += 1,
+        }
+    }
+
+    /// The run's note on them, `None` when there were none.
+    pub fn note(&self) -> Option<String> {
+        let total = self.constant_start + self.damped;
+        (total > 0).then(|| {
+            let mut how = Vec::new();
+            if self.constant_start > 0 {
+                how.push(format!(
+                    "{} from the constant start, after which the scheme starts every later point from the constant prediction (on the first step of SS2–SS4: from the paper's start, as its own note says)",
+                    self.constant_start
+                ));
+            }
+            if self.damped > 0 {
+                how.push(format!("{} by the damped iteration", self.damped));
+            }
+            format!(
+                "the Newton iteration failed on {total} point{} (the first at t = {:.9} s) and converged when solved again: {}",
+                if total == 1 { "" } else { "s" },
+                self.first_at,
+                how.join("; ")
+            )
+        })
+    }
 }
 
 impl StepWork {
@@ -41,6 +91,11 @@ impl StepWork {
             lambda: Vector::zeros(m),
             force_terms: Vector::zeros(n),
             retry_failed_points: false,
+            retried: RetriedPoints {
+                constant_start: 0,
+                damped: 0,
+                first_at: f64::NAN,
+            },
         }
     }
 }
@@ -145,6 +200,7 @@ fn retry_point<S: System, F: Formulation<S> + ?Sized>(
         copy(&mut work.lambda, &work.pt.lambda_guess);
         solved = formulation.solve(sys, &work.pt, &mut work.u, &mut work.lambda, stats);
         if solved.is_ok() {
+            work.retried.count(work.pt.t_e, true);
             return (solved, "from the constant start");
         }
     }
@@ -154,6 +210,9 @@ fn retry_point<S: System, F: Formulation<S> + ?Sized>(
         copy(&mut work.lambda, &work.pt.lambda_guess);
         solved = formulation.solve(sys, &work.pt, &mut work.u, &mut work.lambda, stats);
         formulation.set_damped(false);
+        if solved.is_ok() {
+            work.retried.count(work.pt.t_e, false);
+        }
     }
     let retries = match (constant, damped) {
         (true, true) => "from the constant start and damped",
