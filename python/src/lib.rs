@@ -92,6 +92,7 @@ impl Model {
                 h_max,
                 control: None,
                 max_halvings: None,
+                halve_after_iterations: None,
             },
             max_steps,
             omega_max,

@@ -223,6 +223,7 @@ fn options(args: &RunArgs, choice: Option<&MethodChoice>) -> Result<RunOptions> 
             h_max: args.h_max,
             control: args.step_control,
             max_halvings: args.max_halvings,
+            halve_after_iterations: None,
         },
         max_steps: args.max_steps,
         omega_max: args.omega_max,

@@ -61,6 +61,7 @@ impl RunOptions {
         if self.dt.is_some() && self.step.rtol.is_none() {
             s.step = StepSettings {
                 max_halvings: s.step.max_halvings,
+                halve_after_iterations: s.step.halve_after_iterations,
                 ..StepSettings::default()
             };
         }
@@ -71,6 +72,9 @@ impl RunOptions {
         theirs.h_max = mine.h_max.or(theirs.h_max);
         theirs.control = mine.control.or(theirs.control);
         theirs.max_halvings = mine.max_halvings.or(theirs.max_halvings);
+        theirs.halve_after_iterations = mine
+            .halve_after_iterations
+            .or(theirs.halve_after_iterations);
         s
     }
 
@@ -130,6 +134,7 @@ impl RunOptions {
             ["solver", "step", "h_min"] => step.h_min.is_some(),
             ["solver", "step", "h_max"] => step.h_max.is_some(),
             ["solver", "step", "max_halvings"] => step.max_halvings.is_some(),
+            ["solver", "step", "halve_after_iterations"] => step.halve_after_iterations.is_some(),
             _ => false,
         }
     }

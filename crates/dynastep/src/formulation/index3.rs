@@ -205,6 +205,9 @@ pub struct Index3 {
     /// Damped Newton ([`Formulation::set_damped`]), and the full correction Δ of its current
     /// iteration (laid out as `simplified`).
     damped: bool,
+    /// Most iterations of the following solves when below `max_iterations`
+    /// ([`Formulation::set_iteration_limit`]).
+    iteration_limit: Option<usize>,
     delta: Vector,
     /// The rows of the stabilized index-2 formulation ([`super::stabilized_index2`]), when this
     /// iteration serves it.
@@ -347,7 +350,8 @@ impl<S: System> Formulation<S> for Index3 {
             g.start();
         }
         let mut result = Err(FormulationError::NonFinite);
-        for iter in 0..=self.settings.max_iterations {
+        let max_iterations = self.iteration_budget();
+        for iter in 0..=max_iterations {
             let clock = self.clock.start();
             let (r1, scale) = self.evaluate(sys, pt, u, lambda);
             Stopwatch::stop(clock, &mut self.residual_time);
@@ -375,7 +379,7 @@ impl<S: System> Formulation<S> for Index3 {
             // correction often finishes the point without a new matrix. It is an iteration, so it
             // is tried only while `max_iterations` leaves room for one.
             if iter > 0
-                && iter < self.settings.max_iterations
+                && iter < max_iterations
                 && !modified
                 && balanced
                 && self.simplified_step(pt, u, lambda, it.change)
@@ -384,7 +388,7 @@ impl<S: System> Formulation<S> for Index3 {
                 result = Ok(());
                 break;
             }
-            if iter == self.settings.max_iterations {
+            if iter == max_iterations {
                 result = Err(self.exhausted(iter, it.correction, r1, scale));
                 break;
             }
@@ -425,6 +429,10 @@ impl<S: System> Formulation<S> for Index3 {
         self.damped = on;
         true
     }
+
+    fn set_iteration_limit(&mut self, limit: Option<usize>) {
+        self.iteration_limit = limit;
+    }
 }
 
 impl Index3 {
@@ -464,6 +472,7 @@ impl Index3 {
             residual: Vector::zeros(size),
             simplified: Vector::zeros(size),
             damped: false,
+            iteration_limit: None,
             delta: Vector::zeros(size),
             ggl,
             solved_lambda: Vector::zeros(m),
@@ -614,6 +623,13 @@ impl Index3 {
             0.0
         };
         max_abs(&delta[..n]) + dz
+    }
+
+    /// The iterations a solve may take: `max_iterations`, or the time loop's lower limit
+    /// ([`Formulation::set_iteration_limit`]).
+    fn iteration_budget(&self) -> usize {
+        let most = self.settings.max_iterations;
+        self.iteration_limit.map_or(most, |k| k.min(most))
     }
 
     /// The position correction c_c‖Δu‖∞ of a Newton update with ‖Δu‖∞ = `du`, and the relative

@@ -329,6 +329,13 @@ pub trait Formulation<S: System> {
         false
     }
 
+    /// Limits the Newton iterations of the following [`Formulation::solve`] calls to `limit`
+    /// when it is below `max_iterations` (`None`: `max_iterations`). The time loop sets it while
+    /// a failing fixed step could still be halved (`[solver.step] halve_after_iterations`): a
+    /// point that needs more iterations is then solved at a smaller step instead. Ignored by
+    /// formulations without an implicit Newton iteration of the scheme's points (the default).
+    fn set_iteration_limit(&mut self, _limit: Option<usize>) {}
+
     /// Called before each step from t_n with size h \[s\]; may rewrite the scheme's history.
     ///
     /// # Errors

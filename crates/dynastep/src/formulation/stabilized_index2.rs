@@ -114,6 +114,14 @@ impl<S: System> Formulation<S> for StabilizedIndex2 {
     fn settings(&self) -> &NewtonSettings {
         &self.0.settings
     }
+
+    fn set_damped(&mut self, on: bool) -> bool {
+        Formulation::<S>::set_damped(&mut self.0, on)
+    }
+
+    fn set_iteration_limit(&mut self, limit: Option<usize>) {
+        Formulation::<S>::set_iteration_limit(&mut self.0, limit);
+    }
 }
 
 /// The unknowns and rows that the stabilized index-2 formulation adds to index 3.

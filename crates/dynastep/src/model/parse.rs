@@ -2032,6 +2032,13 @@ t_end = 2.0
         let text = format!("{VALID}\n[solver.step]\nmax_halvings = 40\n");
         let e = one_error(&text, "max_halvings = |40", 0, "into 2^40 parts");
         assert!(e.hint.contains("at most 20"), "{}", e.hint);
+        let text = format!("{VALID}\n[solver.step]\nhalve_after_iterations = 0\n");
+        one_error(
+            &text,
+            "halve_after_iterations = |0",
+            0,
+            "halve_after_iterations must be at least 1",
+        );
         let text = edit("dt = 1e-3", "dt = 1e-3\nformulation = \"index4\"");
         let e = one_error(&text, "\"index4\"", 0, "unknown formulation `index4`");
         assert!(e.hint.contains("index3"), "{}", e.hint);

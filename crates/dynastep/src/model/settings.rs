@@ -286,6 +286,13 @@ pub struct StepSettings {
     /// then goes on with `dt`); 0 stops at the first failing step. Schemes whose step cannot vary
     /// (the central-difference families, LMS4) are never halved [4].
     pub max_halvings: Option<u32>,
+    /// Fixed steps only, while a halving is left: the most Newton iterations a point may take
+    /// before its step counts as failing and is taken in halves (the last halving's parts get the
+    /// full `[solver.newton] max_iterations`). An iteration that needs many more than full
+    /// Newton's few is outside its region of quadratic convergence, where it can settle on a
+    /// spurious solution (the flexible four-bar's change points). Index 3 and stabilized index 2
+    /// [8].
+    pub halve_after_iterations: Option<usize>,
 }
 
 /// What the error tolerance of an adaptive run bounds (see the module documentation).

@@ -292,7 +292,7 @@ fn formulation(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str, run: bool
 const MAX_HALVINGS: u32 = 20;
 
 /// `[solver.step]`: positive, finite tolerances and step bounds, h_min ≤ h_max, at most
-/// [`MAX_HALVINGS`] halvings.
+/// [`MAX_HALVINGS`] halvings, at least one iteration before a halving.
 fn step(c: &mut Checker<'_>, s: &SolverSpec) {
     let at = |f: &str| p(&[&"solver", &"step", &f]);
     let st = &s.step;
@@ -313,6 +313,14 @@ fn step(c: &mut Checker<'_>, s: &SolverSpec) {
             "solver",
             format!("max_halvings = {k} would split a failing step into 2^{k} parts"),
             format!("give at most {MAX_HALVINGS} (default 4; 0 stops the run at a failing step)"),
+        );
+    }
+    if st.halve_after_iterations == Some(0) {
+        c.push(
+            at("halve_after_iterations"),
+            "solver",
+            "halve_after_iterations must be at least 1".into(),
+            "give the Newton iterations a point may take before its step is halved, e.g. 8 (the default)".into(),
         );
     }
     if let (Some(lo), Some(hi)) = (st.h_min, st.h_max) {
