@@ -658,7 +658,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 (settings.t_end, settings.h),
                 tol,
                 (&caps, max_increase),
-                settings.step.max_halvings,
+                &settings.step,
             ),
             sampler: Sampler::new(x0, outputs, (diag, e0), at, (linearized, positions)),
             work,
@@ -768,13 +768,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         loop {
             let (t_n, step) = self.sizer.fixed();
             self.work.retry_failed_points = self.sizer.halvings_of_current_step() == 0;
-            // While the step can still be halved its points get few iterations: one that needs
-            // more is solved at a smaller step instead (`halve_after_iterations`).
-            let limit = self.sizer.can_halve().then(|| {
-                (self.settings.step.halve_after_iterations)
-                    .unwrap_or(super::step_sizer::DEFAULT_HALVE_AFTER_ITERATIONS)
-            });
-            self.form.set_iteration_limit(limit);
+            self.form.set_iteration_limit(self.sizer.iteration_limit());
             let mut stats = NewtonStats::default();
             let solved = self.solve(t_n, step, &mut stats);
             self.count(&stats, report);

@@ -17,7 +17,7 @@
 //! iterations (default [`DEFAULT_HALVE_AFTER_ITERATIONS`]), the parts of its last halving the full
 //! `max_iterations`.
 
-use super::step_control::{initial_step, restart_step, Controller, Tolerances};
+use super::step_control::{initial_step, restart_step, Controller, StepSettings, Tolerances};
 use crate::scheme::{Capabilities, State};
 use crate::system::System;
 
@@ -47,6 +47,8 @@ pub(crate) struct StepSizer {
     order: u32,
     /// Most halvings of one failing fixed step.
     max_halvings: u32,
+    /// Most Newton iterations of a point whose step can still be halved.
+    halve_after_iterations: usize,
     /// The fixed step being taken in parts, if any.
     split: Option<Split>,
     /// What the halvings did over the run.
@@ -89,15 +91,16 @@ impl StepSizer {
     /// The sizer of a run of a scheme with capabilities `caps` of `sys` from the consistent state
     /// `x0` to `t_end`, with step `h` (fixed steps; with `tol` the first step, 0 to choose it);
     /// an adaptive step grows by at most `max_increase` ([`crate::scheme::Scheme::max_step_increase`]);
-    /// a failing fixed step is halved at most `max_halvings` times ([`DEFAULT_MAX_HALVINGS`] when
-    /// `None`; never when the scheme's step cannot vary).
+    /// a failing fixed step is halved as `step` (`[solver.step]`) says: at most `max_halvings`
+    /// times ([`DEFAULT_MAX_HALVINGS`] when unset; never when the scheme's step cannot vary), its
+    /// points limited to `halve_after_iterations` meanwhile ([`DEFAULT_HALVE_AFTER_ITERATIONS`]).
     pub fn new<S: System>(
         sys: &S,
         x0: &State,
         (t_end, h): (f64, f64),
         tol: Option<Tolerances>,
         (caps, max_increase): (&Capabilities, f64),
-        max_halvings: Option<u32>,
+        step: &StepSettings,
     ) -> Self {
         let breakpoints = tol.map_or_else(Vec::new, |_| breakpoints_within(sys, x0.t, t_end));
         let h_next = match tol {
@@ -120,9 +123,12 @@ impl StepSizer {
             h_next,
             order: caps.order,
             max_halvings: match caps.variable_step {
-                true => max_halvings.unwrap_or(DEFAULT_MAX_HALVINGS),
+                true => step.max_halvings.unwrap_or(DEFAULT_MAX_HALVINGS),
                 false => 0,
             },
+            halve_after_iterations: step
+                .halve_after_iterations
+                .unwrap_or(DEFAULT_HALVE_AFTER_ITERATIONS),
             split: None,
             halvings: Halvings {
                 first_at: f64::NAN,
@@ -233,6 +239,14 @@ impl StepSizer {
             Some(s) => s.parts < 1 << self.max_halvings.min(30),
             None => self.max_halvings > 0,
         }
+    }
+
+    /// The Newton iteration limit of the points of the step (or part) that
+    /// [`fixed`](Self::fixed) gives: `halve_after_iterations` while it can still be halved, so that
+    /// a point needing more is solved at a smaller step instead; `None` (the formulation's
+    /// `max_iterations`) otherwise.
+    pub fn iteration_limit(&self) -> Option<usize> {
+        self.can_halve().then_some(self.halve_after_iterations)
     }
 
     /// How many halvings a failed step had (0 when it was not split), for the failure's message.
