@@ -460,7 +460,15 @@ pub fn locate_path(
 
 /// The JSON Schema of the model file format, generated from [`Model`] (draft 2020-12).
 pub fn json_schema() -> serde_json::Value {
-    schemars::schema_for!(Model).into()
+    schema().clone()
+}
+
+/// The schema, generated once per process: every parse checks array lengths against it, and
+/// generating it took about 2 million instructions, most of a small model's parse (callgrind,
+/// the pendulum, 2026-11-29).
+fn schema() -> &'static serde_json::Value {
+    static SCHEMA: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    SCHEMA.get_or_init(|| schemars::schema_for!(Model).into())
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -1054,10 +1062,10 @@ fn locate(root: &Spanned<DeTable<'_>>, path: &[PathSeg], at_key: bool) -> Range<
 /// array, on its own, to report every type error rather than the first.
 fn deserialize(root: &Spanned<DeTable<'_>>) -> Result<Model, Vec<DeError>> {
     // Serde reads the first two elements of a `[f64; 2]` and ignores any more: check lengths first.
-    let schema = json_schema();
+    let schema = schema();
     let mut too_long = Vec::new();
     let whole = Spanned::new(root.span(), DeValue::Table(root.get_ref().clone()));
-    check_lengths(&whole, &schema, &schema, 0, &mut too_long);
+    check_lengths(&whole, schema, schema, 0, &mut too_long);
     let first = match Model::deserialize(ValueDeserializer::from(whole)) {
         Ok(m) if too_long.is_empty() => return Ok(m),
         Ok(_) => return Err(too_long),
