@@ -101,3 +101,82 @@ fn a_failing_fixed_step_is_taken_in_halves_and_the_run_returns_to_its_grid() {
         assert!(a.t == b.t && a.q == b.q && a.v == b.v, "t = {}", a.t);
     }
 }
+
+/// Every formulation that solves the scheme's points by Newton's method stops at the time loop's
+/// iteration limit (`Formulation::set_iteration_limit`), and without it converges: the pendulum
+/// at a trapezoidal-rule point of Δt = 0.1 s from a start at rest, which takes several
+/// iterations (each formulation reports how many).
+#[test]
+fn every_newton_formulation_takes_the_iteration_limit() {
+    use dynastep::formulation::index3::Index3;
+    use dynastep::formulation::stabilized_index2::StabilizedIndex2;
+    use dynastep::formulation::tangent_space::TangentSpace;
+    use dynastep::formulation::{Formulation, FormulationError, NewtonSettings, NewtonStats};
+    use dynastep::linalg::Vector;
+    use dynastep::scheme::IntegrationPoint;
+    use dynastep::system::mechanism::Mechanism;
+    use dynastep::system::multibody::Multibody;
+    use dynastep::system::System;
+
+    let sys = Multibody::new(&model("pendulum")).expect("builds");
+    let (n, m) = (sys.n(), sys.m());
+    let x0 = sys.initial_state(0.0);
+    let h = 0.1;
+    let mut pt = IntegrationPoint::new(n, m);
+    (pt.t_e, pt.t_c) = (h, h);
+    for i in 0..n {
+        pt.q_hat[i] = x0.q[i] + h * x0.v[i];
+        pt.v_hat[i] = x0.v[i];
+    }
+    pt.qc_hat.copy_from(&pt.q_hat);
+    // Newmark's trapezoidal rule, u = q̈: q = q̂ + h²/4 u, v = v̂ + h/2 u.
+    (pt.c_q, pt.c_v, pt.c_a, pt.c_c) = (h * h / 4.0, h / 2.0, 1.0, h * h / 4.0);
+    fn solve<F: Formulation<Multibody>>(
+        mut form: F,
+        sys: &Multibody,
+        pt: &IntegrationPoint,
+        limit: Option<usize>,
+    ) -> Result<u64, FormulationError> {
+        form.set_iteration_limit(limit);
+        let mut u = Vector::zeros(sys.n());
+        let mut lambda = Vector::zeros(sys.m());
+        let mut stats = NewtonStats::default();
+        form.solve(sys, pt, &mut u, &mut lambda, &mut stats)
+            .map(|()| stats.iterations)
+    }
+    let settings = NewtonSettings::default;
+    type Solver<'a> = Box<dyn Fn(Option<usize>) -> Result<u64, FormulationError> + 'a>;
+    let cases: [(&str, Solver); 3] = [
+        (
+            "index3",
+            Box::new(|l| solve(Index3::new(n, m, settings()), &sys, &pt, l)),
+        ),
+        (
+            "stabilized-index2",
+            Box::new(|l| solve(StabilizedIndex2::new(n, m, settings()), &sys, &pt, l)),
+        ),
+        (
+            "tangent-space",
+            Box::new(|l| solve(TangentSpace::new(n, m, settings()), &sys, &pt, l)),
+        ),
+    ];
+    for (name, solve_with) in &cases {
+        let free = solve_with(None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        println!("{name}: {free} iterations without a limit");
+        assert!(
+            free >= 3,
+            "{name}: {free} iterations, too few to test a limit of 2"
+        );
+        match solve_with(Some(2)) {
+            Err(FormulationError::NotConverged { iterations, .. }) => {
+                assert_eq!(iterations, 2, "{name}")
+            }
+            other => panic!("{name}: with a limit of 2, {other:?}"),
+        }
+        assert_eq!(
+            solve_with(Some(100)).ok(),
+            Some(free),
+            "{name}: a limit above max_iterations"
+        );
+    }
+}

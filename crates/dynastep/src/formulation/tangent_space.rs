@@ -103,6 +103,9 @@ pub struct TangentSpace {
     jac_norm: f64,
     /// Evaluation time of the last converged point, whose state `x` holds.
     last: Option<f64>,
+    /// Most iterations of the following solves when below `max_iterations`
+    /// ([`Formulation::set_iteration_limit`]).
+    iteration_limit: Option<usize>,
 }
 
 impl std::fmt::Debug for TangentSpace {
@@ -185,6 +188,7 @@ impl TangentSpace {
             force_terms: zn(),
             jac_norm: 0.0,
             last: None,
+            iteration_limit: None,
         }
     }
 
@@ -386,8 +390,9 @@ impl<S: System> Formulation<S> for TangentSpace {
     /// Φ_q(x)ᵀλ − Q at the solution.
     ///
     /// # Errors
-    /// [`FormulationError::NotConverged`] after `max_iterations`; [`FormulationError::NonFinite`] when
-    /// a value becomes NaN or infinite or the SVD of Φ_q fails.
+    /// [`FormulationError::NotConverged`] after `max_iterations` (or the time loop's lower limit,
+    /// [`Formulation::set_iteration_limit`]); [`FormulationError::NonFinite`] when a value becomes
+    /// NaN or infinite or the SVD of Φ_q fails.
     ///
     /// # Panics
     /// In debug builds, when the point is not implicit in positions or its constraint point differs
@@ -408,7 +413,12 @@ impl<S: System> Formulation<S> for TangentSpace {
         let mut r_prev = f64::INFINITY;
         let mut watch = FloorWatch::default();
         let mut result = Err(FormulationError::NonFinite);
-        for iter in 0..=self.settings.max_iterations {
+        let max_iterations = self
+            .iteration_limit
+            .map_or(self.settings.max_iterations, |k| {
+                k.min(self.settings.max_iterations)
+            });
+        for iter in 0..=max_iterations {
             if !self.lin.update(sys, pt.t_c, &self.x) {
                 break;
             }
@@ -443,7 +453,7 @@ impl<S: System> Formulation<S> for TangentSpace {
                 result = Ok(());
                 break;
             }
-            if iter == self.settings.max_iterations {
+            if iter == max_iterations {
                 result = Err(FormulationError::NotConverged {
                     iterations: iter,
                     correction: change,
@@ -475,6 +485,10 @@ impl<S: System> Formulation<S> for TangentSpace {
 
     fn settings(&self) -> &NewtonSettings {
         &self.settings
+    }
+
+    fn set_iteration_limit(&mut self, limit: Option<usize>) {
+        self.iteration_limit = limit;
     }
 
     /// Overwrites the committed positions, velocities and accelerations with those of the last solved
