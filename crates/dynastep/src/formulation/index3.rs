@@ -75,6 +75,9 @@ fn add_iteration_matrix<S: System, K: Sink>(
         // Φ_q(q_e) = Φ_q(q_c) (the Newmark family evaluates both at q_(n+1)): one pass writes both
         // blocks. Each entry of either block gets exactly one term, so the dense sums are those
         // of two passes; the sparse assembler (`every`) keeps the fixed sequence of two passes.
+        // Recording one pass and writing its entries twice in that sequence was no faster (the
+        // spatial top, Andrews, Bricard, the flyball governor: within ±3 %, 2026-11-29): the
+        // sparse writes, not the kernels, cost most of a pass.
         let mut both = BothConstraintBlocks { inner: jac, n, w };
         sys.constraint_jacobian(pt.t_c, st.q_c, 1.0, &mut both);
     } else if m > 0 {
