@@ -133,6 +133,9 @@ def cases(quick):
              pendulum_reference, "m"),
         Case("pendulum-1e-4", ["--example", "pendulum"], 1e-4, 10.0, ("point", "mass", None, "P1"),
              pendulum_reference, "m"),
+        # A million steps: three repeats.
+        Case("pendulum-1e-5", ["--example", "pendulum"], 1e-5, 10.0, ("point", "mass", None, "P1"),
+             pendulum_reference, "m", repeat_scale=0.6),
         Case("andrews-1e-5", ["--example", "andrews"], 1e-5, 0.03, ("andrews",), andrews_reference,
              "rad"),
         Case("andrews-1e-6", ["--example", "andrews"], 1e-6, 0.03, ("andrews",), andrews_reference,
