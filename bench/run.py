@@ -494,10 +494,15 @@ def write_markdown(results, meta, path):
               "for an algorithm of about 100 lines over factors faer already computes.", "",
               "## Not measured or not done yet", "",
               ratio_summary(results),
-              "- The pendulum (n + m = 3) is where dynastep gains least: its step is the fixed "
+              "- The pendulum (n + m = 3) is where dynastep gains least, and the less the smaller "
+              "the step: its step is already one Newton iteration and two residuals, while "
+              "Exudyn's modified Newton takes fewer iterations per step as the step shrinks (6.4, "
+              "5.3 and 3.6 at h = 1e-3, 1e-4 and 1e-5 s in the counts table of 2026-11-29), so the "
+              "ratio falls from 5× to 3.3×. dynastep's step is the fixed "
               "cost of a Newton iteration through the general interfaces, spread over many small "
               "parts (callgrind, h = 1e-4, one iteration and two residuals per step: about 6 350 "
-              "instructions per step on 2026-11-26, from 10 000 that morning; the evaluation cache "
+              "instructions per step on 2026-11-26, from 10 000 that morning, and 6 900 on "
+              "2026-11-29; the evaluation cache "
               "and joint rows about 20 %, the Newmark bookkeeping 12–15 %, the time loop's own 11 %). Its "
               "wall-clock time also moves with the code layout alone: on 2026-11-26 a branch that "
               "never ran at h = 1e-4 made the loop 4–5 % slower, and aligning every loop to 64 "
