@@ -102,6 +102,44 @@ fn a_failing_fixed_step_is_taken_in_halves_and_the_run_returns_to_its_grid() {
     }
 }
 
+/// `max_steps` counts the parts of split steps and their rejected attempts: the four-bar's
+/// halving run completes with exactly as many attempts as it takes and fails with one fewer.
+#[test]
+fn max_steps_counts_the_parts_of_split_steps() {
+    let halved = fourbar(None);
+    halved.assert_completed();
+    let attempts = halved.report.steps + halved.report.rejected_steps;
+    let grid_steps = ((T_END - T0) / DT).ceil() as u64;
+    assert!(
+        attempts > grid_steps + 1,
+        "{attempts} attempts, {grid_steps} grid steps"
+    );
+    let with_max = |max_steps: u64| {
+        let opts = RunOptions {
+            scheme: Some("mssth5".into()),
+            params: [("rho_inf".to_string(), 0.0)].into_iter().collect(),
+            dt: Some(DT),
+            t_end: Some(T_END),
+            max_steps: Some(max_steps),
+            ..RunOptions::default()
+        };
+        run_with(&model("flexible-fourbar"), &opts).report
+    };
+    let enough = with_max(attempts);
+    assert_eq!(enough.status, RunStatus::Completed, "{:?}", enough.status);
+    let short = with_max(attempts - 1);
+    let RunStatus::Failed { reason, .. } = &short.status else {
+        panic!("max_steps = {} should stop the run", attempts - 1);
+    };
+    assert_eq!(
+        reason.kind,
+        dynastep::analysis::failure::FailureKind::MaxSteps,
+        "{}",
+        reason.message
+    );
+    assert_eq!(short.steps + short.rejected_steps, attempts - 1);
+}
+
 /// Every formulation that solves the scheme's points by Newton's method stops at the time loop's
 /// iteration limit (`Formulation::set_iteration_limit`), and without it converges: the pendulum
 /// at a trapezoidal-rule point of Δt = 0.1 s from a start at rest, which takes several

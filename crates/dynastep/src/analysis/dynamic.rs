@@ -767,6 +767,9 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         let mut retried = "";
         loop {
             let (t_n, step) = self.sizer.fixed();
+            // The grid's steps were checked against `max_steps` before the run; the parts of
+            // split steps add to them.
+            self.check_step_allowed(t_n, step, report)?;
             self.work.retry_failed_points = self.sizer.halvings_of_current_step() == 0;
             self.form.set_iteration_limit(self.sizer.iteration_limit());
             let mut stats = NewtonStats::default();
@@ -785,7 +788,6 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 );
                 if smaller_helps && self.sizer.halve() {
                     report.rejected_steps += 1;
-                    self.check_step_allowed(t_n, step, report)?;
                     continue;
                 }
                 return Err(self.fixed_step_failed(&f, retried));
