@@ -66,6 +66,15 @@ fn a_failing_fixed_step_is_taken_in_halves_and_the_run_returns_to_its_grid() {
         "{:?}",
         report.notes
     );
+    // Its points needed more than the iteration limit (none failed outright): without halvings
+    // such a step is solved whole, which here does not suffice (the stopped run above).
+    assert!(
+        report.notes.iter().any(|n| n.contains(
+            "had a point that needed more than `[solver.step] halve_after_iterations` = 8"
+        ) && n.contains("solves such a step whole instead")),
+        "{:?}",
+        report.notes
+    );
 
     // Rows off the grid lie inside split steps; each adds one step to the grid's count.
     let times: Vec<f64> = halved.rec.states.iter().map(|x| x.t).collect();

@@ -25,6 +25,13 @@
 use super::failure::{FailureKind, RunFailure};
 use crate::system::Energy;
 
+/// The advice of a divergence in a run at fixed steps.
+pub const ADVICE_FIXED_STEP: &str = "reduce the step size (a conditionally stable scheme may be above its limit: see `dynastep stability`), or run with error control (rtol)";
+
+/// The advice of a divergence in a run with error control, which chose its steps (the time loop
+/// puts it in place of [`ADVICE_FIXED_STEP`]).
+pub const ADVICE_ERROR_CONTROL: &str = "tighten rtol (the error control accepted the steps that diverged), or choose another scheme and formulation (`dynastep compare --auto --rtol R` measures them on the model)";
+
 /// The energies seen so far and the last balance (see the module documentation).
 #[derive(Debug, Clone)]
 pub(crate) struct DivergenceWatch {
@@ -65,7 +72,7 @@ impl DivergenceWatch {
                 FailureKind::NonFinite,
                 format!("at t = {t:e} s the energy balance is not finite (kinetic {kinetic:e} J, potential {potential:e} J, work {work:e} J): the solution diverged"),
             )
-            .advise("Reduce the step size, or run with error control (rtol)"));
+            .advise(ADVICE_FIXED_STEP));
         }
         let [last_t, last_v, last_w, last_d] = self.last;
         let rounding =
@@ -79,7 +86,7 @@ impl DivergenceWatch {
                 FailureKind::Diverged,
                 format!("at t = {t:e} s the energy error E − E₀ − W_nc = {balance:.3e} J exceeds every energy the run had shown ({range:.3e} J) and the energy that flowed in the last interval ({flow:.3e} J): the solution diverged"),
             )
-            .advise("Reduce the step size (a conditionally stable scheme may be above its limit: see `dynastep stability`), or run with error control (rtol)"));
+            .advise(ADVICE_FIXED_STEP));
         }
         self.seen = [
             max_t.max(kinetic),

@@ -336,6 +336,15 @@ impl RunReport {
         }
     }
 
+    /// Replaces the advice of a divergence (the energy watch's failure) with `advice`.
+    fn advise_diverged(&mut self, advice: &str) {
+        if let RunStatus::Failed { reason, .. } = &mut self.status {
+            if matches!(reason.kind, FailureKind::Diverged | FailureKind::NonFinite) {
+                reason.advice = Some(advice.into());
+            }
+        }
+    }
+
     fn fail(&mut self, at: f64, reason: RunFailure) {
         self.status = RunStatus::Failed {
             failed_at: at,
@@ -698,6 +707,9 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                         self.sampler.sampling += c.elapsed().as_secs_f64();
                     }
                     if !go_on {
+                        if self.sizer.tol.is_some() {
+                            report.advise_diverged(super::divergence::ADVICE_ERROR_CONTROL);
+                        }
                         break;
                     }
                     if observers.iter().any(|o| o.interrupted()) {
@@ -786,7 +798,12 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                     f.error,
                     FormulationError::NotConverged { .. } | FormulationError::NonFinite
                 );
-                if smaller_helps && self.sizer.halve() {
+                let max = self.form.settings().max_iterations;
+                let over_limit = matches!(
+                    f.error,
+                    FormulationError::NotConverged { iterations, .. } if iterations < max
+                );
+                if smaller_helps && self.sizer.halve(over_limit) {
                     report.rejected_steps += 1;
                     continue;
                 }

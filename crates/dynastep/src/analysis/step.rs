@@ -44,17 +44,44 @@ pub struct RetriedPoints {
     pub damped: u64,
     /// Evaluation time of the first of them \[s\] (NaN when none).
     pub first_at: f64,
+    /// Of all these, the points whose first attempt stopped at the time loop's iteration limit
+    /// (`[solver.step] halve_after_iterations`, [`Formulation::set_iteration_limit`]) rather than
+    /// failing outright.
+    pub over_limit: u64,
 }
 
 impl RetriedPoints {
-    /// Counts a point at `t_e` that converged on its retry, from the constant start or damped.
-    fn count(&mut self, t_e: f64, from_constant_start: bool) {
+    /// Counts a point at `t_e` that converged on its retry, from the constant start or damped;
+    /// `over_limit` when its first attempt stopped at the iteration limit.
+    fn count(&mut self, t_e: f64, from_constant_start: bool, over_limit: bool) {
         if self.constant_start + self.damped == 0 {
             self.first_at = t_e;
         }
         match from_constant_start {
             true => self.constant_start += 1,
             false => self.damped += 1,
+        }
+        self.over_limit += u64::from(over_limit);
+    }
+
+    /// What made the retried points' first attempts fail, in words, for [`RetriedPoints::note`].
+    fn why(&self) -> String {
+        let total = self.constant_start + self.damped;
+        let points = |k: u64| format!("{k} point{}", if k == 1 { "" } else { "s" });
+        let over = |k: u64| {
+            format!(
+                "{} needed more than `[solver.step] halve_after_iterations` Newton iterations",
+                points(k)
+            )
+        };
+        match (total - self.over_limit, self.over_limit) {
+            (failed, 0) => format!("the Newton iteration failed on {}", points(failed)),
+            (0, o) => over(o),
+            (failed, o) => format!(
+                "the Newton iteration failed on {} and {}",
+                points(failed),
+                over(o)
+            ),
         }
     }
 
@@ -72,9 +99,13 @@ impl RetriedPoints {
             if self.damped > 0 {
                 how.push(format!("{} by the damped iteration", self.damped));
             }
+            let limit = match self.over_limit {
+                0 => "",
+                _ => "; the limit applies while a step can still be halved",
+            };
             format!(
-                "the Newton iteration failed on {total} point{} (the first at t = {:.9} s) and converged when solved again: {}",
-                if total == 1 { "" } else { "s" },
+                "{} (the first at t = {:.9} s{limit}); they converged when solved again: {}",
+                self.why(),
                 self.first_at,
                 how.join("; ")
             )
@@ -95,6 +126,7 @@ impl StepWork {
                 constant_start: 0,
                 damped: 0,
                 first_at: f64::NAN,
+                over_limit: 0,
             },
         }
     }
@@ -193,6 +225,9 @@ fn retry_point<S: System, F: Formulation<S> + ?Sized>(
     stats: &mut NewtonStats,
     failed: FormulationError,
 ) -> (Result<(), FormulationError>, &'static str) {
+    let max = formulation.settings().max_iterations;
+    let over_limit =
+        matches!(failed, FormulationError::NotConverged { iterations, .. } if iterations < max);
     let mut solved = Err(failed);
     let constant = scheme.constant_guess(k, &mut work.pt);
     if constant {
@@ -200,7 +235,7 @@ fn retry_point<S: System, F: Formulation<S> + ?Sized>(
         copy(&mut work.lambda, &work.pt.lambda_guess);
         solved = formulation.solve(sys, &work.pt, &mut work.u, &mut work.lambda, stats);
         if solved.is_ok() {
-            work.retried.count(work.pt.t_e, true);
+            work.retried.count(work.pt.t_e, true, over_limit);
             return (solved, "from the constant start");
         }
     }
@@ -211,7 +246,7 @@ fn retry_point<S: System, F: Formulation<S> + ?Sized>(
         solved = formulation.solve(sys, &work.pt, &mut work.u, &mut work.lambda, stats);
         formulation.set_damped(false);
         if solved.is_ok() {
-            work.retried.count(work.pt.t_e, false);
+            work.retried.count(work.pt.t_e, false, over_limit);
         }
     }
     let retries = match (constant, damped) {
@@ -252,4 +287,51 @@ pub fn filter_through_iteration_matrix<S: System, F: Formulation<S> + ?Sized>(
         err.v[r] += pt.c_v * w;
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn retried(constant_start: u64, damped: u64, over_limit: u64) -> RetriedPoints {
+        RetriedPoints {
+            constant_start,
+            damped,
+            first_at: 0.25,
+            over_limit,
+        }
+    }
+
+    /// The note tells points that failed outright from points that passed the iteration limit of
+    /// a step that could still be halved, and says how each converged.
+    #[test]
+    fn the_retry_note_says_why_the_points_were_solved_again() {
+        assert_eq!(retried(0, 0, 0).note(), None);
+        let failed = retried(1, 0, 0).note().unwrap();
+        assert!(
+            failed.starts_with(
+                "the Newton iteration failed on 1 point (the first at t = 0.250000000 s)"
+            ),
+            "{failed}"
+        );
+        assert!(failed.contains("converged when solved again: 1 from the constant start"));
+        let over = retried(1, 2, 3).note().unwrap();
+        assert!(
+            over.starts_with("3 points needed more than `[solver.step] halve_after_iterations` Newton iterations"),
+            "{over}"
+        );
+        assert!(
+            over.contains("the limit applies while a step can still be halved"),
+            "{over}"
+        );
+        assert!(
+            over.contains("2 by the damped iteration") && !over.contains("failed"),
+            "{over}"
+        );
+        let both = retried(0, 3, 1).note().unwrap();
+        assert!(
+            both.starts_with("the Newton iteration failed on 2 points and 1 point needed more"),
+            "{both}"
+        );
+    }
 }

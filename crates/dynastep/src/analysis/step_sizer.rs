@@ -81,10 +81,48 @@ struct Split {
 pub struct Halvings {
     /// Fixed steps split.
     pub steps: u64,
+    /// Of these, the steps split because a point needed more than `halve_after_iterations`
+    /// Newton iterations (the others failed outright: not finite values, or the damped retry).
+    pub over_limit: u64,
     /// Start of the first one \[s\] (NaN when none).
     pub first_at: f64,
     /// Most parts one step was taken in.
     pub finest: u32,
+}
+
+impl Halvings {
+    /// The run's note on its split steps, `None` when no step was split: why they were split
+    /// (a failed Newton iteration, or a point over `halve_after_iterations` = `limit`) and what
+    /// `max_halvings = 0` would do instead (stop the run at the first kind; solve the second
+    /// whole, with up to `max_iterations` iterations).
+    pub fn note(&self, limit: usize) -> Option<String> {
+        let h = self;
+        let steps = |k: u64| format!("{k} fixed step{}", if k == 1 { "" } else { "s" });
+        let (over, failed) = (h.over_limit, h.steps - h.over_limit);
+        let why = match (failed, over) {
+            (_, 0) => format!("the Newton iteration failed on {}", steps(failed)),
+            (0, _) => format!(
+                "{} had a point that needed more than `[solver.step] halve_after_iterations` = {limit} Newton iterations",
+                steps(over)
+            ),
+            _ => format!(
+                "the Newton iteration failed on {} and {} had a point that needed more than `[solver.step] halve_after_iterations` = {limit} Newton iterations",
+                steps(failed),
+                steps(over)
+            ),
+        };
+        let instead = match (failed, over) {
+            (_, 0) => "stops the run at such a step instead",
+            (0, _) => "solves such a step whole instead, with up to `[solver.newton] max_iterations` iterations, and stops the run where those do not suffice",
+            _ => "stops the run at a failing step instead and solves the others whole, with up to `[solver.newton] max_iterations` iterations",
+        };
+        (h.steps > 0).then(|| {
+            format!(
+                "{why} (the first from t = {:.9} s); each was taken again in up to {} equal parts; `[solver.step] max_halvings = 0` {instead}",
+                h.first_at, h.finest
+            )
+        })
+    }
 }
 
 impl StepSizer {
@@ -196,9 +234,10 @@ impl StepSizer {
     }
 
     /// After the Newton iteration failed on the fixed step (or part) that [`fixed`](Self::fixed)
-    /// gave: splits it in two equal halves, the failing one first. Returns false, and changes
-    /// nothing, when the step has been halved `max_halvings` times already.
-    pub fn halve(&mut self) -> bool {
+    /// gave (`over_limit`: by needing more than `halve_after_iterations` iterations): splits it in
+    /// two equal halves, the failing one first. Returns false, and changes nothing, when the step
+    /// has been halved `max_halvings` times already.
+    pub fn halve(&mut self, over_limit: bool) -> bool {
         if !self.can_halve() {
             return false;
         }
@@ -226,6 +265,7 @@ impl StepSizer {
                     self.halvings.first_at = start;
                 }
                 self.halvings.steps += 1;
+                self.halvings.over_limit += u64::from(over_limit);
                 self.halvings.finest = self.halvings.finest.max(2);
                 true
             }
@@ -254,18 +294,9 @@ impl StepSizer {
         self.split.map_or(0, |s| s.parts.trailing_zeros())
     }
 
-    /// The run's note on its split steps, `None` when no step was split.
+    /// The run's note on its split steps, `None` when no step was split ([`Halvings::note`]).
     pub fn halving_note(&self) -> Option<String> {
-        let h = &self.halvings;
-        (h.steps > 0).then(|| {
-            format!(
-                "the Newton iteration failed on {} fixed step{} (the first from t = {:.9} s); each was taken again in up to {} equal parts; `[solver.step] max_halvings = 0` stops the run at such a step instead",
-                h.steps,
-                if h.steps == 1 { "" } else { "s" },
-                h.first_at,
-                h.finest
-            )
-        })
+        self.halvings.note(self.halve_after_iterations)
     }
 
     /// Before a restart of a scheme that restarts at its first order (variable-order Adams), with
@@ -298,4 +329,49 @@ fn breakpoints_within<S: System>(sys: &S, t0: f64, t_end: f64) -> Vec<f64> {
     breakpoints.sort_by(f64::total_cmp);
     breakpoints.dedup();
     breakpoints
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn halvings(steps: u64, over_limit: u64) -> Halvings {
+        Halvings {
+            steps,
+            over_limit,
+            first_at: 1.5,
+            finest: 4,
+        }
+    }
+
+    /// The note names what made the steps split and what `max_halvings = 0` would do instead:
+    /// stop the run at a failed step, solve a step over the iteration limit whole.
+    #[test]
+    fn the_halving_note_says_why_and_what_max_halvings_0_would_do() {
+        assert_eq!(Halvings::default().note(8), None);
+        let failed = halvings(2, 0).note(8).unwrap();
+        assert!(
+            failed.starts_with("the Newton iteration failed on 2 fixed steps"),
+            "{failed}"
+        );
+        assert!(
+            failed.contains("stops the run at such a step instead"),
+            "{failed}"
+        );
+        assert!(!failed.contains("halve_after_iterations"), "{failed}");
+        let over = halvings(1, 1).note(6).unwrap();
+        assert!(
+            over.starts_with("1 fixed step had a point that needed more than `[solver.step] halve_after_iterations` = 6"),
+            "{over}"
+        );
+        assert!(over.contains("solves such a step whole instead"), "{over}");
+        assert!(!over.contains("failed"), "{over}");
+        let both = halvings(3, 1).note(8).unwrap();
+        assert!(
+            both.contains("failed on 2 fixed steps and 1 fixed step had"),
+            "{both}"
+        );
+        assert!(both.contains("stops the run at a failing step"), "{both}");
+        assert!(both.contains("up to 4 equal parts") && both.contains("t = 1.500000000 s"));
+    }
 }
