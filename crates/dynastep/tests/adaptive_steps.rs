@@ -193,6 +193,22 @@ fn rows_fall_on_exact_multiples() {
     }
 }
 
+/// With a row at every step (interval 0), the last row and the final state are at t_end exactly,
+/// also when the last fixed step's t_n + h overshoots it in the last digit (199 · 0.05 + 0.05 =
+/// 10.000000000000002 > 10).
+#[test]
+fn every_step_rows_end_at_t_end_exactly() {
+    let m = model("pendulum");
+    let t_n: f64 = 199.0 * 0.05;
+    assert!(t_n + 0.05 > 10.0, "the case no longer overshoots");
+    let run = util::run(&m, "generalized-alpha", &[], 0.05, Some(10.0), Some(0.0));
+    run.assert_completed();
+    let last = run.rec.states.last().expect("rows").t;
+    assert_eq!(last, 10.0);
+    assert_eq!(run.report.final_state.t, 10.0);
+    assert_eq!(run.rec.states.len(), 201);
+}
+
 /// t_end is honoured when dt does not divide the span: the last step of a variable-step scheme is
 /// shortened; a fixed-step-only scheme steps past and the row at t_end is interpolated.
 #[test]

@@ -809,9 +809,19 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 }
                 return Err(self.fixed_step_failed(&f, retried));
             }
-            if self.commit(t_n + step, step, report)? {
+            if self.commit(self.fixed_step_end(t_n, step), step, report)? {
                 return Ok(step);
             }
+        }
+    }
+
+    /// The end of the fixed step of size `step` from `t_n`: t_n + step, or t_end when that is within
+    /// rounding of it.
+    fn fixed_step_end(&self, t_n: f64, step: f64) -> f64 {
+        let t_end = self.settings.t_end;
+        match (t_n + step - t_end).abs() <= 1e-9 * step {
+            true => t_end,
+            false => t_n + step,
         }
     }
 
@@ -1019,6 +1029,14 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             .scheme
             .step_work(&mut |t, q, v, lambda| diag.power_at(sys, t, q, v, lambda));
         self.scheme.end_step(&mut self.state);
+        // The last step ends at t_end, not at the scheme's t_n + h, which can differ from it by
+        // rounding (t_0 + 199·0.05 + 0.05 = 10.000000000000002). Only the last: moving the end of
+        // an earlier step by rounding changes the steps after it (on the double four-bar at its
+        // singular configurations, runs of fixed-step Adams PECE of order 12 stopped elsewhere).
+        let t_end = self.settings.t_end;
+        if t_next == t_end && (self.state.t - t_end).abs() <= 1e-9 * h {
+            self.state.t = t_end;
+        }
         let correction = self
             .form
             .after_step(self.sys, self.scheme.history_mut(), &mut self.state, h)
