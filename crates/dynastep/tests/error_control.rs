@@ -462,3 +462,42 @@ fn linear_acceleration_rtol_is_refused_on_constrained_models() {
         );
     }
 }
+
+/// An rtol below 100 ε is refused, from the model file (located at its value) and as a run
+/// option: an index-3 run accepted its steps at the error estimate's floor and said it met
+/// rtol = 1e-300 (found by a new-user check). 100 ε itself runs.
+#[test]
+fn an_rtol_below_100_epsilon_is_refused() {
+    let ex = dynastep::examples::find("pendulum").expect("example");
+    let text = ex.text.replacen(
+        "output_interval = 0.01",
+        "output_interval = 0.01\n[solver.step]\nrtol = 1e-20",
+        1,
+    );
+    assert_ne!(
+        text, ex.text,
+        "the example changed: no place for the setting"
+    );
+    let err = dynastep::model::parse::from_str(&text, "pendulum.toml")
+        .expect_err("rtol = 1e-20 must be refused")
+        .to_string();
+    assert!(
+        err.contains("rtol = 1e-20") && err.contains("100 ε"),
+        "{err}"
+    );
+    let model = util::model("pendulum");
+    let with_rtol = |rtol: f64| RunOptions {
+        scheme: Some("esdirk4-6".into()),
+        formulation: Some("index3".into()),
+        t_end: Some(0.01),
+        step: StepSettings {
+            rtol: Some(rtol),
+            ..StepSettings::default()
+        },
+        ..RunOptions::default()
+    };
+    let refused = Simulation::new(&model, &with_rtol(1e-300)).expect_err("refused");
+    assert!(refused.to_string().contains("100 ε"), "{refused}");
+    let mut sim = Simulation::new(&model, &with_rtol(100.0 * f64::EPSILON)).expect("runs");
+    assert_eq!(sim.run(&mut []).status, RunStatus::Completed);
+}

@@ -50,6 +50,7 @@
 
 use super::failure::RunFailure;
 use crate::formulation::VelocityError;
+use crate::model::settings::{rtol_too_small, MIN_RTOL};
 use crate::scheme::{LocalError, State};
 use crate::system::System;
 
@@ -112,7 +113,8 @@ impl StepSettings {
     /// The resolved tolerances for a run spanning `span` seconds, or `None` for fixed steps.
     ///
     /// # Errors
-    /// A message naming the setting when a value is not positive and finite, or h_min > h_max.
+    /// A message naming the setting when a value is not positive and finite, when rtol is below
+    /// [`MIN_RTOL`], or when h_min > h_max.
     pub fn resolve(&self, span: f64) -> Result<Option<Tolerances>, RunFailure> {
         let Some(rtol) = self.rtol else {
             return Ok(None);
@@ -137,6 +139,11 @@ impl StepSettings {
                 ))
                 .at_setting(step_path(name)));
             }
+        }
+        if t.rtol < MIN_RTOL {
+            return Err(RunFailure::settings(rtol_too_small(t.rtol))
+                .advise(format!("give rtol ≥ {MIN_RTOL:.1e}"))
+                .at_setting("solver.step.rtol"));
         }
         if t.h_min > t.h_max {
             return Err(RunFailure::settings(format!(

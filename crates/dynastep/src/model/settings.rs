@@ -253,6 +253,19 @@ pub enum StartState {
     Equilibrium,
 }
 
+/// Smallest relative tolerance a run takes, 100 ε ≈ 2.2e-14: below it the local error estimate
+/// is itself rounding, no step can be shown to meet the tolerance, and an index-3 run would accept
+/// its steps at the estimate's floor while saying it met rtol (MATLAB's ode45 and SciPy's
+/// solve_ivp raise a smaller rtol to the same bound, with a warning).
+pub const MIN_RTOL: f64 = 100.0 * f64::EPSILON;
+
+/// The message of an rtol below [`MIN_RTOL`].
+pub fn rtol_too_small(rtol: f64) -> String {
+    format!(
+        "[solver.step] rtol = {rtol:e} is below 100 ε = {MIN_RTOL:.1e}, where double precision cannot show a step to meet it"
+    )
+}
+
 /// Step-size settings (`[solver.step]`, `--rtol` …): the error control of an adaptive run, and the
 /// halving of a failing fixed step. A run is adaptive when `rtol` is given; otherwise its steps are
 /// fixed.

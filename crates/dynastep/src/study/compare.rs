@@ -36,6 +36,7 @@ use crate::analysis::simulation::{RunOptions, Simulation};
 use crate::analysis::step_control::{StepControl, StepSettings};
 use crate::io::history::{HistoryColumns, HistoryRecorder};
 use crate::io::history_table::HistoryTable;
+use crate::model::settings::MIN_RTOL;
 use crate::model::Model;
 use crate::scheme::SchemeParams;
 use crate::study::error::StudyError;
@@ -415,7 +416,11 @@ pub fn auto_reference(
         };
         let (value, check, what) = match sweep {
             Sweep::Steps(_) => (finest / 8.0, finest / 4.0, "fixed step"),
-            Sweep::Tolerances(_) => (finest / 100.0, finest / 10.0, "rtol = atol"),
+            Sweep::Tolerances(_) => (
+                (finest / 100.0).max(MIN_RTOL),
+                (finest / 10.0).max(MIN_RTOL),
+                "rtol = atol",
+            ),
         };
         let per_step = Some(StepControl::PerStep);
         match run_one(model, &method, sweep, value, per_step, interrupted) {

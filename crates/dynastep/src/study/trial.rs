@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use crate::analysis::simulation::{RunOptions, Simulation};
 use crate::analysis::step_control::StepSettings;
 use crate::io::history_table::HistoryTable;
-use crate::model::settings::SingularityPolicy;
+use crate::model::settings::{SingularityPolicy, MIN_RTOL};
 use crate::model::Model;
 use crate::study::choice::candidates;
 use crate::study::compare::{
@@ -318,7 +318,7 @@ fn reference(
     };
     let mut watched = trial.clone();
     watched.solver.constraints.singular_configuration = SingularityPolicy::Stop;
-    let value = rtol / 100.0;
+    let value = (rtol / 100.0).max(MIN_RTOL);
     let tight = Sweep::Tolerances(vec![value]);
     let explicit = match run_kept(&watched, method, &tight, value, interrupted) {
         Ok((record, table)) if record.status == "completed" => {

@@ -1,7 +1,7 @@
 //! The rules of `[solver]`: a known scheme with known, in-range parameters, and consistent step,
 //! time and tolerance settings.
 
-use super::super::settings::{ConstraintSettings, NewtonSettings};
+use super::super::settings::{rtol_too_small, ConstraintSettings, NewtonSettings, MIN_RTOL};
 use super::super::types::*;
 use super::checker::{p, Checker};
 use super::{suggest, Issue};
@@ -291,7 +291,7 @@ fn formulation(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str, run: bool
 /// fixed-step run is meant to take.
 const MAX_HALVINGS: u32 = 20;
 
-/// `[solver.step]`: positive, finite tolerances and step bounds, h_min ≤ h_max, at most
+/// `[solver.step]`: positive, finite tolerances and step bounds, rtol ≥ 100 ε, h_min ≤ h_max, at most
 /// [`MAX_HALVINGS`] halvings, at least one iteration before a halving.
 fn step(c: &mut Checker<'_>, s: &SolverSpec) {
     let at = |f: &str| p(&[&"solver", &"step", &f]);
@@ -306,6 +306,14 @@ fn step(c: &mut Checker<'_>, s: &SolverSpec) {
         if let Some(v) = value {
             c.positive(at(name), "solver", name, v, hint);
         }
+    }
+    if let Some(rtol) = st.rtol.filter(|&r| r > 0.0 && r < MIN_RTOL) {
+        c.push(
+            at("rtol"),
+            "solver",
+            rtol_too_small(rtol),
+            format!("give rtol ≥ {MIN_RTOL:.1e} (e.g. `rtol = 1e-12`)"),
+        );
     }
     if let Some(k) = st.max_halvings.filter(|&k| k > MAX_HALVINGS) {
         c.push(
