@@ -2,6 +2,8 @@
 //! the model's trial (`dynastep::study::choice`), and its ranking on the terminal.
 
 use anyhow::{anyhow, bail, Result};
+use dynastep::analysis::simulation::RunOptions;
+use dynastep::model::settings::StepSettings;
 use dynastep::model::Model;
 use dynastep::study::choice::{choose_method, Measure, MethodChoice, TRIAL_FRACTION};
 use dynastep::study::compare::Record;
@@ -22,11 +24,25 @@ pub fn wanted(scheme: Option<&str>, rtol: Option<f64>, model: &Model) -> bool {
 /// The tolerance of the choice: the command line's, else the model's.
 ///
 /// # Errors
-/// When neither gives one.
+/// When neither gives one, or the command line's is not a valid rtol (the run option's message).
 pub fn tolerance(rtol: Option<f64>, model: &Model) -> Result<f64> {
-    rtol.or(model.solver.step.rtol).ok_or_else(|| {
-        anyhow!("--scheme auto chooses the pair that reaches a tolerance fastest: give one with --rtol (e.g. --rtol 1e-6)")
-    })
+    let Some(given) = rtol else {
+        return model.solver.step.rtol.ok_or_else(|| {
+            anyhow!("--scheme auto chooses the pair that reaches a tolerance fastest: give one with --rtol (e.g. --rtol 1e-6)")
+        });
+    };
+    // Checked as the run would check it, before the trial says it starts.
+    let options = RunOptions {
+        step: StepSettings {
+            rtol: Some(given),
+            ..StepSettings::default()
+        },
+        ..RunOptions::default()
+    };
+    options
+        .check(&options.overlay(&model.solver))
+        .map_err(|e| anyhow!(e))?;
+    Ok(given)
 }
 
 /// Measures the candidates on the trial of `model` (with `t_end` applied) at `rtol`, every one

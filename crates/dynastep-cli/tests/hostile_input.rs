@@ -971,3 +971,26 @@ fn an_expression_outside_its_domain_is_named() {
         "{err}"
     );
 }
+
+/// `--scheme auto` checks its tolerance before the trial announces itself, with the message of a
+/// fixed-scheme run (found by a new-user check: it printed "choosing a scheme for rtol = 0e0"
+/// first), and refuses an rtol below 100 ε.
+#[test]
+fn auto_checks_its_tolerance_before_the_trial() {
+    for (rtol, says) in [("0", "positive"), ("-1e-6", "positive"), ("1e-20", "100 ε")] {
+        let (code, err) = run(&[
+            "run",
+            "--example",
+            "pendulum",
+            "--scheme",
+            "auto",
+            &format!("--rtol={rtol}"),
+        ]);
+        assert_ne!(code, 0, "{err}");
+        assert!(!err.contains("choosing a scheme"), "{err}");
+        assert!(
+            err.contains("run option rtol (--rtol)") && err.contains(says),
+            "{err}"
+        );
+    }
+}
