@@ -707,9 +707,6 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                         self.sampler.sampling += c.elapsed().as_secs_f64();
                     }
                     if !go_on {
-                        if self.sizer.tol.is_some() {
-                            report.advise_diverged(super::divergence::ADVICE_ERROR_CONTROL);
-                        }
                         break;
                     }
                     if observers.iter().any(|o| o.interrupted()) {
@@ -1157,7 +1154,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             return true;
         }
         let step_work = self.step_work.take();
-        self.sampler.after_step(
+        let go_on = self.sampler.after_step(
             self.sys,
             &self.previous,
             &self.state,
@@ -1165,7 +1162,11 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             h,
             observers,
             report,
-        )
+        );
+        if !go_on && self.sizer.tol.is_some() {
+            report.advise_diverged(super::divergence::ADVICE_ERROR_CONTROL);
+        }
+        go_on
     }
 }
 
