@@ -91,9 +91,16 @@ pub fn choose(
 
 /// Prints the ranking of a choice, best first, the accepted pairs marked.
 pub fn print_ranking(c: &MethodChoice) {
+    // Plain digits in the usual range, an exponent outside it (a trial of 1e-10 s printed as
+    // "0.000000").
+    let t = c.trial_t_end;
+    let trial_end = match t == 0.0 || (1e-3..1e6).contains(&t.abs()) {
+        true => format!("{t}"),
+        false => format!("{t:e}"),
+    };
     eprintln!(
-        "ranking at rtol = {:e} over [t0, {:.6}] s (reference: {}, {:.4} s; accepted: error <= {:.3e}):",
-        c.rtol, c.trial_t_end, c.reference, c.reference_time_s, c.accepted_error
+        "ranking at rtol = {:e} over [t0, {trial_end}] s (reference: {}, {:.4} s; accepted: error <= {:.3e}):",
+        c.rtol, c.reference, c.reference_time_s, c.accepted_error
     );
     for (k, r) in c.ranking.iter().enumerate() {
         let mark = if r.error.is_finite() && r.error <= c.accepted_error {

@@ -354,6 +354,12 @@ fn report_end(args: &RunArgs, model: &Model, stem: &str, done: &Simulated) -> Re
                         "{} steps ({} rejected, h from {:.2e} to {:.2e} s)",
                         report.steps, report.rejected_steps, report.h_min, report.h_max
                     )
+                } else if report.h_min < (1.0 - 1e-9) * sim.settings.h {
+                    // Halved steps, or a last step shortened to land on t_end.
+                    format!(
+                        "{} steps of {} s (the shortest {:.2e} s)",
+                        report.steps, sim.settings.h, report.h_min
+                    )
                 } else {
                     format!("{} steps of {} s", report.steps, sim.settings.h)
                 };

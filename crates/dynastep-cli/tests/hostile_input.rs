@@ -994,3 +994,39 @@ fn auto_checks_its_tolerance_before_the_trial() {
         );
     }
 }
+
+/// A run so short that its one step's square underflows is refused as such, not reported as a
+/// diverged Newton iteration with advice to reduce the step (found by a new-user check); a short
+/// run that can be integrated names its shortest step.
+#[test]
+fn a_run_too_short_to_integrate_says_so() {
+    // A stopped run keeps what it computed: both runs write into a temporary folder.
+    let dir = std::env::temp_dir().join(format!("dynastep-short-{}", std::process::id()));
+    let out = dir.to_str().expect("path");
+    let args = [
+        "run",
+        "--example",
+        "pendulum",
+        "--t-end=1e-200",
+        "--out",
+        out,
+    ];
+    let (code, err) = run(&args);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("h² underflows"), "{err}");
+    assert!(!err.contains("non-finite"), "{err}");
+    let (code, err) = run(&[
+        "run",
+        "--example",
+        "pendulum",
+        "--t-end=1e-100",
+        "--out",
+        out,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("1 steps of 0.001 s (the shortest 1.00e-100 s)"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -875,14 +875,22 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         }
     }
 
-    /// Refuses a step `h` from `t_n` that does not advance the time, or one more step than
-    /// `max_steps`.
+    /// Refuses a step `h` from `t_n` that does not advance the time or whose square underflows,
+    /// or one more step than `max_steps`.
     fn check_step_allowed(&self, t_n: f64, h: f64, report: &RunReport) -> Result<(), RunFailure> {
         if t_n + h == t_n {
             return Err(RunFailure::new(
                 FailureKind::StepTooSmall,
                 format!("the step {h:e} s does not advance the time at t = {t_n} s (below the floating-point spacing)"),
             ));
+        }
+        if h * h < f64::MIN_POSITIVE {
+            // The implicit schemes' coefficients hold h², which would be 0 or subnormal.
+            return Err(RunFailure::new(
+                FailureKind::StepTooSmall,
+                format!("the step {h:e} s at t = {t_n} s is below 1.5e-154 s, where h² underflows double precision"),
+            )
+            .advise("a run or step this short cannot be integrated: lengthen the run (t_end) or the step"));
         }
         if report.steps + report.rejected_steps >= self.settings.max_steps {
             return Err(RunFailure::new(

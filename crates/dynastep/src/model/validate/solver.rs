@@ -105,7 +105,10 @@ fn times(c: &mut Checker<'_>, s: &SolverSpec) {
                 at("t_end"),
                 e,
                 problem,
-                "set t_end later than t_start (which defaults to 0)".into(),
+                match s.t_start {
+                    Some(t0) => format!("set t_end later than t_start = {t0}"),
+                    None => "set t_end later than t_start (which defaults to 0)".into(),
+                },
             );
         }
     }
