@@ -795,30 +795,18 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                     f.error,
                     FormulationError::NotConverged { .. } | FormulationError::NonFinite
                 );
-                let max = self.form.settings().max_iterations;
-                let over_limit = matches!(
-                    f.error,
-                    FormulationError::NotConverged { iterations, .. } if iterations < max
-                );
+                let over_limit = f
+                    .error
+                    .stopped_at_limit(self.form.settings().max_iterations);
                 if smaller_helps && self.sizer.halve(over_limit) {
                     report.rejected_steps += 1;
                     continue;
                 }
                 return Err(self.fixed_step_failed(&f, retried));
             }
-            if self.commit(self.fixed_step_end(t_n, step), step, report)? {
+            if self.commit(t_n + step, step, report)? {
                 return Ok(step);
             }
-        }
-    }
-
-    /// The end of the fixed step of size `step` from `t_n`: t_n + step, or t_end when that is within
-    /// rounding of it.
-    fn fixed_step_end(&self, t_n: f64, step: f64) -> f64 {
-        let t_end = self.settings.t_end;
-        match (t_n + step - t_end).abs() <= 1e-9 * step {
-            true => t_end,
-            false => t_n + step,
         }
     }
 
@@ -1039,7 +1027,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         // an earlier step by rounding changes the steps after it (on the double four-bar at its
         // singular configurations, runs of fixed-step Adams PECE of order 12 stopped elsewhere).
         let t_end = self.settings.t_end;
-        if t_next == t_end && (self.state.t - t_end).abs() <= 1e-9 * h {
+        if (self.state.t - t_end).abs() <= 1e-9 * h {
             self.state.t = t_end;
         }
         let correction = self

@@ -225,9 +225,7 @@ fn retry_point<S: System, F: Formulation<S> + ?Sized>(
     stats: &mut NewtonStats,
     failed: FormulationError,
 ) -> (Result<(), FormulationError>, &'static str) {
-    let max = formulation.settings().max_iterations;
-    let over_limit =
-        matches!(failed, FormulationError::NotConverged { iterations, .. } if iterations < max);
+    let over_limit = failed.stopped_at_limit(formulation.settings().max_iterations);
     let mut solved = Err(failed);
     let constant = scheme.constant_guess(k, &mut work.pt);
     if constant {

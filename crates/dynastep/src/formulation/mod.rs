@@ -171,6 +171,15 @@ pub enum FormulationError {
     },
 }
 
+impl FormulationError {
+    /// True when the iteration stopped at a limit below `max_iterations`: the time loop's limit of
+    /// a step that can still be halved ([`Formulation::set_iteration_limit`]), not an outright
+    /// failure.
+    pub fn stopped_at_limit(&self, max_iterations: usize) -> bool {
+        matches!(self, FormulationError::NotConverged { iterations, .. } if *iterations < max_iterations)
+    }
+}
+
 /// Wall time spent in the parts of the Newton iteration \[s\], accumulated over the life of a
 /// formulation: residual evaluations, assemblies of the iteration matrix, its factorizations, and
 /// the linear solves. Measured with [`std::time::Instant`] around each part (tens of nanoseconds
