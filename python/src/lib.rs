@@ -16,13 +16,15 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 
-use dynastep::analysis::dynamic::{Flow, Observer, Sample};
+use dynastep::analysis::dynamic::{Flow, Observer, RunReport, Sample};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::analysis::stability;
 use dynastep::analysis::step_control::StepSettings;
 use dynastep::io::history::{HistoryColumns, HistoryRecorder};
+use dynastep::io::history_table::HistoryTable;
 use dynastep::io::summary::Summary;
 use dynastep::model::{parse, Model as ModelData};
+use dynastep::study::switch::StiffnessSwitch;
 use dynastep::system::System;
 
 create_exception!(
@@ -99,18 +101,25 @@ impl Model {
         };
         let model = &self.inner;
         let outcome = py.detach(move || -> Result<_, String> {
-            let mut sim = Simulation::new(model, &opts).map_err(|e| e.to_string())?;
-            HistoryColumns::check_selection(&sim.system, &sim.model.solver, opts.omega_max)
-                .map_err(|f| f.to_string())?;
-            let columns = HistoryColumns::of_run(&sim.system, &sim.model.solver, opts.omega_max);
-            let mut recorder = HistoryRecorder::new(columns);
-            let mut signals = PythonSignals::new();
-            let report = sim.run(&mut [&mut recorder, &mut signals]);
-            let summary = serde_json::to_string(&Summary::new(&sim, &report))
-                .map_err(|e| format!("summary: {e}"))?;
-            Ok((recorder.table, summary, signals.error.into_inner()))
+            if !StiffnessSwitch::wanted(opts.scheme.as_deref(), opts.step.rtol, model) {
+                return run_once(model, &opts, None);
+            }
+            // The stiffness switch (`scheme="auto"`, or rtol without a scheme), as `dynastep run`.
+            let rtol = opts.step.rtol.or(model.solver.step.rtol).ok_or(
+                "scheme \"auto\" chooses the pair for a tolerance: give one with rtol=",
+            )?;
+            let mut switch = StiffnessSwitch::new(model, rtol);
+            let model = StiffnessSwitch::model(model);
+            loop {
+                let (table, summary, signal, report) =
+                    run_once(&model, &switch.options(&opts), Some(&switch))?;
+                if signal.is_none() && switch.after_run(&report) {
+                    continue;
+                }
+                return Ok((table, summary, signal, report));
+            }
         });
-        let (table, summary, signal) = outcome.map_err(SimulationError::new_err)?;
+        let (table, summary, signal, _) = outcome.map_err(SimulationError::new_err)?;
         let arrays: Vec<_> = table
             .columns
             .into_iter()
@@ -129,6 +138,40 @@ impl Model {
     fn __repr__(&self) -> String {
         format!("<dynastep.Model {:?}>", self.inner.name)
     }
+}
+
+/// The outcome of one run: its columns, summary.json's text, a pending Python signal, the report.
+type RunOnce = (HistoryTable, String, Option<PyErr>, RunReport);
+
+/// One run of `model` with `opts` (the stiffness switch's pair when `switch` is given, whose state
+/// summary.json then carries), recorded in memory.
+fn run_once(
+    model: &ModelData,
+    opts: &RunOptions,
+    switch: Option<&StiffnessSwitch>,
+) -> Result<RunOnce, String> {
+    let mut sim = Simulation::new(model, opts).map_err(|e| e.to_string())?;
+    if let Some(s) = switch {
+        s.prepare(&mut sim);
+    }
+    HistoryColumns::check_selection(&sim.system, &sim.model.solver, opts.omega_max)
+        .map_err(|f| f.to_string())?;
+    let columns = HistoryColumns::of_run(&sim.system, &sim.model.solver, opts.omega_max);
+    let mut recorder = HistoryRecorder::new(columns);
+    let mut signals = PythonSignals::new();
+    let report = sim.run(&mut [&mut recorder, &mut signals]);
+    let mut summary = serde_json::to_value(Summary::new(&sim, &report))
+        .map_err(|e| format!("summary: {e}"))?;
+    if let (Some(s), Some(map)) = (switch, summary.as_object_mut()) {
+        let s = serde_json::to_value(s).map_err(|e| format!("summary: {e}"))?;
+        map.insert("stiffness_switch".into(), s);
+    }
+    Ok((
+        recorder.table,
+        summary.to_string(),
+        signals.error.into_inner(),
+        report,
+    ))
 }
 
 /// Ends a run at a step boundary when Python has a pending signal (Ctrl-C raises

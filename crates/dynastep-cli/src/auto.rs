@@ -1,5 +1,7 @@
-//! `--scheme auto` of `dynastep run` and `dynastep compare --auto`: the pair measured fastest on
-//! the model's trial (`dynastep::study::choice`), and its ranking on the terminal.
+//! How `dynastep run` chooses its pair when not told: `--scheme auto` (or a tolerance without a
+//! scheme) takes the stiffness switch (`dynastep::study::switch`); `--scheme trial` and `dynastep
+//! compare --auto` the pair measured fastest on the model's trial (`dynastep::study::choice`),
+//! with its ranking on the terminal.
 
 use anyhow::{anyhow, bail, Result};
 use dynastep::analysis::simulation::RunOptions;
@@ -7,17 +9,32 @@ use dynastep::model::settings::StepSettings;
 use dynastep::model::Model;
 use dynastep::study::choice::{choose_method, Measure, MethodChoice, TRIAL_FRACTION};
 use dynastep::study::compare::Record;
+use dynastep::study::switch::StiffnessSwitch;
 
-/// The scheme name that asks for the choice.
-pub const AUTO: &str = "auto";
+/// The scheme name that asks for the pair measured fastest on a trial.
+pub const TRIAL: &str = "trial";
 
-/// True when the run should choose its pair: `--scheme auto`, or a valid tolerance given on the
-/// command line with no scheme on it or in the model file (an invalid one is reported by the run's
-/// own checks).
-pub fn wanted(scheme: Option<&str>, rtol: Option<f64>, model: &Model) -> bool {
-    match scheme {
-        Some(s) => s == AUTO,
-        None => rtol.is_some_and(|r| r > 0.0 && r.is_finite()) && model.solver.scheme.is_none(),
+/// How a run's pair is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wanted {
+    /// The run names its scheme (on the command line or in the model file).
+    Named,
+    /// `--scheme trial`: measured on a trial (`dynastep::study::choice`).
+    Trial,
+    /// `--scheme auto`, or a valid tolerance on the command line and no scheme on it or in the
+    /// model file: the stiffness switch (`dynastep::study::switch`). An invalid tolerance is
+    /// reported by the run's own checks.
+    Switch,
+}
+
+/// How the run's pair is chosen (see [`Wanted`]).
+pub fn wanted(scheme: Option<&str>, rtol: Option<f64>, model: &Model) -> Wanted {
+    if scheme == Some(TRIAL) {
+        Wanted::Trial
+    } else if StiffnessSwitch::wanted(scheme, rtol, model) {
+        Wanted::Switch
+    } else {
+        Wanted::Named
     }
 }
 
@@ -28,7 +45,7 @@ pub fn wanted(scheme: Option<&str>, rtol: Option<f64>, model: &Model) -> bool {
 pub fn tolerance(rtol: Option<f64>, model: &Model) -> Result<f64> {
     let Some(given) = rtol else {
         return model.solver.step.rtol.ok_or_else(|| {
-            anyhow!("--scheme auto chooses the pair that reaches a tolerance fastest: give one with --rtol (e.g. --rtol 1e-6)")
+            anyhow!("--scheme auto and --scheme trial choose the pair for a tolerance: give one with --rtol (e.g. --rtol 1e-6)")
         });
     };
     // Checked as the run would check it, before the trial says it starts.

@@ -51,7 +51,7 @@ pub struct CompareArgs {
     /// Measure the energy balance |E − E0 − W_nc| instead of columns (no reference needed).
     #[arg(long, conflicts_with = "columns")]
     energy: bool,
-    /// Rank the candidate pairs of `run --scheme auto` at one tolerance (--rtol, else the
+    /// Rank the candidate pairs of `run --scheme trial` at one tolerance (--rtol, else the
     /// model's) on the trial that the choice measures, print the ranking and the pair chosen,
     /// and write compare.csv.
     #[arg(long, conflicts_with_all = ["schemes", "formulations", "dt", "columns", "energy"])]

@@ -1,6 +1,8 @@
-//! `dynastep run`: a dynamic run of a model, its time history and summary on disk, and with
-//! `--scheme auto` the choice of the pair (`auto.rs`), made again with a pair that passes singular
-//! configurations when the chosen one stops at one.
+//! `dynastep run`: a dynamic run of a model, its time history and summary on disk. With
+//! `--scheme auto` the pair is measured on a trial (`auto.rs`) and the run made again with a pair
+//! that passes singular configurations when the chosen one stops at one; with a tolerance and no
+//! scheme the run takes the stiffness switch (`dynastep::study::switch`), made again with its
+//! implicit pair when the first one finds the model stiff or stops at a singular configuration.
 
 use std::fs;
 use std::io::IsTerminal;
@@ -18,6 +20,8 @@ use dynastep::io::summary::Summary;
 use dynastep::model::settings::SingularityPolicy;
 use dynastep::model::Model;
 use dynastep::study::choice::{Measure, MethodChoice};
+use dynastep::study::compare::Method;
+use dynastep::study::switch::StiffnessSwitch;
 use dynastep::system::multibody::Multibody;
 
 use crate::{analyses, auto, parse_params, plots, report_assembly, signals, write_model};
@@ -26,9 +30,11 @@ use crate::{analyses, auto, parse_params, plots, report_assembly, signals, write
 pub struct RunArgs {
     #[command(flatten)]
     source: analyses::Source,
-    /// Time-integration scheme (see `dynastep schemes`), or `auto`: the pair of scheme and
-    /// formulation measured fastest at the tolerance on a trial of the model (docs/schemes.md).
-    /// Default: the model's; else `auto` when --rtol is given; else generalized-alpha.
+    /// Time-integration scheme (see `dynastep schemes`), or `auto`: Adams PECE with projection,
+    /// switched to ESDIRK4(3)6L in stabilized index 2 when the model turns out stiff; or `trial`:
+    /// the pair of scheme and formulation measured fastest at the tolerance on a trial of the
+    /// model (docs/schemes.md). Default: the model's; else `auto` when --rtol is given; else
+    /// generalized-alpha.
     #[arg(long)]
     scheme: Option<String>,
     /// Scheme parameter, e.g. `--param rho_inf=0.6`.
@@ -142,6 +148,9 @@ struct RunSummary<'a> {
     /// The pair chosen, the trial and every candidate's outcome (`--scheme auto` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     method_choice: Option<&'a MethodChoice>,
+    /// The pairs of the stiffness switch and the switch when made (a tolerance without a scheme).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stiffness_switch: Option<&'a StiffnessSwitch>,
 }
 
 /// A finished (or stopped) run and where its output went.
@@ -152,6 +161,53 @@ struct Simulated {
     summary_path: PathBuf,
 }
 
+/// How the pair of a run without a named scheme was chosen.
+enum Choice {
+    /// `--scheme trial`: measured on a trial (boxed: it keeps the trial).
+    Trial(Box<MethodChoice>),
+    /// `--scheme auto`, or a tolerance and no scheme: the stiffness switch.
+    Switch(Box<StiffnessSwitch>),
+}
+
+impl Choice {
+    fn method(&self) -> &Method {
+        match self {
+            Choice::Trial(c) => &c.method,
+            Choice::Switch(s) => &s.method,
+        }
+    }
+
+    fn rtol(&self) -> f64 {
+        match self {
+            Choice::Trial(c) => c.rtol,
+            Choice::Switch(s) => s.rtol,
+        }
+    }
+
+    /// After a failed run: true when it is to be made again with another pair (said on the
+    /// terminal unless `quiet`).
+    fn again(&mut self, report: &RunReport, quiet: bool) -> bool {
+        let RunStatus::Failed { failed_at, reason } = &report.status else {
+            return false;
+        };
+        let (again, why) = match self {
+            Choice::Trial(c) => (
+                reason.kind == FailureKind::Singular
+                    && c.fall_back(*failed_at, reason.to_string(), &crate::signals::interrupted),
+                "the first of the ranking whose formulation passes singular configurations",
+            ),
+            Choice::Switch(s) => (s.after_run(report), "the stiffness switch's implicit pair"),
+        };
+        if again && !quiet {
+            let chosen = self.method().label();
+            eprintln!(
+                "the pair stopped at t = {failed_at} s ({reason}); running again from the start with {chosen}, {why}"
+            );
+        }
+        again
+    }
+}
+
 /// `dynastep run`.
 pub fn run(args: RunArgs) -> Result<ExitCode> {
     let src = &args.source;
@@ -159,18 +215,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let mut choice = choose(&args, &model)?;
     loop {
         let done = simulate(&args, &model, &stem, choice.as_ref())?;
-        if let (Some(c), RunStatus::Failed { failed_at, reason }) =
-            (choice.as_mut(), &done.report.status)
-        {
-            if reason.kind == FailureKind::Singular
-                && c.fall_back(*failed_at, reason.to_string(), &crate::signals::interrupted)
-            {
-                if !src.quiet {
-                    eprintln!(
-                        "the chosen pair stopped at a singular configuration at t = {failed_at} s ({reason}); running again with {}, the first of the ranking whose formulation passes singular configurations",
-                        c.chosen
-                    );
-                }
+        if let Some(c) = choice.as_mut() {
+            if c.again(&done.report, src.quiet) {
                 continue;
             }
         }
@@ -178,16 +224,22 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     }
 }
 
-/// The choice of `--scheme auto` (or of `--rtol` without a scheme), printed unless quiet; `None`
-/// when the run names its scheme.
-fn choose(args: &RunArgs, model: &Model) -> Result<Option<MethodChoice>> {
-    if !auto::wanted(args.scheme.as_deref(), args.rtol, model) {
+/// The choice of `--scheme trial` (printed unless quiet), or the switch of `--scheme auto` and of
+/// `--rtol` without a scheme; `None` when the run names its scheme.
+fn choose(args: &RunArgs, model: &Model) -> Result<Option<Choice>> {
+    let wanted = auto::wanted(args.scheme.as_deref(), args.rtol, model);
+    if wanted == auto::Wanted::Named {
         return Ok(None);
     }
     if args.formulation.is_some() {
-        bail!("--scheme auto chooses the formulation as well: leave out --formulation, or name the scheme");
+        bail!("--scheme auto, --scheme trial and a tolerance without a scheme choose the formulation as well: leave out --formulation, or name the scheme");
     }
     let rtol = auto::tolerance(args.rtol, model)?;
+    if wanted == auto::Wanted::Switch {
+        return Ok(Some(Choice::Switch(Box::new(StiffnessSwitch::new(
+            model, rtol,
+        )))));
+    }
     let c = auto::choose(
         model,
         args.t_end,
@@ -199,14 +251,17 @@ fn choose(args: &RunArgs, model: &Model) -> Result<Option<MethodChoice>> {
     if !args.source.quiet {
         auto::print_ranking(&c);
     }
-    Ok(Some(c))
+    Ok(Some(Choice::Trial(Box::new(c))))
 }
 
 /// The run's options: the command line's, with the chosen pair and tolerance when there is a
 /// choice.
-fn options(args: &RunArgs, choice: Option<&MethodChoice>) -> Result<RunOptions> {
+fn options(args: &RunArgs, choice: Option<&Choice>) -> Result<RunOptions> {
     let (scheme, formulation) = match choice {
-        Some(c) => (Some(c.method.scheme.clone()), c.method.formulation.clone()),
+        Some(c) => (
+            Some(c.method().scheme.clone()),
+            c.method().formulation.clone(),
+        ),
         None => (args.scheme.clone(), args.formulation.clone()),
     };
     Ok(RunOptions {
@@ -217,7 +272,7 @@ fn options(args: &RunArgs, choice: Option<&MethodChoice>) -> Result<RunOptions> 
         output_interval: args.output_interval,
         formulation,
         step: StepSettings {
-            rtol: args.rtol.or(choice.map(|c| c.rtol)),
+            rtol: args.rtol.or(choice.map(Choice::rtol)),
             atol: args.atol,
             h_min: args.h_min,
             h_max: args.h_max,
@@ -236,7 +291,7 @@ fn simulate(
     args: &RunArgs,
     model: &Model,
     stem: &str,
-    choice: Option<&MethodChoice>,
+    choice: Option<&Choice>,
 ) -> Result<Simulated> {
     let src = &args.source;
     let opts = options(args, choice)?;
@@ -247,10 +302,13 @@ fn simulate(
     }
     let model = &model;
     let mut sim = Simulation::new(model, &opts).map_err(|e| src.start_error(&opts, &e))?;
+    if let Some(Choice::Switch(s)) = choice {
+        s.prepare(&mut sim);
+    }
     HistoryColumns::check_selection(&sim.system, &sim.model.solver, args.omega_max)
         .map_err(|f| src.start_error(&opts, &SimulationError::Settings(f)))?;
     if !src.quiet {
-        announce(&sim, model, stem, choice.is_some());
+        announce(&sim, model, stem, choice);
     }
     let out = src
         .out
@@ -281,7 +339,14 @@ fn simulate(
         .with_context(|| format!("cannot write {}", history_path.display()))?;
     let summary = RunSummary {
         summary: Summary::new(&sim, &report),
-        method_choice: choice,
+        method_choice: match choice {
+            Some(Choice::Trial(c)) => Some(c.as_ref()),
+            _ => None,
+        },
+        stiffness_switch: match choice {
+            Some(Choice::Switch(s)) => Some(s.as_ref()),
+            _ => None,
+        },
     };
     let summary_path = analyses::write_summary(&out, &summary)?;
     Ok(Simulated {
@@ -294,7 +359,18 @@ fn simulate(
 
 /// The run's first lines: model, pair, step policy, what assembly changed, and the redundant
 /// constraints it found.
-fn announce(sim: &Simulation, model: &Model, stem: &str, chosen: bool) {
+fn announce(sim: &Simulation, model: &Model, stem: &str, choice: Option<&Choice>) {
+    let chosen = match choice {
+        None => String::new(),
+        Some(Choice::Trial(_)) => {
+            ", chosen by --scheme trial (the ranking is in summary.json)".to_string()
+        }
+        Some(Choice::Switch(s)) if s.watches() => format!(
+            ", the start of the stiffness switch of --scheme auto: {} if the model turns out stiff",
+            s.stiff
+        ),
+        Some(Choice::Switch(_)) => ", the stiffness switch's implicit pair".to_string(),
+    };
     eprintln!(
         "{} with {} ({}){}: {}",
         if model.name.is_empty() {
@@ -304,11 +380,7 @@ fn announce(sim: &Simulation, model: &Model, stem: &str, chosen: bool) {
         },
         sim.scheme.name(),
         sim.settings.formulation,
-        if chosen {
-            ", chosen by --scheme auto (the ranking is in summary.json)"
-        } else {
-            ""
-        },
+        chosen,
         sim.step_policy()
     );
     report_assembly(&sim.system, &sim.initial);

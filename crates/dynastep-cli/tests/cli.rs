@@ -425,9 +425,10 @@ fn run_options_are_checked_by_the_model_rules_and_named() {
 }
 
 #[test]
-fn a_tolerance_without_a_scheme_chooses_the_pair_and_says_why() {
+fn a_tolerance_without_a_scheme_takes_the_stiffness_switch_and_trial_measures() {
     let out = scratch("auto");
-    // The pendulum without its scheme and step lines: `--rtol` alone asks for the choice.
+    // The pendulum without its scheme and step lines: `--rtol` alone takes the switch, which
+    // starts with Adams PECE and projection and stays there on this smooth model.
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../examples/pendulum.toml"
@@ -452,7 +453,33 @@ fn a_tolerance_without_a_scheme_chooses_the_pair_and_says_why() {
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
-    assert!(err.contains("chosen by --scheme auto"), "{err}");
+    assert!(err.contains("the start of the stiffness switch"), "{err}");
+    let s = summary(&out);
+    let c = &s["stiffness_switch"];
+    assert_eq!(c["chosen"], "abm / projection", "{c}");
+    assert_eq!(
+        (&s["scheme"], &s["formulation"]),
+        (&"abm".into(), &"projection".into())
+    );
+    assert!(c.get("switched").is_none(), "{c}");
+    assert!(s.get("method_choice").is_none());
+    assert_eq!(s["step_control"]["rtol"], 1e-6);
+    // `--scheme trial` measures the candidates on the first 10 % and runs the fastest.
+    let o = dynastep(&[
+        "run",
+        file.to_str().unwrap(),
+        "--scheme",
+        "trial",
+        "--rtol",
+        "1e-6",
+        "--t-end",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("chosen by --scheme trial"), "{err}");
     let s = summary(&out);
     let c = &s["method_choice"];
     assert_eq!(
@@ -466,7 +493,6 @@ fn a_tolerance_without_a_scheme_chooses_the_pair_and_says_why() {
     );
     assert_eq!(c["ranking"].as_array().unwrap().len(), 5, "{c}");
     assert_eq!(c["trial_t_end"], 0.2);
-    assert_eq!(s["step_control"]["rtol"], 1e-6);
     // The choice also chooses the formulation: naming one is refused.
     let o = dynastep(&[
         "run",
@@ -474,6 +500,20 @@ fn a_tolerance_without_a_scheme_chooses_the_pair_and_says_why() {
         "pendulum",
         "--scheme",
         "auto",
+        "--rtol",
+        "1e-6",
+        "--formulation",
+        "index3",
+        "--quiet",
+    ]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("leave out --formulation"));
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "pendulum",
+        "--scheme",
+        "trial",
         "--rtol",
         "1e-6",
         "--formulation",
@@ -499,7 +539,7 @@ fn a_tolerance_without_a_scheme_chooses_the_pair_and_says_why() {
     assert_eq!(csv.lines().count(), 1 + 5, "{csv}");
 }
 
-/// `--scheme auto` on the N = 40 chain at rtol 1e-7 through its singular configurations: the trial
+/// `--scheme trial` on the N = 40 chain at rtol 1e-7 through its singular configurations: the trial
 /// (the first 1.8 s) may rank an explicit pair with projection first, which before the
 /// singularity watch left the ADAMS branch at t ≈ 17 s (B0 1–2 m off, no error). Whatever the
 /// trial's timings choose, B0 at 18 s must be within 0.05 m of the official ADAMS file, and a
@@ -512,7 +552,7 @@ fn the_chosen_pair_passes_the_singular_configurations() {
         "--example",
         "nfourbar40",
         "--scheme",
-        "auto",
+        "trial",
         "--rtol",
         "1e-7",
         "--t-end",
@@ -585,4 +625,43 @@ fn a_long_dependency_is_named_by_its_elements() {
     assert!(line.contains("35 rows of body `rod0`,"), "{line}");
     assert_eq!(line.matches("joint `J0`").count(), 1, "{line}");
     assert!(!line.contains("normalization"), "{line}");
+}
+
+/// The stiffness switch on the flyball governor: Adams PECE's steps are bounded by its stability
+/// from the start, the run stops after STIFF_STEPS of them, is made again from the start with
+/// ESDIRK4(3)6L in stabilized index 2 and completes; summary.json says when and why it switched.
+#[test]
+fn the_stiffness_switch_leaves_adams_pece_on_the_flyball_governor() {
+    let out = scratch("auto-flyball");
+    let o = dynastep(&[
+        "run",
+        "--example",
+        "flyball-governor",
+        "--scheme",
+        "auto",
+        "--rtol",
+        "1e-4",
+        "--t-end",
+        "0.5",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("running again from the start with esdirk4-6 / stabilized-index2"),
+        "{err}"
+    );
+    let s = summary(&out);
+    assert_eq!(s["status"], "completed", "{s}");
+    assert_eq!(
+        (&s["scheme"], &s["formulation"]),
+        (&"esdirk4-6".into(), &"stabilized-index2".into())
+    );
+    let w = &s["stiffness_switch"]["switched"];
+    assert_eq!(w["from"], "abm / projection", "{w}");
+    let at = w["stopped_at"].as_f64().unwrap();
+    assert!(at > 0.0 && at < 0.1, "{w}");
+    assert!(w["reason"].as_str().unwrap().contains("stiff"), "{w}");
+    assert!(w["loop_time_s"].as_f64().unwrap() > 0.0, "{w}");
 }

@@ -74,7 +74,19 @@ pub struct DynamicSettings {
     /// Where the energy balance and the constraint violations are computed, and so what the
     /// report's maxima range over [output samples].
     pub diagnostics: DiagnosticsAt,
+    /// Stop the run (failure kind [`FailureKind::Stiff`]) once [`STIFF_STEPS`] committed steps in
+    /// a row were bounded by the scheme's stability rather than its accuracy
+    /// ([`crate::scheme::Scheme::observe_stiffness`]; only Adams PECE estimates it). Set by the
+    /// stiffness switch of `dynastep run` (`study/switch.rs`), which then runs an implicit pair;
+    /// false by default and from a `[solver]` table.
+    pub stop_when_stiff: bool,
 }
+
+/// Consecutive steps bounded by stability after which a run with
+/// [`DynamicSettings::stop_when_stiff`] stops: twice the longest run of such steps on the
+/// non-stiff examples (see [`crate::scheme::adams::STIFF_RATIO`]), and under 1 % of the steps
+/// Adams PECE takes on the flyball governor.
+pub const STIFF_STEPS: usize = 200;
 
 pub use crate::model::settings::DiagnosticsAt;
 
@@ -126,6 +138,7 @@ impl DynamicSettings {
             max_steps: solver.max_steps.unwrap_or(DEFAULT_MAX_STEPS),
             omega_max,
             diagnostics: solver.diagnostics,
+            stop_when_stiff: false,
         })
     }
 
@@ -159,6 +172,7 @@ impl Default for DynamicSettings {
             max_steps: DEFAULT_MAX_STEPS,
             omega_max: false,
             diagnostics: DiagnosticsAt::OutputSamples,
+            stop_when_stiff: false,
         }
     }
 }
@@ -1047,7 +1061,26 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         }
         self.sizer.advance(t_next);
         self.check_state()?;
+        self.check_stiffness()?;
         Ok(true)
+    }
+
+    /// With [`DynamicSettings::stop_when_stiff`], the failure that stops a run whose steps have
+    /// been bounded by the scheme's stability for [`STIFF_STEPS`] steps in a row.
+    fn check_stiffness(&mut self) -> Result<(), RunFailure> {
+        if !self.settings.stop_when_stiff || self.scheme.observe_stiffness() < STIFF_STEPS {
+            return Ok(());
+        }
+        Err(RunFailure::new(
+            FailureKind::Stiff,
+            format!(
+                "the model is stiff at this tolerance: {STIFF_STEPS} steps in a row up to t = {} s were bounded by the stability of {}, not by its accuracy (h·ρ ≥ {} of its stability boundary)",
+                self.state.t,
+                self.scheme.name(),
+                crate::scheme::adams::STIFF_RATIO
+            ),
+        )
+        .advise("an implicit scheme takes steps bounded by accuracy alone: e.g. --scheme esdirk4-6 --formulation stabilized-index2"))
     }
 
     /// Counts the formulation's `correction` of the committed step, and restarts the scheme when

@@ -44,6 +44,9 @@ pub enum FailureKind {
     /// The state reached is one the model's equations do not hold for (an equation-based
     /// model's mass matrix that is no longer positive definite).
     InvalidState,
+    /// The run watched for stiffness and its steps were bounded by the scheme's stability
+    /// ([`super::dynamic::DynamicSettings::stop_when_stiff`]).
+    Stiff,
     /// An observer (a writer) failed; the message is its own.
     Observer,
 }

@@ -37,14 +37,14 @@
 //! projection at rtol 1e-6 on Bricard's mechanism the redundant direction's eigenvalue rose above
 //! the linear solver's threshold (1e-13 of the largest), the solver factored the matrix as regular,
 //! and the estimate read that eigenvalue, 5.7e-9 of the largest (t = 0.97 s), where the mechanism
-//! has no singular configuration: `--scheme auto` at rtol 1e-6 fell back from Adams PECE (0.04 s)
+//! has no singular configuration: `--scheme trial` at rtol 1e-6 fell back from Adams PECE (0.04 s)
 //! to ESDIRK4(3)6L (0.17 s). Such matrices are not judged. (Judging the null space at the
 //! least-squares threshold, 1e-10, in the solvers instead made ESDIRK4(3)6L in index 3 on Bricard
 //! three times slower at rtol 1e-4, with 236 SVDs.) What happens at a close passage follows
 //! `[solver.constraints] singular_configuration`: `warn` (the default) goes on and reports the
 //! passage in summary.json, `stop` ends the run there with
-//! [`super::FormulationError::SingularConfiguration`] (what `--scheme auto` asks, to fall back to
-//! a position-level pair).
+//! [`super::FormulationError::SingularConfiguration`] (what `--scheme auto` and `--scheme trial`
+//! ask, to fall back to a position-level pair).
 //!
 //! Cost: one solve with the factors already computed, no allocation; measured 5–7 % of the loop
 //! time of Adams PECE and Dormand–Prince with projection on Andrews' squeezer, the N = 40 chain and

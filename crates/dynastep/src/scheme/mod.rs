@@ -370,6 +370,15 @@ pub trait Scheme: Send {
         false
     }
 
+    /// Called once after each committed step (after the formulation's correction) when the run
+    /// watches for stiffness ([`crate::analysis::dynamic::DynamicSettings::stop_when_stiff`]):
+    /// the number of consecutive committed steps, this one included, whose size was bounded by
+    /// the scheme's linear stability rather than by its accuracy. Only Adams PECE estimates it
+    /// (`scheme/adams.rs`, [`adams::STIFF_RATIO`]); 0, the default, for the others.
+    fn observe_stiffness(&mut self) -> usize {
+        0
+    }
+
     /// For schemes of variable order, called after the loop accepted the step just solved (before
     /// [`Scheme::end_step`]): chooses the order of the next step from the error estimates of this
     /// step at neighbouring orders, each measured by `norm` (the loop's error norm, filtered by the

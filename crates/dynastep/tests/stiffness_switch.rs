@@ -1,0 +1,105 @@
+//! The stiffness switch of `--scheme auto` (`study::switch`): Adams PECE's stability boundaries,
+//! the watch that stops a run whose steps they bound, and the examples on either side of it.
+
+#[path = "common/examples.rs"]
+mod util;
+
+use dynastep::analysis::dynamic::{RunStatus, STIFF_STEPS};
+use dynastep::analysis::failure::FailureKind;
+use dynastep::analysis::simulation::{RunOptions, Simulation};
+use dynastep::analysis::stability::analyse;
+use dynastep::analysis::step_control::StepSettings;
+use dynastep::scheme::adams::STABILITY_BOUNDARY;
+use dynastep::scheme::SchemeParams;
+use dynastep::study::switch::StiffnessSwitch;
+
+/// Each B_k of the table, against the scheme itself: Adams PECE of fixed order k on the critically
+/// damped oscillator (ξ = 1: a double eigenvalue λ = −ω of the first-order form), through the
+/// linear stability analysis, is stable at Ω = ωh = 0.98 B_k and unstable at 1.02 B_k.
+#[test]
+fn stability_boundary_of_each_order() {
+    for (i, b) in STABILITY_BOUNDARY.iter().enumerate() {
+        let k = i + 1;
+        let params = SchemeParams::from([("max_order".to_string(), k as f64)]);
+        let report = analyse("abm", &params, 1.0, &[0.98 * b, 1.02 * b]).unwrap();
+        let (below, above) = (
+            report.points[0].spectral_radius,
+            report.points[1].spectral_radius,
+        );
+        println!("order {k}: B = {b}, radius {below:.6} below, {above:.6} above");
+        assert!(below <= 1.0 + 1e-6, "order {k}: {below} at 0.98 B");
+        assert!(above > 1.0 + 1e-4, "order {k}: {above} at 1.02 B");
+    }
+}
+
+/// Adams PECE with projection at `rtol`, watching for stiffness, on `example` over [0, t_end].
+fn watched(example: &str, rtol: f64, t_end: Option<f64>) -> RunStatus {
+    let model = util::model(example);
+    let opts = RunOptions {
+        scheme: Some("abm".into()),
+        formulation: Some("projection".into()),
+        t_end,
+        step: StepSettings {
+            rtol: Some(rtol),
+            ..StepSettings::default()
+        },
+        ..RunOptions::default()
+    };
+    let mut sim = Simulation::new(&model, &opts).unwrap();
+    sim.settings.stop_when_stiff = true;
+    sim.run(&mut []).status
+}
+
+/// The flyball governor's stiff spring-dampers bound Adams PECE's step from the start: the watch
+/// stops the run within its first 0.1 s (after STIFF_STEPS steps, about 0.035 s), at a loose and a
+/// tight tolerance.
+#[test]
+fn the_flyball_governor_is_found_stiff() {
+    for rtol in [1e-4, 1e-8] {
+        match watched("flyball-governor", rtol, None) {
+            RunStatus::Failed { failed_at, reason } => {
+                assert_eq!(reason.kind, FailureKind::Stiff, "{reason}");
+                assert!(failed_at < 0.1, "rtol {rtol}: stopped at {failed_at} s");
+                assert!(reason.to_string().contains(&STIFF_STEPS.to_string()));
+            }
+            other => panic!("rtol {rtol}: not found stiff: {other:?}"),
+        }
+    }
+}
+
+/// The non-stiff examples run to their end under the watch, at rtol 1e-4 and 1e-8 (the planar
+/// and spatial mechanisms of docs/performance.md's cross-engine and spatial sections that complete
+/// with Adams PECE; the spans shortened where the run is long).
+#[test]
+fn the_smooth_examples_are_not_found_stiff() {
+    for (example, t_end) in [
+        ("pendulum", None),
+        ("andrews", None),
+        ("double-fourbar", Some(5.0)),
+        ("spatial-top", None),
+        ("spatial-slider-crank", None),
+        ("bricard", Some(5.0)),
+    ] {
+        for rtol in [1e-4, 1e-8] {
+            let status = watched(example, rtol, t_end);
+            assert!(
+                matches!(status, RunStatus::Completed),
+                "{example} at rtol {rtol}: {status:?}"
+            );
+        }
+    }
+}
+
+/// The switch's pairs: with constraints, projection and the stabilized index-2 form; without, the
+/// plain ODE and index 3. The switch is made once.
+#[test]
+fn the_switch_goes_once_to_its_implicit_pair() {
+    let mut s = StiffnessSwitch::new(&util::model("pendulum"), 1e-6);
+    assert_eq!(s.chosen, "abm / projection");
+    assert!(s.watches());
+    assert!(s.switch(0.03, "stiff".into(), 0.01));
+    assert_eq!(s.chosen, "esdirk4-6 / stabilized-index2");
+    assert!(!s.watches());
+    assert!(!s.switch(0.5, "stiff again".into(), 0.1));
+    assert_eq!(s.switched.as_ref().unwrap().stopped_at, 0.03);
+}
