@@ -441,20 +441,18 @@ fn a_tolerance_without_a_scheme_takes_the_stiffness_switch_and_trial_measures() 
     let file = out.join("pendulum.toml");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(&file, text).unwrap();
-    let o = dynastep(&[
-        "run",
-        file.to_str().unwrap(),
-        "--rtol",
-        "1e-6",
-        "--t-end",
-        "2",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    // The file at rtol 1e-6 over 2 s with `scheme` options: the terminal's text and summary.json.
+    let run = |scheme: &[&str]| {
+        let (path, dir) = (file.to_str().unwrap(), out.to_str().unwrap());
+        let mut args = vec!["run", path, "--rtol", "1e-6", "--t-end", "2", "--out", dir];
+        args.extend_from_slice(scheme);
+        let o = dynastep(&args);
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert!(o.status.success(), "{err}");
+        (err, summary(&out))
+    };
+    let (err, s) = run(&[]);
     assert!(err.contains("the start of the stiffness switch"), "{err}");
-    let s = summary(&out);
     let c = &s["stiffness_switch"];
     assert_eq!(c["chosen"], "abm / projection", "{c}");
     assert_eq!(
@@ -465,22 +463,8 @@ fn a_tolerance_without_a_scheme_takes_the_stiffness_switch_and_trial_measures() 
     assert!(s.get("method_choice").is_none());
     assert_eq!(s["step_control"]["rtol"], 1e-6);
     // `--scheme trial` measures the candidates on the first 10 % and runs the fastest.
-    let o = dynastep(&[
-        "run",
-        file.to_str().unwrap(),
-        "--scheme",
-        "trial",
-        "--rtol",
-        "1e-6",
-        "--t-end",
-        "2",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    let (err, s) = run(&["--scheme", "trial"]);
     assert!(err.contains("chosen by --scheme trial"), "{err}");
-    let s = summary(&out);
     let c = &s["method_choice"];
     assert_eq!(
         c["chosen"],
@@ -493,35 +477,24 @@ fn a_tolerance_without_a_scheme_takes_the_stiffness_switch_and_trial_measures() 
     );
     assert_eq!(c["ranking"].as_array().unwrap().len(), 5, "{c}");
     assert_eq!(c["trial_t_end"], 0.2);
-    // The choice also chooses the formulation: naming one is refused.
-    let o = dynastep(&[
-        "run",
-        "--example",
-        "pendulum",
-        "--scheme",
-        "auto",
-        "--rtol",
-        "1e-6",
-        "--formulation",
-        "index3",
-        "--quiet",
-    ]);
-    assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("leave out --formulation"));
-    let o = dynastep(&[
-        "run",
-        "--example",
-        "pendulum",
-        "--scheme",
-        "trial",
-        "--rtol",
-        "1e-6",
-        "--formulation",
-        "index3",
-        "--quiet",
-    ]);
-    assert!(!o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("leave out --formulation"));
+    // Both choices choose the formulation as well: naming one is refused.
+    for scheme in ["auto", "trial"] {
+        let o = dynastep(&[
+            "run",
+            "--example",
+            "pendulum",
+            "--scheme",
+            scheme,
+            "--rtol",
+            "1e-6",
+            "--formulation",
+            "index3",
+            "--quiet",
+        ]);
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("leave out --formulation"), "{scheme}: {err}");
+    }
     // compare --auto writes the ranking.
     let o = dynastep(&[
         "compare",
