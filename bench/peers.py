@@ -12,17 +12,15 @@ Each engine is swept over settings (the tables below: GA_STEPS, FAST, EXUDYN, MU
 - dynastep: generalized-α (ρ∞ = 0.9, index 3, fixed steps), the harness's pairing, and the fast
   explicit pairs (dopri5, abm or rk4 with projection, Baumgarte or the hybrid formulation, at
   tolerances or steps). Time: `loop_time_s` of summary.json. A run that stops is recorded as such.
-- dynastep auto: `dynastep run --scheme auto` at the tolerances AUTO_RTOLS (docs/schemes.md,
-  "Choosing the pair automatically": the candidate pairs are measured on a trial, the first 10 %
-  of the run, and the fastest within the accepted error runs). Recorded: the chosen pair, its
-  end-point error, its time (`loop_time_s`: the chosen pair's run over the whole span) and the
-  trial's cost: the time of the trial's reference (`method_choice.reference_time_s`: MSSTC(5) at
-  a hundredth of the tolerance, or its fallback) plus the candidates' `cpu_time_s` in
-  `method_choice.ranking`. summary.json does not time the repeats of short trial runs (each
-  candidate's fastest run is kept), so the trial's cost excludes them; the wall-clock of the whole `dynastep run` process is kept too (`process`), an
-  upper bound that includes them, with the start-up and the output. Each round reruns the choice;
-  the times are those of the rounds that chose the first round's pair, and a round that chose
-  another is kept in `rounds`.
+- dynastep auto: `dynastep run --scheme auto` at the tolerances AUTO_RTOLS, the pair dynastep
+  takes when given a tolerance and no scheme (docs/schemes.md, "The stiffness switch": Adams PECE
+  with projection, made again from the start with ESDIRK4(3)6L in stabilized index 2 when its
+  steps are bounded by stability or it fails). Recorded: the pair it ended on, its end-point error, its time
+  (`loop_time_s`: that pair's run over the whole span) and the time lost to the switch
+  (`stiffness_switch.switched.loop_time_s`: the first pair's loop until it stopped; 0 without a
+  switch). The wall-clock of the whole `dynastep run` process is kept too (`process`), with the
+  start-up and the output. Each round reruns it; the times are those of the rounds that ended on
+  the first round's pair, and a round that ended on another is kept in `rounds`.
 - Exudyn: its generalized-α as bench/run.py runs it (`run_exudyn_with`), at steps and Newton
   tolerances. Time: its `SolveDynamic` call.
 - MuJoCo (bench/mujoco_peer.py): its integrators at steps and, on the models with loops, closure
@@ -44,7 +42,7 @@ than REPEAT_BELOW seconds (one round for longer runs). Accuracy levels: the erro
 generalized-α at the case's three LEVEL_STEPS (ten times the harness's step, the harness's step,
 a finer one). At each level the table names, for each engine, the fastest run whose error is at
 most SAME_ERROR times the level, and gives the peer's time over dynastep's fastest run and over the
-fastest auto run's loop time.
+fastest auto run's time (its loop time plus the time lost to the switch).
 """
 import datetime
 import json
@@ -64,12 +62,8 @@ import run as harness
 SAME_ERROR = 1.05
 # Runs shorter than this [s] are repeated; longer ones run once.
 REPEAT_BELOW = 1.0
-# dynastep's automatic choice (`--scheme auto`) at these tolerances, on every case (also with
-# --quick): every second decade down to 1e-8, then half decades. A run costs a few seconds at most
-# (the N = 40 chain, mostly the trial's reference). On the N = 40 chain the run completes down to
-# 3e-9; from 1e-9 on it fails: every reference of its trial (at a hundredth of the tolerance)
-# stops at one of the chain's singular configurations, the implicit ones near 0.72 s, Adams PECE
-# with projection at 1.24 s, where its watch finds [M Phi_q'; Phi_q 0] within 1.2e-8 of singular.
+# dynastep's automatic choice (`--scheme auto`, the stiffness switch) at these tolerances, on
+# every case (also with --quick): every second decade down to 1e-8, then half decades.
 AUTO_RTOLS = (1e-4, 1e-6, 1e-8, 3e-9, 1e-9, 3e-10, 1e-10)
 # The engine name of those runs in the records.
 AUTO = "dynastep auto"
@@ -306,9 +300,9 @@ def pair_name(chosen):
 
 def auto_model(case, c, rtol, work):
     """The model arguments of an auto run. The generated N-four-bar file has no step and no
-    tolerance in its [solver]; the choice builds its trial from the file without the command
-    line's --rtol and stops with 'no step size'. A copy with the same rtol in [solver.step] lets
-    it run (the command line's --rtol still sets the run's tolerance)."""
+    tolerance in its [solver]; a copy with the same rtol in [solver.step] is run (the command
+    line's --rtol sets the run's tolerance either way; `--scheme trial` builds its trial from the
+    file without it and needs the copy)."""
     args = harness.model_args(c)
     if not isinstance(case.model_args, tuple):
         return args
@@ -327,9 +321,9 @@ def finite(x):
 
 
 def run_auto(binary, case, s, work):
-    """One `--scheme auto` run: {"time" (the chosen pair's loop time), "result", "steps",
-    "chosen", "trial" (the sum of the candidates' trial times), "process" (wall-clock of the
-    whole process), "ranking", ...} or {"failed": reason, ...}."""
+    """One `--scheme auto` run: {"time" (the loop time of the pair it ended on), "result",
+    "steps", "chosen", "lost" (the time lost to the switch, 0 without one), "switched" (when and
+    why), "process" (wall-clock of the whole process)} or {"failed": reason, ...}."""
     c = case.at(case.level_steps[1])
     out_dir = os.path.join(work, "auto")
     path = os.path.join(out_dir, "summary.json")
@@ -345,17 +339,15 @@ def run_auto(binary, case, s, work):
         return {"failed": (p.stderr.strip().splitlines() or ["exit status %d" % p.returncode])[0]}
     with open(path) as f:
         summary = json.load(f)
-    mc = summary.get("method_choice")
-    if not mc:
-        return {"failed": "no method_choice in summary.json (a binary without --scheme auto?)"}
-    ranking = [{k: r.get(k) for k in ("method", "error", "cpu_time_s", "steps", "status")}
-               | ({"note": r["note"][:200]} if r.get("note") else {}) for r in mc["ranking"]]
-    got = {"chosen": mc["chosen"], "trial_t_end": mc["trial_t_end"],
-           "reference": mc["reference"], "accepted_error": mc["accepted_error"],
-           "reference_time": mc.get("reference_time_s", float("nan")),
-           "trial": mc.get("reference_time_s", 0.0)
-           + sum(r["cpu_time_s"] for r in ranking if finite(r["cpu_time_s"])),
-           "process": process, "ranking": ranking}
+    sw = summary.get("stiffness_switch")
+    if not sw:
+        return {"failed": "no stiffness_switch in summary.json (a binary without the switch?)"}
+    switched = sw.get("switched")
+    got = {"chosen": sw["chosen"], "lost": switched["loop_time_s"] if switched else 0.0,
+           "process": process}
+    if switched:
+        got["switched"] = {k: switched[k] for k in ("from", "stopped_at")} | {
+            "reason": switched["reason"][:200]}
     if summary["status"] != "completed":
         return got | {"failed": f"{summary['status']}: {summary.get('reason')}"}
     return got | {"time": summary["loop_time_s"], "result": harness.dynastep_result(c, summary),
@@ -442,7 +434,7 @@ def record(engine, s, got, ref, closures):
     if "cpu" in got:
         r["cpus"] = [got["cpu"]]
     if engine == AUTO:
-        r["trials"], r["processes"] = [got["trial"]], [got["process"]]
+        r["losts"], r["processes"] = [got["lost"]], [got["process"]]
         r["rounds"] = [auto_round(got, ref)]
     return r
 
@@ -456,7 +448,7 @@ def auto_round(got, ref):
     if "failed" in got:
         return {"chosen": got.get("chosen"), "failed": got["failed"]}
     return {"chosen": got["chosen"], "error": end_error(got, ref), "time": got["time"],
-            "trial": got["trial"], "process": got["process"]}
+            "lost": got["lost"], "process": got["process"]}
 
 
 def sweep_case(binary, work, case, repeat, quick, have, log):
@@ -489,7 +481,7 @@ def sweep_case(binary, work, case, repeat, quick, have, log):
     for r in records:
         r |= {"time": min(r["times"])} if "times" in r else {}
         r |= {"cpu": min(r["cpus"])} if "cpus" in r else {}
-        r |= {"trial": min(r["trials"])} if "trials" in r else {}
+        r |= {"lost": min(r["losts"])} if "losts" in r else {}
         r |= {"process": min(r["processes"])} if "processes" in r else {}
     return records, closures, spent
 
@@ -501,7 +493,7 @@ def again(r, got, ref):
         r["rounds"].append(auto_round(got, ref))
         if "time" in got and got["chosen"] == r["chosen"]:
             r["times"].append(got["time"])
-            r["trials"].append(got["trial"])
+            r["losts"].append(got["lost"])
             r["processes"].append(got["process"])
         return
     if "time" in got:
@@ -514,8 +506,8 @@ def progress(r):
     if "failed" in r:
         return f"{r['label']}: failed: {r['failed']}"
     return (f"{r['label']}: {r['times'][0]:.4g} s, error {r['error']:.3e}"
-            + (f", trial {r['trials'][0]:.4g} s, process {r['processes'][0]:.4g} s"
-               if "trials" in r else "")
+            + (f", lost to the switch {r['losts'][0]:.4g} s, process {r['processes'][0]:.4g} s"
+               if "losts" in r else "")
             + ("" if r["ok"] else " (reset)"))
 
 
@@ -608,7 +600,7 @@ def ratio(peer, base):
 
 
 def auto_cells(c, level):
-    """(run, "loop time (trial)") cells of dynastep's fastest auto run at a level."""
+    """(run, "loop time (lost to the switch)") cells of dynastep's fastest auto run at a level."""
     runs = c["runs"]
     if not any(r["engine"] == AUTO for r in runs):
         return ["not run", "—"]
@@ -617,7 +609,8 @@ def auto_cells(c, level):
         best = most_accurate(runs, AUTO)
         return ["not reached" + (f" (best {best['error']:.2e}: {best['label']})" if best
                                  else " (every run failed)"), "—"]
-    return [a["label"], f"{fmt_time(a['time'])} ({fmt_time(a['trial'])})"]
+    return [a["label"], fmt_time(a["time"])
+            + (f" ({fmt_time(a['lost'])})" if a["lost"] else " (no switch)")]
 
 
 def peer_cells(c, engine, level, base):
@@ -625,6 +618,8 @@ def peer_cells(c, engine, level, base):
     [, gap]) cells of a peer at a level."""
     runs = c["runs"]
     auto = fastest(runs, AUTO, level)
+    if auto is not None:  # counted with the time lost to the switch
+        auto = auto | {"time": auto["time"] + auto.get("lost", 0.0)}
     if not any(r["engine"] == engine for r in runs):
         cells = ["not run", "—", "—", "—"]
     else:
@@ -690,30 +685,30 @@ def slower(m, generalized_alpha):
     return out
 
 
-def auto_slower(m, with_trial):
+def auto_slower(m, with_lost):
     """Phrases for each level where a peer's fastest run beats the table's auto run: its loop
-    time, or, `with_trial`, its loop time and its trial's cost."""
+    time, or, `with_lost`, its loop time and the time lost to the switch."""
     out = []
     for c in m["cases"]:
         for _, level in levels(c):
             a = fastest(c["runs"], AUTO, level)
             if a is None:
                 continue
-            t = a["time"] + (a["trial"] if with_trial else 0.0)
+            t = a["time"] + (a["lost"] if with_lost else 0.0)
             for engine in PEERS:
                 r = fastest(c["runs"], engine, level)
                 if r and r["time"] < t:
                     out.append(f"{c['case']} at {level:.2e} {c['unit']}: {engine} {r['label']} "
                                f"in {fmt_time(r['time'])} s against {a['label']} in "
-                               + (f"{fmt_time(a['time'])} + {fmt_time(a['trial'])} s"
-                                  if with_trial else f"{fmt_time(a['time'])} s")
+                               + (f"{fmt_time(a['time'])} + {fmt_time(a['lost'])} s"
+                                  if with_lost else f"{fmt_time(a['time'])} s")
                                + f" ({r['time'] / t:.3g}×)")
     return out
 
 
 def auto_choices(m):
-    """Per case, each auto run: 'rtol: pair, error, loop time + trial'; and the runs whose rounds
-    did not all choose the same pair."""
+    """Per case, each auto run: 'rtol: pair, error, loop time + time lost to the switch'; and the
+    runs whose rounds did not all end on the same pair."""
     out, changed = [], []
     for c in m["cases"]:
         runs = [r for r in c["runs"] if r["engine"] == AUTO]
@@ -725,7 +720,9 @@ def auto_choices(m):
                 cells.append(f"{r['label']} failed")
                 continue
             cells.append(f"{r['label']} ({r['error']:.2e} {c['unit']}, "
-                         f"{fmt_time(r['time'])} + {fmt_time(r['trial'])} s)")
+                         f"{fmt_time(r['time'])} + {fmt_time(r['lost'])} s"
+                         + (f"; switched at t = {r['switched']['stopped_at']:.3g} s"
+                            if r.get("switched") else "") + ")")
             picks = [x["chosen"] for x in r.get("rounds", []) if x.get("chosen")]
             if len(set(picks)) > 1:
                 counts = {p: picks.count(p) for p in dict.fromkeys(picks)}
@@ -882,25 +879,21 @@ def auto_findings(m):
         return []
     lines = ["- dynastep auto's runs (`--scheme auto` at rtol = "
              + ", ".join(f"{r:g}" for r in m["settings"].get("auto_rtols", AUTO_RTOLS))
-             + "; the pair chosen, its end error, its loop time + the trial's cost): "
+             + "; the pair it ended on, its end error, its loop time + the time lost to the "
+             "switch, and when it switched): "
              + "; ".join(choices) + "."
-             + (" The choice differed between rounds (each round chooses anew; the "
+             + (" The pair differed between rounds (each round runs anew; the "
                 "times are those of the first round's pair): " + "; ".join(changed) + "."
                 if changed else "")]
-    s = auto_slower(m, with_trial=False)
+    s = auto_slower(m, with_lost=False)
     lines.append("- Where dynastep auto's run of the table is slower than a peer's fastest "
                  "run, by its loop time alone: " + ("; ".join(s) + "." if s else "nowhere."))
-    s = auto_slower(m, with_trial=True)
-    lines.append("- The same counting its trial as well (loop time + the trial's reference "
-                 "and runs): " + ("; ".join(s) + "." if s else "nowhere."))
-    lines.append("- The trial's cost (in parentheses in the first table) is the time of its "
-                 "reference (summary.json's `method_choice.reference_time_s`: MSSTC(5) at a "
-                 "hundredth of the tolerance, or the pair dynastep falls back to) plus the "
-                 "candidates' trial loop times in `method_choice.ranking`. It excludes the "
-                 "repeats of short trial runs (each candidate's fastest is kept). The "
-                 "whole `dynastep run --scheme auto` process took this much longer than the "
-                 "chosen pair's loop, an upper bound of the choice's cost that includes them "
-                 "(and the process's start-up, parsing and output): "
+    s = auto_slower(m, with_lost=True)
+    lines.append("- The same counting the time lost to the switch as well (the first pair's "
+                 "loop until it stopped, in parentheses in the first table): "
+                 + ("; ".join(s) + "." if s else "nowhere."))
+    lines.append("- The whole `dynastep run --scheme auto` process took this much longer than "
+                 "its loop (the start-up, parsing and output, and a switch's first run): "
                  + "; ".join(auto_overhead(m)) + ".")
     return lines
 
@@ -1136,11 +1129,13 @@ def section(m):
              + (f"; each Drake run within a budget of {budget:g} s" if budget else "")
              + ". dynastep auto: `dynastep run --scheme auto` at rtol = "
              + ", ".join(f"{r:g}" for r in m["settings"].get("auto_rtols", AUTO_RTOLS))
-             + ", which measures its candidate pairs on the first 10 % of the run and runs the "
-             "fastest (docs/schemes.md, \"Choosing the pair automatically\"); the run is named "
-             "by its tolerance and the pair it chose, its time is the chosen pair's loop time "
-             "over the whole run, and the trial's cost follows in parentheses (the candidates' "
-             "trial's reference and the candidates' trial loop times; see below). Error: the end point against the first table's references. "
+             + ", the pair dynastep takes when given a tolerance and no scheme: Adams PECE with "
+             "projection, made again from the start with ESDIRK4(3)6L in stabilized index 2 when "
+             "its steps are bounded by stability or it fails (docs/schemes.md, \"The stiffness "
+             "switch\"); "
+             "the run is named by its tolerance and the pair it ended on, its time is that "
+             "pair's loop time over the whole run, and the time lost to the switch (the first "
+             "pair's loop until it stopped) follows in parentheses. Error: the end point against the first table's references. "
              "Time: wall-clock of the integration only (dynastep's `loop_time_s`, Exudyn's "
              "`SolveDynamic`, MuJoCo's `mj_step` calls, Drake's `Simulator.AdvanceTo`), "
              + (f"minimum over {m['repeat']} interleaved rounds for runs under "
@@ -1148,14 +1143,14 @@ def section(m):
              + ". Accuracy levels: the errors of dynastep's "
              "generalized-α at three steps; at each, the fastest run of each engine whose error "
              f"is at most {m['settings']['same_error']:g} times the level, and the peer's time "
-             "over dynastep's fastest run's and over the auto run's loop time (above 1: dynastep "
+             "over dynastep's fastest run's and over the auto run's time, loop and switch (above 1: dynastep "
              "faster). Gap: the largest distance between the two points of a loop closure over "
              f"the run ({SAMPLES} samples"
              + (f", Drake {ds}" if (ds := m["settings"].get("drake_samples")) else "")
              + ").", ""]
     lines += marker("peers", m, True) + [
         "| case | level: error of generalized-α | its time [s] | dynastep: fastest run | "
-        "time [s] | dynastep auto: run | time [s] (trial [s]) | "
+        "time [s] | dynastep auto: run | time [s] (lost to the switch [s]) | "
         "Exudyn: fastest run | time [s] | Exudyn / dynastep | Exudyn / auto | "
         "MuJoCo: fastest run | time [s] | MuJoCo / dynastep | MuJoCo / auto | MuJoCo gap [m] | "
         "Drake: fastest run | time [s] | Drake / dynastep | Drake / auto | Drake gap [m] |",

@@ -23,10 +23,10 @@ Equal accuracy: beside each dynastep run, the fastest Exudyn run (any step, eith
 setting) whose error is at most the dynastep run's, and Exudyn's time over dynastep's.
 
 dynastep's choice: `dynastep run --scheme auto --rtol R` at the tolerances AUTO_RTOLS, the pair
-dynastep picks without being told (docs/schemes.md, "Choosing the pair automatically"), matched
-the same way. Its time is the chosen pair's loop time; the trial's cost, the sum of the
-candidates' `cpu_time_s` in `method_choice.ranking` plus the time of the trial's reference
-(`method_choice.reference_time_s`), is reported beside it and counted in a second ratio.
+dynastep takes without being told (docs/schemes.md, "The stiffness switch"), matched the same
+way. Its time is the loop time of the pair it ended on; the time lost to the switch (the first
+pair's loop until it stopped, `stiffness_switch.switched.loop_time_s`) is reported beside it and
+counted in a second ratio.
 
 Levels: at each error of dynastep's generalized-α runs with full Newton, each engine's fastest run
 at least as accurate (within LEVEL_SLACK): dynastep's among its generalized-α and auto runs,
@@ -191,21 +191,21 @@ def reference(binary, work, case, rtol):
 
 
 def run_auto(binary, work, case, rtol):
-    """`dynastep run --scheme auto --rtol rtol`: {"time" (the chosen pair's loop time), "chosen",
-    "trial" (the candidates' trial times summed), "values"} or {"failed": reason}."""
+    """`dynastep run --scheme auto --rtol rtol`: {"time" (the loop time of the pair it ended on),
+    "chosen", "lost" (the time lost to the switch, 0 without one), "values"} or
+    {"failed": reason}."""
     out = os.path.join(work, f"spatial-{case.name}-auto-{rtol:g}")
     try:
         s = dynastep(binary, out, case, ["--scheme", "auto", "--rtol", repr(rtol)])
     except (RuntimeError, subprocess.CalledProcessError) as e:
         return {"failed": str(e)[:300]}
-    mc = s["method_choice"]
-    trial = mc["reference_time_s"] + sum(r["cpu_time_s"] for r in mc["ranking"]
-                                         if isinstance(r.get("cpu_time_s"), (int, float)))
-    fallback = mc.get("fallback")
-    return {"time": s["loop_time_s"], "chosen": mc["chosen"], "trial": trial,
+    sw = s["stiffness_switch"]
+    switched = sw.get("switched")
+    return {"time": s["loop_time_s"], "chosen": sw["chosen"],
+            "lost": switched["loop_time_s"] if switched else 0.0,
             "steps": s["steps"], "values": marker_values(s, case.markers)} | (
-        {"fallback_from": fallback["from"], "fallback_at": fallback["stopped_at"]}
-        if fallback else {})
+        {"switched_from": switched["from"], "switched_at": switched["stopped_at"]}
+        if switched else {})
 
 
 def measure_auto(binary, work, case, repeat, log):
@@ -220,7 +220,7 @@ def measure_auto(binary, work, case, repeat, log):
                 best[rtol] = got
             log(f"[{rep + 1}/{repeat}] {case.name} auto rtol {rtol:g}: "
                 + (got["failed"] if got.get("failed")
-                   else f"{got['chosen']} {got['time']:.4g} s + trial {got['trial']:.3g} s"))
+                   else f"{got['chosen']} {got['time']:.4g} s + switch {got['lost']:.3g} s"))
     return [{"rtol": r} | best[r] for r in AUTO_RTOLS]
 
 
@@ -470,7 +470,7 @@ LEVEL_SLACK = 1.05
 def level_lines(m):
     """Each engine's fastest run at each accuracy level (the errors of dynastep's generalized-α
     runs with full Newton): dynastep's over its generalized-α runs and its auto runs (these by
-    loop time, and counting their trial), Exudyn's over all its runs."""
+    loop time, and counting the time lost to the switch), Exudyn's over all its runs."""
     rows, ratios = [], {}
     for c in m["cases"]:
         levels = sorted({d["error"] for d in c["dynastep"] if d["method"] == "full"},
@@ -479,7 +479,7 @@ def level_lines(m):
             ok = lambda r: not r.get("failed") and r["error"] <= LEVEL_SLACK * level  # noqa: E731
             ours = [(d["time"], d["time"], f"generalized-α h = {sci(d['h'])}, {d['method']}")
                     for d in c["dynastep"] if ok(d)]
-            ours += [(a["time"], a["time"] + a["trial"], f"auto, R = {sci(a['rtol'])}: "
+            ours += [(a["time"], a["time"] + a["lost"], f"auto, R = {sci(a['rtol'])}: "
                       + a["chosen"].replace("generalized-alpha", "generalized-α")
                       .replace(" / ", " + ")) for a in c.get("auto", []) if ok(a)]
             theirs = [e for e in c["exudyn"] if ok(e)]
@@ -501,17 +501,18 @@ def level_lines(m):
     if not rows:
         return []
     parts = [f"{k} {min(r[0] for r in v):.1f}–{max(r[0] for r in v):.1f}× "
-             f"({min(r[1] for r in v):.1f}–{max(r[1] for r in v):.1f}× counting the trial)"
+             f"({min(r[1] for r in v):.1f}–{max(r[1] for r in v):.1f}× counting the switch)"
              for k, v in ratios.items()]
     summary = ["", "At each level, Exudyn's fastest over dynastep's fastest: " + ", ".join(parts)
                + "."] if parts else []
     return ["", "Each engine's fastest run at each accuracy level (the errors of dynastep's "
             "generalized-α runs with full Newton; a run counts when its error is at most "
             f"{LEVEL_SLACK:g} times the level): dynastep's among its generalized-α runs and its "
-            "auto runs, first by loop time, then counting the auto runs' trial; Exudyn's among "
+            "auto runs, first by loop time, then counting the time the auto runs lost to the "
+            "switch; Exudyn's among "
             "all its runs. Ratios: Exudyn's time over each.", ""] + marker("spatial-levels", m) + [
-            "| case | level [m] | dynastep's fastest (loop) | [s] | fastest counting the trial "
-            "| [s] | Exudyn's fastest | [s] | ratio | ratio with trial |",
+            "| case | level [m] | dynastep's fastest (loop) | [s] | fastest counting the switch "
+            "| [s] | Exudyn's fastest | [s] | ratio | ratio with switch |",
             "|---|---|---|---|---|---|---|---|---|---|"] + rows + summary
 
 
@@ -526,33 +527,33 @@ def auto_lines(m):
                 continue
             e = fastest_as_accurate(c, a)
             pair = a["chosen"].replace("generalized-alpha", "generalized-α").replace(" / ", " + ")
-            if a.get("fallback_from"):
-                pair += (f" (after {a['fallback_from'].replace(' / ', ' + ')} stopped at "
-                         f"{a['fallback_at']:.3g} s)")
+            if a.get("switched_from"):
+                pair += (f" (after {a['switched_from'].replace(' / ', ' + ')} stopped at "
+                         f"{a['switched_at']:.3g} s)")
             if e:
-                r1, r2 = e["time"] / a["time"], e["time"] / (a["time"] + a["trial"])
+                r1, r2 = e["time"] / a["time"], e["time"] / (a["time"] + a["lost"])
                 ratios.setdefault(c["case"], []).append((r1, r2))
                 ex = (f"h = {sci(e['h'])}, {tol_label(e['tolerances'])} | {e['time']:.4g} | "
                       f"{r1:.1f} | {r2:.1f}")
             else:
                 ex = "none as accurate | — | — | —"
             rows.append(f"| {c['case']} | {sci(a['rtol'])} | {pair} | {a['time']:.4g} | "
-                        f"{a['trial']:.3g} | {a['error']:.2e} | {ex} |")
+                        f"{a['lost']:.3g} | {a['error']:.2e} | {ex} |")
     if not rows:
         return []
     lines = ["", "dynastep's own choice: `dynastep run --example CASE --scheme auto --rtol R`, the "
-             "pair it picks when not told (docs/schemes.md, \"Choosing the pair "
-             "automatically\"), against the same Exudyn runs. Time: the chosen pair's "
-             "`loop_time_s`; trial: the time of the trial's reference "
-             "(`method_choice.reference_time_s`) plus the candidates' trial times (`cpu_time_s` "
-             "in `method_choice.ranking`). Ratios: the fastest Exudyn run as accurate, over the loop time "
-             "and over loop time + trial.", ""] + marker("spatial-auto", m) + [
-             "| case | R | chosen pair | dynastep [s] | trial [s] | error [m] | fastest Exudyn "
-             "run as accurate | Exudyn [s] | ratio | ratio with trial |",
+             "pair it takes when given a tolerance and no scheme (docs/schemes.md, \"The "
+             "stiffness switch\"), against the same Exudyn runs. Time: the `loop_time_s` of the "
+             "pair it ended on; switch: the first pair's loop time until it stopped "
+             "(`stiffness_switch.switched.loop_time_s`, 0 without a switch). Ratios: the fastest "
+             "Exudyn run as accurate, over the loop time and over loop time + switch.", ""] + (
+             marker("spatial-auto", m)) + [
+             "| case | R | pair | dynastep [s] | switch [s] | error [m] | fastest Exudyn "
+             "run as accurate | Exudyn [s] | ratio | ratio with switch |",
              "|---|---|---|---|---|---|---|---|---|---|"] + rows
     if ratios:
         parts = [f"{k} {min(r[0] for r in v):.1f}–{max(r[0] for r in v):.1f}× "
-                 f"({min(r[1] for r in v):.1f}–{max(r[1] for r in v):.1f}× with the trial)"
+                 f"({min(r[1] for r in v):.1f}–{max(r[1] for r in v):.1f}× with the switch)"
                  for k, v in ratios.items()]
         lines += ["", "Exudyn time over the auto run's at equal accuracy, over the tolerances "
                   "where an Exudyn run was as accurate: " + ", ".join(parts) + "."]
