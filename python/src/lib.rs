@@ -105,9 +105,13 @@ impl Model {
                 return run_once(model, &opts, None);
             }
             // The stiffness switch (`scheme="auto"`, or rtol without a scheme), as `dynastep run`.
-            let rtol = opts.step.rtol.or(model.solver.step.rtol).ok_or(
-                "scheme \"auto\" chooses the pair for a tolerance: give one with rtol=",
-            )?;
+            if !opts.params.is_empty() || opts.formulation.is_some() {
+                return Err("scheme \"auto\" chooses the scheme, its parameters and the formulation: leave out params and formulation, or name the scheme".into());
+            }
+            let rtol =
+                opts.step.rtol.or(model.solver.step.rtol).ok_or(
+                    "scheme \"auto\" chooses the pair for a tolerance: give one with rtol=",
+                )?;
             let mut switch = StiffnessSwitch::new(model, rtol);
             let model = StiffnessSwitch::model(model);
             loop {
@@ -160,8 +164,8 @@ fn run_once(
     let mut recorder = HistoryRecorder::new(columns);
     let mut signals = PythonSignals::new();
     let report = sim.run(&mut [&mut recorder, &mut signals]);
-    let mut summary = serde_json::to_value(Summary::new(&sim, &report))
-        .map_err(|e| format!("summary: {e}"))?;
+    let mut summary =
+        serde_json::to_value(Summary::new(&sim, &report)).map_err(|e| format!("summary: {e}"))?;
     if let (Some(s), Some(map)) = (switch, summary.as_object_mut()) {
         let s = serde_json::to_value(s).map_err(|e| format!("summary: {e}"))?;
         map.insert("stiffness_switch".into(), s);

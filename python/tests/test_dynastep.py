@@ -125,6 +125,8 @@ def test_the_stiffness_switch_runs_as_the_cli_does():
     p = dynastep.load_example("pendulum").run(scheme="auto", rtol=1e-6, t_end=2.0)
     assert (p.summary["scheme"], p.summary["formulation"]) == ("abm", "projection")
     assert "switched" not in p.summary["stiffness_switch"]
+    with pytest.raises(dynastep.SimulationError, match="leave out params"):
+        dynastep.load_example("pendulum").run(scheme="auto", rtol=1e-6, params={"max_order": 4})
 
 
 def test_a_singular_passage_warns_as_the_cli_does():

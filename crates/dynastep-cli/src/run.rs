@@ -31,7 +31,8 @@ pub struct RunArgs {
     #[command(flatten)]
     source: analyses::Source,
     /// Time-integration scheme (see `dynastep schemes`), or `auto`: Adams PECE with projection,
-    /// switched to ESDIRK4(3)6L in stabilized index 2 when the model turns out stiff; or `trial`:
+    /// run again from the start with ESDIRK4(3)6L in stabilized index 2 (index 3 without
+    /// constraints) when the model turns out stiff or that pair fails; or `trial`:
     /// the pair of scheme and formulation measured fastest at the tolerance on a trial of the
     /// model (docs/schemes.md). Default: the model's; else `auto` when --rtol is given; else
     /// generalized-alpha.
@@ -190,6 +191,7 @@ impl Choice {
         let RunStatus::Failed { failed_at, reason } = &report.status else {
             return false;
         };
+        let from = self.method().label();
         let (again, why) = match self {
             Choice::Trial(c) => (
                 reason.kind == FailureKind::Singular
@@ -199,9 +201,11 @@ impl Choice {
             Choice::Switch(s) => (s.after_run(report), "the stiffness switch's implicit pair"),
         };
         if again && !quiet {
+            // The failure's own advice was for the pair left; the message says what happened.
             let chosen = self.method().label();
             eprintln!(
-                "the pair stopped at t = {failed_at} s ({reason}); running again from the start with {chosen}, {why}"
+                "{from} stopped at t = {failed_at:.6} s: {}; running again from the start with {chosen}, {why}",
+                reason.message
             );
         }
         again
@@ -231,8 +235,11 @@ fn choose(args: &RunArgs, model: &Model) -> Result<Option<Choice>> {
     if wanted == auto::Wanted::Named {
         return Ok(None);
     }
-    if args.formulation.is_some() {
-        bail!("--scheme auto, --scheme trial and a tolerance without a scheme choose the formulation as well: leave out --formulation, or name the scheme");
+    if args.formulation.is_some() || !args.params.is_empty() {
+        bail!("--scheme auto, --scheme trial and a tolerance without a scheme choose the scheme, its parameters and the formulation: leave out --formulation and --param, or name the scheme");
+    }
+    if args.dt.is_some() && args.rtol.is_none() {
+        bail!("--dt without --rtol asks for fixed steps, and --scheme auto and trial take steps under error control: give --rtol (--dt is then the first step), or name the scheme");
     }
     let rtol = auto::tolerance(args.rtol, model)?;
     if wanted == auto::Wanted::Switch {
@@ -366,7 +373,7 @@ fn announce(sim: &Simulation, model: &Model, stem: &str, choice: Option<&Choice>
             ", chosen by --scheme trial (the ranking is in summary.json)".to_string()
         }
         Some(Choice::Switch(s)) if s.watches() => format!(
-            ", the start of the stiffness switch of --scheme auto: {} if the model turns out stiff",
+            ", the start of the stiffness switch of --scheme auto: {} if the model turns out stiff or this pair fails",
             s.stiff
         ),
         Some(Choice::Switch(_)) => ", the stiffness switch's implicit pair".to_string(),
@@ -383,6 +390,15 @@ fn announce(sim: &Simulation, model: &Model, stem: &str, choice: Option<&Choice>
         chosen,
         sim.step_policy()
     );
+    // A run made again with another pair has said the rest already.
+    let again = match choice {
+        Some(Choice::Trial(c)) => c.fallback.is_some(),
+        Some(Choice::Switch(s)) => !s.watches(),
+        None => false,
+    };
+    if again {
+        return;
+    }
     report_assembly(&sim.system, &sim.initial);
     if !sim.assembly.redundant.is_empty() {
         eprintln!(

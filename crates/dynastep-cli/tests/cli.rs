@@ -494,6 +494,25 @@ fn a_tolerance_without_a_scheme_takes_the_stiffness_switch_and_trial_measures() 
         assert!(!o.status.success());
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains("leave out --formulation"), "{scheme}: {err}");
+        // Nor the scheme's parameters (the second pair would not take the first one's), nor
+        // fixed steps.
+        for extra in [["--param", "max_order=4"], ["--dt", "1e-3"]] {
+            let mut args = vec!["run", "--example", "pendulum", "--scheme", scheme];
+            if extra[0] == "--param" {
+                args.extend(["--rtol", "1e-6"]);
+            }
+            args.extend(extra);
+            args.push("--quiet");
+            let o = dynastep(&args);
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(!o.status.success(), "{args:?}: {err}");
+            let said = if extra[0] == "--param" {
+                "--param"
+            } else {
+                "give --rtol"
+            };
+            assert!(err.contains(said), "{args:?}: {err}");
+        }
     }
     // compare --auto writes the ranking.
     let o = dynastep(&[

@@ -372,9 +372,10 @@ pub trait Scheme: Send {
 
     /// Called once after each committed step (after the formulation's correction) when the run
     /// watches for stiffness ([`crate::analysis::dynamic::DynamicSettings::stop_when_stiff`]):
-    /// the number of consecutive committed steps, this one included, whose size was bounded by
-    /// the scheme's linear stability rather than by its accuracy. Only Adams PECE estimates it
-    /// (`scheme/adams.rs`, [`adams::STIFF_RATIO`]); 0, the default, for the others.
+    /// the number of committed steps, this one included, whose size was bounded by the scheme's
+    /// linear stability rather than by its accuracy, since the last few in a row that were not.
+    /// Only Adams PECE estimates it (`scheme/adams.rs`, [`adams::STIFF_RATIO`]); 0, the default,
+    /// for the others.
     fn observe_stiffness(&mut self) -> usize {
         0
     }

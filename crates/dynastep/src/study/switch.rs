@@ -6,8 +6,8 @@
 //! The run starts with the pair that the measured choice ([`super::choice`]) picked on every
 //! planar example of docs/performance.md: Adams PECE with coordinate projection (the plain ODE
 //! when the model has no constraints). It watches its steps: when [`STIFF_STEPS`] committed steps
-//! in a row are bounded by Adams PECE's stability rather than its accuracy
-//! ([`crate::scheme::adams::STIFF_RATIO`]), the model is stiff at this tolerance, the run stops,
+//! are bounded by Adams PECE's stability rather than its accuracy, without a run of a few that are
+//! not in between ([`crate::scheme::adams::STIFF_RATIO`]), the model is stiff at this tolerance, the run stops,
 //! and it is made again from the start with an implicit pair whose steps are bounded by accuracy
 //! alone: ESDIRK4(3)6L in the stabilized index-2 form (index 3 without constraints), the pair the
 //! measured choice picked on the stiff flyball governor from rtol 1e-6 on. A singular
@@ -46,7 +46,7 @@ pub struct StiffnessSwitch {
     pub start: String,
     /// The pair it switches to.
     pub stiff: String,
-    /// Steps in a row bounded by stability that make the switch.
+    /// Steps bounded by stability that make the switch.
     pub stiff_steps: usize,
     /// The switch, once made.
     #[serde(skip_serializing_if = "Option::is_none")]
