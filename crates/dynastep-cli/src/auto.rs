@@ -127,7 +127,7 @@ pub fn print_ranking(c: &MethodChoice) {
         };
         if r.error.is_finite() {
             eprintln!(
-                "{mark} {:<40} error {:>10.3e}  {:>9.4} s  {:>8} steps",
+                "{mark} {:<40} error {:>10.3e}  {:>10.3e} s  {:>8} steps",
                 r.method, r.error, r.cpu_time_s, r.steps
             );
         } else {
