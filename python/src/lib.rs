@@ -113,7 +113,7 @@ impl Model {
                     "scheme \"auto\" chooses the pair for a tolerance: give one with rtol=",
                 )?;
             let mut switch = StiffnessSwitch::new(model, rtol);
-            let model = StiffnessSwitch::model(model);
+            let model = model.stopping_at_singular_configurations();
             loop {
                 let (table, summary, signal, report) =
                     run_once(&model, &switch.options(&opts), Some(&switch))?;

@@ -108,17 +108,23 @@ pub fn choose(
 
 /// Prints the ranking of a choice, best first, the accepted pairs marked.
 pub fn print_ranking(c: &MethodChoice) {
-    // Plain digits in the usual range, an exponent outside it (a trial of 1e-10 s printed as
-    // "0.000000").
-    let t = c.trial_t_end;
-    let trial_end = match t == 0.0 || (1e-3..1e6).contains(&t.abs()) {
-        true => format!("{t}"),
-        false => format!("{t:e}"),
-    };
     eprintln!(
-        "ranking at rtol = {:e} over [t0, {trial_end}] s (reference: {}, {:.4} s; accepted: error <= {:.3e}):",
-        c.rtol, c.reference, c.reference_time_s, c.accepted_error
+        "ranking at rtol = {:e} over [{}, {}] s (reference: {}, {:.4} s; accepted: error <= {:.3e}):",
+        c.rtol,
+        time(c.trial_t_start),
+        time(c.trial_t_end),
+        c.reference,
+        c.reference_time_s,
+        c.accepted_error
     );
+    // Wide enough for every label, at least 40 characters.
+    let width = c
+        .ranking
+        .iter()
+        .map(|r| r.method.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(40);
     for (k, r) in c.ranking.iter().enumerate() {
         let mark = if r.error.is_finite() && r.error <= c.accepted_error {
             format!("{:>2}.", k + 1)
@@ -127,12 +133,22 @@ pub fn print_ranking(c: &MethodChoice) {
         };
         if r.error.is_finite() {
             eprintln!(
-                "{mark} {:<40} error {:>10.3e}  {:>10.3e} s  {:>8} steps",
+                "{mark} {:<width$} error {:>10.3e}  {:>10.3e} s  {:>8} steps",
                 r.method, r.error, r.cpu_time_s, r.steps
             );
         } else {
-            eprintln!("{mark} {:<40} {}: {}", r.method, r.status, r.note);
+            eprintln!("{mark} {:<width$} {}: {}", r.method, r.status, r.note);
         }
     }
     eprintln!("chosen: {}", c.chosen);
+}
+
+/// A time in plain digits in the usual range, with an exponent outside it (a trial of 1e-10 s
+/// printed as "0.000000").
+fn time(t: f64) -> String {
+    if t == 0.0 || (1e-3..1e6).contains(&t.abs()) {
+        format!("{t}")
+    } else {
+        format!("{t:e}")
+    }
 }

@@ -17,7 +17,6 @@ use dynastep::analysis::simulation::{RunOptions, Simulation, SimulationError};
 use dynastep::analysis::step_control::{StepControl, StepSettings};
 use dynastep::io::history::{HistoryColumns, HistoryWriter};
 use dynastep::io::summary::Summary;
-use dynastep::model::settings::SingularityPolicy;
 use dynastep::model::Model;
 use dynastep::study::choice::{Measure, MethodChoice};
 use dynastep::study::compare::Method;
@@ -303,11 +302,13 @@ fn simulate(
     let src = &args.source;
     let opts = options(args, choice)?;
     // A chosen index-1 pair stops at a singular configuration, so that `run` can fall back.
-    let mut model = model.clone();
-    if choice.is_some() {
-        model.solver.constraints.singular_configuration = SingularityPolicy::Stop;
-    }
-    let model = &model;
+    let stopping;
+    let model = if choice.is_some() {
+        stopping = model.stopping_at_singular_configurations();
+        &stopping
+    } else {
+        model
+    };
     let mut sim = Simulation::new(model, &opts).map_err(|e| src.start_error(&opts, &e))?;
     if let Some(Choice::Switch(s)) = choice {
         s.prepare(&mut sim);

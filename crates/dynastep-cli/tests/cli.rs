@@ -476,6 +476,7 @@ fn a_tolerance_without_a_scheme_takes_the_stiffness_switch_and_trial_measures() 
         "{c}"
     );
     assert_eq!(c["ranking"].as_array().unwrap().len(), 5, "{c}");
+    assert_eq!(c["trial_t_start"], 0.0);
     assert_eq!(c["trial_t_end"], 0.2);
     // Both choices choose the formulation as well: naming one is refused.
     for scheme in ["auto", "trial"] {

@@ -172,6 +172,16 @@ fn a_step_size_without_a_tolerance_forces_fixed_steps() {
     };
     let sim = Simulation::new(&model, &adaptive).unwrap();
     assert!(sim.step_policy().starts_with("adaptive steps, rtol = 1e-8"));
+    // A run shorter than dt takes its whole span as the first step, and says so.
+    let short = RunOptions {
+        t_end: Some(1e-4),
+        ..adaptive.clone()
+    };
+    let mut sim = Simulation::new(&model, &short).unwrap();
+    let policy = sim.step_policy();
+    assert!(policy.ends_with("first step 1e-4 s"), "{policy}");
+    let report = sim.run(&mut []);
+    assert_eq!(report.h_max, 1e-4, "{policy}");
     // The model's own dt beside its rtol stays a first step.
     let sets = vec!["solver.t_end=0.1".to_string()];
     let text = dynastep::examples::find("spatial-top").unwrap().text;

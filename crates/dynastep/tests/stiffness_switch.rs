@@ -18,7 +18,7 @@ use dynastep::study::switch::StiffnessSwitch;
 fn switched_run(example: &str, rtol: f64) -> (StiffnessSwitch, RunStatus) {
     let model = util::model(example);
     let mut switch = StiffnessSwitch::new(&model, rtol);
-    let run_model = StiffnessSwitch::model(&model);
+    let run_model = model.stopping_at_singular_configurations();
     loop {
         let opts = switch.options(&RunOptions::default());
         let mut sim = Simulation::new(&run_model, &opts).unwrap();

@@ -158,8 +158,9 @@ impl Simulation {
         let span = self.settings.t_end - self.initial.t;
         match self.settings.step.resolve(span) {
             Ok(Some(t)) => {
+                // As the step sizer takes it: within [h_min, h_max], h_max being the span by default.
                 let first = if self.settings.h > 0.0 {
-                    format!("first step {:e} s", self.settings.h)
+                    format!("first step {:e} s", self.settings.h.clamp(t.h_min, t.h_max))
                 } else {
                     "first step chosen automatically".into()
                 };

@@ -873,6 +873,10 @@ fn syntax_hint(message: &str) -> String {
         "put text values in double quotes, e.g. `body_i = \"crank\"`".into()
     } else if m.contains("duplicate key") {
         "each key may appear only once in a table".into()
+    } else if m.contains("unclosed array table") {
+        "close a table-array header with `]]`, e.g. `[[bodies]]`".into()
+    } else if m.contains("unclosed table") {
+        "close a table header with `]`, e.g. `[solver]`".into()
     } else if m.contains("unclosed array") || m.contains("between array elements") {
         "separate array elements with `,` and close the array with `]`".into()
     } else if m.contains("unclosed")
@@ -1705,6 +1709,11 @@ t_end = 2.0
         assert!(e.hint.contains("double quotes"), "{e}");
         let e = &errors("a = 1\na = 2\n")[0];
         assert_eq!(e.line, 2, "{e}");
+        // Headers left open: the help names the header's own closing brackets.
+        let e = &errors("[[bodies]\nname = \"a\"\n")[0];
+        assert!(e.hint.contains("`]]`"), "{e}");
+        let e = &errors("[solver\nt_end = 1.0\n")[0];
+        assert!(e.hint.contains("close a table header with `]`"), "{e}");
     }
 
     #[test]

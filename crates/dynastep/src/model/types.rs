@@ -19,7 +19,8 @@ use super::settings::{ConstraintSettings, NewtonSettings, RedundancyPolicy, Step
 /// Name of the implicit ground body.
 pub const GROUND: &str = "ground";
 
-/// A planar mechanism model.
+/// A model: a planar mechanism (bodies, joints, drivers, forces, markers), a spatial one
+/// (`spatial`) or an equation-based one (`equations`), with its solver settings.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Model {
@@ -61,6 +62,18 @@ pub struct Model {
     /// Solver settings; the command line overrides them.
     #[serde(default)]
     pub solver: SolverSpec,
+}
+
+impl Model {
+    /// This model with `solver.constraints.singular_configuration = "stop"`: its index-1
+    /// formulations stop at a singular configuration instead of warning, so that a run which
+    /// chose its pair (the stiffness switch, the trial's fallback, the trial's explicit
+    /// reference) can go on with a position-level pair that passes it.
+    pub fn stopping_at_singular_configurations(&self) -> Model {
+        let mut m = self.clone();
+        m.solver.constraints.singular_configuration = super::settings::SingularityPolicy::Stop;
+        m
+    }
 }
 
 /// The ground body, always named `ground`.

@@ -78,7 +78,9 @@ pub struct MethodChoice {
     pub chosen: String,
     /// The tolerance rtol = atol of the trial.
     pub rtol: f64,
-    /// End of the trial \[s\] (it starts where the run starts).
+    /// Start of the trial, where the run starts \[s\].
+    pub trial_t_start: f64,
+    /// End of the trial \[s\].
     pub trial_t_end: f64,
     /// The trial's reference, e.g. `msstc5, rtol = atol 1.000e-8`.
     pub reference: String,
@@ -223,6 +225,7 @@ pub fn choose_method(
         method: methods[best].clone(),
         chosen: methods[best].label(),
         rtol,
+        trial_t_start: trial.t_start,
         trial_t_end: trial.t_end,
         reference: trial.reference.description.clone(),
         reference_time_s: trial.reference_time_s,
@@ -294,6 +297,7 @@ mod tests {
             method: ranked[0].clone(),
             chosen: ranked[0].label(),
             rtol: 1e-6,
+            trial_t_start: 0.0,
             trial_t_end: 1.0,
             reference: String::new(),
             reference_time_s: 0.0,

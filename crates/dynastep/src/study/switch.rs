@@ -22,7 +22,6 @@
 use crate::analysis::dynamic::{RunReport, RunStatus, STIFF_STEPS};
 use crate::analysis::failure::FailureKind;
 use crate::analysis::simulation::{RunOptions, Simulation};
-use crate::model::settings::SingularityPolicy;
 use crate::model::Model;
 use crate::scheme::SchemeParams;
 use crate::study::compare::Method;
@@ -120,14 +119,6 @@ impl StiffnessSwitch {
         opts.formulation = self.method.formulation.clone();
         opts.step.rtol = Some(self.rtol);
         opts
-    }
-
-    /// The model to run: `model` whose index-1 formulations stop at a singular configuration, so
-    /// that the run can switch to the position-level pair.
-    pub fn model(model: &Model) -> Model {
-        let mut m = model.clone();
-        m.solver.constraints.singular_configuration = SingularityPolicy::Stop;
-        m
     }
 
     /// Sets up `sim` (built with [`StiffnessSwitch::options`]) for the pair the switch is on: the

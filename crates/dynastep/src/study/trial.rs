@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use crate::analysis::simulation::{RunOptions, Simulation};
 use crate::analysis::step_control::StepSettings;
 use crate::io::history_table::HistoryTable;
-use crate::model::settings::{SingularityPolicy, MIN_RTOL};
+use crate::model::settings::MIN_RTOL;
 use crate::model::Model;
 use crate::study::choice::candidates;
 use crate::study::compare::{
@@ -69,6 +69,8 @@ pub struct Trial {
     pub model: Model,
     /// Constraint rows of the model.
     pub m: usize,
+    /// Start of the trial, the run's \[s\].
+    pub t_start: f64,
     /// End of the trial \[s\].
     pub t_end: f64,
     /// The pose columns compared.
@@ -149,6 +151,7 @@ impl Trial {
             reference_time_s,
             first,
             self_referenced,
+            t_start: trial.solver.t_start.unwrap_or(0.0),
             t_end: trial.solver.t_end.unwrap_or_default(),
             model: trial,
             m,
@@ -316,8 +319,7 @@ fn reference(
         Err(e) if interrupted() => return Err(e),
         Err(e) => (!cut.get()).then_some(e),
     };
-    let mut watched = trial.clone();
-    watched.solver.constraints.singular_configuration = SingularityPolicy::Stop;
+    let watched = trial.stopping_at_singular_configurations();
     let value = (rtol / 100.0).max(MIN_RTOL);
     let tight = Sweep::Tolerances(vec![value]);
     let explicit = match run_kept(&watched, method, &tight, value, interrupted) {
