@@ -14,11 +14,12 @@ Each engine is swept over settings (the tables below: GA_STEPS, FAST, EXUDYN, MU
   tolerances or steps). Time: `loop_time_s` of summary.json. A run that stops is recorded as such.
 - dynastep auto: `dynastep run --scheme auto` at the tolerances AUTO_RTOLS, the pair dynastep
   takes when given a tolerance and no scheme (docs/schemes.md, "The stiffness switch": Adams PECE
-  with projection, made again from the start with ESDIRK4(3)6L in stabilized index 2 when its
-  steps are bounded by stability or it fails). Recorded: the pair it ended on, its end-point error, its time
-  (`loop_time_s`: that pair's run over the whole span) and the time lost to the switch
-  (`stiffness_switch.switched.loop_time_s`: the first pair's loop until it stopped; 0 without a
-  switch). The wall-clock of the whole `dynastep run` process is kept too (`process`), with the
+  with projection, going on with ESDIRK4(3)6L in stabilized index 2 when its steps are bounded
+  by stability, made again from the start with it when it fails). Recorded: the pair it ended
+  on, its end-point error, its time (`loop_time_s`: the run over the whole span, both pairs when
+  it went on) and the time lost to the switch (the first pair's loop,
+  `stiffness_switch.switched.loop_time_s`, when the run was made again from the start; 0
+  without a switch or when it went on, since `loop_time_s` holds it then). The wall-clock of the whole `dynastep run` process is kept too (`process`), with the
   start-up and the output. Each round reruns it; the times are those of the rounds that ended on
   the first round's pair, and a round that ended on another is kept in `rounds`.
 - Exudyn: its generalized-α as bench/run.py runs it (`run_exudyn_with`), at steps and Newton
@@ -320,6 +321,15 @@ def finite(x):
     return isinstance(x, (int, float)) and np.isfinite(x)
 
 
+
+def lost_to(switched):
+    """The loop time a stiffness switch lost: the first pair's, when the run was made again from
+    the start; 0 without a switch or when the run went on from where the first pair stopped
+    (its `loop_time_s` counts both pairs then)."""
+    if not switched or switched.get("went_on"):
+        return 0.0
+    return switched["loop_time_s"]
+
 def run_auto(binary, case, s, work):
     """One `--scheme auto` run: {"time" (the loop time of the pair it ended on), "result",
     "steps", "chosen", "lost" (the time lost to the switch, 0 without one), "switched" (when and
@@ -343,8 +353,7 @@ def run_auto(binary, case, s, work):
     if not sw:
         return {"failed": "no stiffness_switch in summary.json (a binary without the switch?)"}
     switched = sw.get("switched")
-    got = {"chosen": sw["chosen"], "lost": switched["loop_time_s"] if switched else 0.0,
-           "process": process}
+    got = {"chosen": sw["chosen"], "lost": lost_to(switched), "process": process}
     if switched:
         got["switched"] = {k: switched[k] for k in ("from", "stopped_at")} | {
             "reason": switched["reason"][:200]}

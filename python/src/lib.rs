@@ -21,7 +21,6 @@ use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::analysis::stability;
 use dynastep::analysis::step_control::StepSettings;
 use dynastep::io::history::{HistoryColumns, HistoryRecorder};
-use dynastep::io::history_table::HistoryTable;
 use dynastep::io::summary::Summary;
 use dynastep::model::{parse, Model as ModelData};
 use dynastep::study::switch::StiffnessSwitch;
@@ -102,7 +101,7 @@ impl Model {
         let model = &self.inner;
         let outcome = py.detach(move || -> Result<_, String> {
             if !StiffnessSwitch::wanted(opts.scheme.as_deref(), opts.step.rtol, model) {
-                return run_once(model, &opts, None);
+                return run_once(model, &opts, None, None);
             }
             // The stiffness switch (`scheme="auto"`, or rtol without a scheme), as `dynastep run`.
             if !opts.params.is_empty() || opts.formulation.is_some() {
@@ -114,16 +113,20 @@ impl Model {
                 )?;
             let mut switch = StiffnessSwitch::new(model, rtol);
             let model = model.stopping_at_singular_configurations();
+            let mut kept = None;
             loop {
-                let (table, summary, signal, report) =
-                    run_once(&model, &switch.options(&opts), Some(&switch))?;
+                let (recorder, summary, signal, report) =
+                    run_once(&model, &switch.options(&opts), Some(&switch), kept.take())?;
                 if signal.is_none() && switch.after_run(&report) {
+                    // Found stiff, the run goes on with the rows so far.
+                    kept = switch.goes_on().then_some(recorder);
                     continue;
                 }
-                return Ok((table, summary, signal, report));
+                return Ok((recorder, summary, signal, report));
             }
         });
-        let (table, summary, signal, _) = outcome.map_err(SimulationError::new_err)?;
+        let (recorder, summary, signal, _) = outcome.map_err(SimulationError::new_err)?;
+        let table = recorder.table;
         let arrays: Vec<_> = table
             .columns
             .into_iter()
@@ -144,15 +147,17 @@ impl Model {
     }
 }
 
-/// The outcome of one run: its columns, summary.json's text, a pending Python signal, the report.
-type RunOnce = (HistoryTable, String, Option<PyErr>, RunReport);
+/// The outcome of one run: its rows, summary.json's text, a pending Python signal, the report.
+type RunOnce = (HistoryRecorder, String, Option<PyErr>, RunReport);
 
 /// One run of `model` with `opts` (the stiffness switch's pair when `switch` is given, whose state
-/// summary.json then carries), recorded in memory.
+/// summary.json then carries), recorded in memory: in `kept` when it goes on from the end of the
+/// switch's first run, whose rows those are.
 fn run_once(
     model: &ModelData,
     opts: &RunOptions,
     switch: Option<&StiffnessSwitch>,
+    kept: Option<HistoryRecorder>,
 ) -> Result<RunOnce, String> {
     let mut sim = Simulation::new(model, opts).map_err(|e| e.to_string())?;
     if let Some(s) = switch {
@@ -160,10 +165,15 @@ fn run_once(
     }
     HistoryColumns::check_selection(&sim.system, &sim.model.solver, opts.omega_max)
         .map_err(|f| f.to_string())?;
-    let columns = HistoryColumns::of_run(&sim.system, &sim.model.solver, opts.omega_max);
-    let mut recorder = HistoryRecorder::new(columns);
+    let mut recorder = kept.unwrap_or_else(|| {
+        let columns = HistoryColumns::of_run(&sim.system, &sim.model.solver, opts.omega_max);
+        HistoryRecorder::new(columns)
+    });
     let mut signals = PythonSignals::new();
-    let report = sim.run(&mut [&mut recorder, &mut signals]);
+    let report = match switch {
+        Some(s) => s.run(&mut sim, &mut [&mut recorder, &mut signals]),
+        None => sim.run(&mut [&mut recorder, &mut signals]),
+    };
     let mut summary =
         serde_json::to_value(Summary::new(&sim, &report)).map_err(|e| format!("summary: {e}"))?;
     if let (Some(s), Some(map)) = (switch, summary.as_object_mut()) {
@@ -171,7 +181,7 @@ fn run_once(
         map.insert("stiffness_switch".into(), s);
     }
     Ok((
-        recorder.table,
+        recorder,
         summary.to_string(),
         signals.error.into_inner(),
         report,

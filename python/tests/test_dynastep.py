@@ -115,13 +115,17 @@ def test_settings_errors_raise_and_failed_runs_keep_their_rows():
 
 def test_the_stiffness_switch_runs_as_the_cli_does():
     # The flyball governor is stiff: Adams PECE stops early and ESDIRK4(3)6L in stabilized index 2
-    # runs from the start; the smooth pendulum stays on Adams PECE.
-    r = dynastep.load_example("flyball-governor").run(scheme="auto", rtol=1e-4, t_end=0.5)
+    # goes on from there, in the same rows; the smooth pendulum stays on Adams PECE.
+    r = dynastep.load_example("flyball-governor").run(
+        scheme="auto", rtol=1e-4, t_end=0.5, output_interval=0.01
+    )
     assert r.summary["status"] == "completed"
     assert (r.summary["scheme"], r.summary["formulation"]) == ("esdirk4-6", "stabilized-index2")
     switched = r.summary["stiffness_switch"]["switched"]
     assert switched["from"] == "abm / projection" and 0 < switched["stopped_at"] < 0.1
+    assert switched["went_on"]
     assert abs(r.t[-1] - 0.5) < 1e-12 and r.t[0] == 0.0
+    assert len(r.t) == 51 and all(abs(t - 0.01 * k) < 1e-9 for k, t in enumerate(r.t))
     p = dynastep.load_example("pendulum").run(scheme="auto", rtol=1e-6, t_end=2.0)
     assert (p.summary["scheme"], p.summary["formulation"]) == ("abm", "projection")
     assert "switched" not in p.summary["stiffness_switch"]

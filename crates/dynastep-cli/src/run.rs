@@ -159,6 +159,8 @@ struct Simulated {
     report: RunReport,
     history_path: PathBuf,
     summary_path: PathBuf,
+    /// Its history writer, flushed, for a run that goes on from its end.
+    writer: Option<HistoryWriter<fs::File>>,
 }
 
 /// How the pair of a run without a named scheme was chosen.
@@ -202,12 +204,34 @@ impl Choice {
         if again && !quiet {
             // The failure's own advice was for the pair left; the message says what happened.
             let chosen = self.method().label();
+            let how = match self.goes_on() {
+                true => "going on from there",
+                false => "running again from the start",
+            };
             eprintln!(
-                "{from} stopped at t = {failed_at:.6} s: {}; running again from the start with {chosen}, {why}",
+                "{from} stopped at t = {failed_at:.6} s: {}; {how} with {chosen}, {why}",
                 reason.message
             );
         }
         again
+    }
+
+    /// True when the next run goes on from where the last stopped (the stiffness switch after
+    /// finding the model stiff), keeping its history.
+    fn goes_on(&self) -> bool {
+        matches!(self, Choice::Switch(s) if s.goes_on())
+    }
+
+    /// The pairs of a run that went on with a second one: `first to t = …, then `.
+    fn went_on_from(&self) -> String {
+        match self {
+            Choice::Switch(s) if s.goes_on() => s
+                .switched
+                .as_ref()
+                .map(|w| format!("{} to t = {:.6} s, then ", w.from, w.stopped_at))
+                .unwrap_or_default(),
+            _ => String::new(),
+        }
     }
 }
 
@@ -216,14 +240,19 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
     let src = &args.source;
     let (model, stem) = crate::load_model(src.model.as_deref(), src.example.as_deref(), &src.set)?;
     let mut choice = choose(&args, &model)?;
+    // The history written so far, kept when the next run goes on from where the last stopped.
+    let mut kept = None;
     loop {
-        let done = simulate(&args, &model, &stem, choice.as_ref())?;
+        let mut done = simulate(&args, &model, &stem, choice.as_ref(), kept.take())?;
         if let Some(c) = choice.as_mut() {
             if c.again(&done.report, src.quiet) {
+                if c.goes_on() {
+                    kept = done.writer.take();
+                }
                 continue;
             }
         }
-        return report_end(&args, &model, &stem, &done);
+        return report_end(&args, &model, &stem, &done, choice.as_ref());
     }
 }
 
@@ -291,13 +320,15 @@ fn options(args: &RunArgs, choice: Option<&Choice>) -> Result<RunOptions> {
     })
 }
 
-/// Sets up the run, says what it runs, runs it with the history writer, the interrupt watch and
-/// a progress bar on a terminal, and writes summary.json (also after a failure).
+/// Sets up the run, says what it runs, runs it with the history writer (`kept`, when it goes on
+/// from the end of the last run), the interrupt watch and a progress bar on a terminal, and
+/// writes summary.json (also after a failure).
 fn simulate(
     args: &RunArgs,
     model: &Model,
     stem: &str,
     choice: Option<&Choice>,
+    kept: Option<HistoryWriter<fs::File>>,
 ) -> Result<Simulated> {
     let src = &args.source;
     let opts = options(args, choice)?;
@@ -326,10 +357,15 @@ fn simulate(
         .with_context(|| format!("cannot create output directory {}", out.display()))?;
     write_model(&out, &sim.model)?;
     let history_path = out.join("history.csv");
-    let file = fs::File::create(&history_path)
-        .with_context(|| format!("cannot create {}", history_path.display()))?;
-    let columns = HistoryColumns::of_run(&sim.system, &sim.model.solver, args.omega_max);
-    let mut writer = HistoryWriter::with_columns(columns, file)?;
+    let mut writer = match kept {
+        Some(w) => w,
+        None => {
+            let file = fs::File::create(&history_path)
+                .with_context(|| format!("cannot create {}", history_path.display()))?;
+            let columns = HistoryColumns::of_run(&sim.system, &sim.model.solver, args.omega_max);
+            HistoryWriter::with_columns(columns, file)?
+        }
+    };
     let show = !src.quiet && std::io::stderr().is_terminal();
     let mut progress = Progress::new(&sim, show);
     signals::install();
@@ -339,7 +375,10 @@ fn simulate(
         if show {
             observers.push(&mut progress);
         }
-        sim.run(&mut observers)
+        match choice {
+            Some(Choice::Switch(s)) => s.run(&mut sim, &mut observers),
+            _ => sim.run(&mut observers),
+        }
     };
     progress.bar.finish_and_clear();
     writer
@@ -362,6 +401,7 @@ fn simulate(
         report,
         history_path,
         summary_path,
+        writer: Some(writer),
     })
 }
 
@@ -415,13 +455,20 @@ fn announce(sim: &Simulation, model: &Model, stem: &str, choice: Option<&Choice>
 }
 
 /// Draws the plot when asked and says how the run ended; the exit status.
-fn report_end(args: &RunArgs, model: &Model, stem: &str, done: &Simulated) -> Result<ExitCode> {
+fn report_end(
+    args: &RunArgs,
+    model: &Model,
+    stem: &str,
+    done: &Simulated,
+    choice: Option<&Choice>,
+) -> Result<ExitCode> {
     let src = &args.source;
     let Simulated {
         sim,
         report,
         history_path,
         summary_path,
+        ..
     } = done;
     let out = history_path.parent().unwrap_or(std::path::Path::new("."));
     if args.plot {
@@ -459,8 +506,9 @@ fn report_end(args: &RunArgs, model: &Model, stem: &str, done: &Simulated) -> Re
                     );
                 }
                 eprintln!(
-                    "{}: {steps} with {} ({}) in {:.3} s; max |E - E0 - W_nc| = {:.3e} J, max |Phi| = {:.3e}\nwrote {} and {}",
+                    "{}: {steps} with {}{} ({}) in {:.3} s; max |E - E0 - W_nc| = {:.3e} J, max |Phi| = {:.3e}\nwrote {} and {}",
                     if model.name.is_empty() { stem } else { &model.name },
+                    choice.map(Choice::went_on_from).unwrap_or_default(),
                     sim.scheme.name(),
                     sim.settings.formulation,
                     report.wall_time_s,

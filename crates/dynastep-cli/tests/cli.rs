@@ -621,8 +621,9 @@ fn a_long_dependency_is_named_by_its_elements() {
 }
 
 /// The stiffness switch on the flyball governor: Adams PECE's steps are bounded by its stability
-/// from the start, the run stops after STIFF_STEPS of them, is made again from the start with
-/// ESDIRK4(3)6L in stabilized index 2 and completes; summary.json says when and why it switched.
+/// from the start, the run stops after STIFF_STEPS of them and goes on from there with
+/// ESDIRK4(3)6L in stabilized index 2 to the end, in one history; summary.json says when and why
+/// it switched.
 #[test]
 fn the_stiffness_switch_leaves_adams_pece_on_the_flyball_governor() {
     let out = scratch("auto-flyball");
@@ -636,14 +637,31 @@ fn the_stiffness_switch_leaves_adams_pece_on_the_flyball_governor() {
         "1e-4",
         "--t-end",
         "0.5",
+        "--output-interval",
+        "0.01",
         "--out",
         out.to_str().unwrap(),
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(
-        err.contains("running again from the start with esdirk4-6 / stabilized-index2"),
+        err.contains("going on from there with esdirk4-6 / stabilized-index2"),
         "{err}"
+    );
+    assert!(err.contains("with abm / projection to t = 0.0"), "{err}");
+    // One history: its header once, a row at each multiple of the interval.
+    let history = std::fs::read_to_string(out.join("history.csv")).unwrap();
+    let t: Vec<f64> = history
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(t.len(), 51, "{t:?}");
+    assert!(
+        t.iter()
+            .enumerate()
+            .all(|(k, t)| (t - 0.01 * k as f64).abs() < 1e-9),
+        "{t:?}"
     );
     let s = summary(&out);
     assert_eq!(s["status"], "completed", "{s}");
@@ -657,4 +675,5 @@ fn the_stiffness_switch_leaves_adams_pece_on_the_flyball_governor() {
     assert!(at > 0.0 && at < 0.1, "{w}");
     assert!(w["reason"].as_str().unwrap().contains("stiff"), "{w}");
     assert!(w["loop_time_s"].as_f64().unwrap() > 0.0, "{w}");
+    assert_eq!(w["went_on"], true, "{w}");
 }

@@ -4,7 +4,7 @@
 #[path = "common/examples.rs"]
 mod util;
 
-use dynastep::analysis::dynamic::{RunStatus, STIFF_STEPS};
+use dynastep::analysis::dynamic::{Recorder, RunReport, RunStatus, STIFF_STEPS};
 use dynastep::analysis::failure::FailureKind;
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::analysis::stability::analyse;
@@ -16,16 +16,31 @@ use dynastep::study::switch::StiffnessSwitch;
 /// A run of `example` at `rtol` through the switch, as `dynastep run --scheme auto` makes it: the
 /// switch's state and the last run's status.
 fn switched_run(example: &str, rtol: f64) -> (StiffnessSwitch, RunStatus) {
+    let (switch, report, _) = recorded_switched_run(example, &RunOptions::default(), rtol);
+    (switch, report.status)
+}
+
+/// [`switched_run`] with `base` options, its samples recorded (restarted when the run is made
+/// again from the start, kept when it goes on).
+fn recorded_switched_run(
+    example: &str,
+    base: &RunOptions,
+    rtol: f64,
+) -> (StiffnessSwitch, RunReport, Recorder) {
     let model = util::model(example);
     let mut switch = StiffnessSwitch::new(&model, rtol);
     let run_model = model.stopping_at_singular_configurations();
+    let mut recorder = Recorder::default();
     loop {
-        let opts = switch.options(&RunOptions::default());
+        let opts = switch.options(base);
         let mut sim = Simulation::new(&run_model, &opts).unwrap();
         switch.prepare(&mut sim);
-        let report = sim.run(&mut []);
+        let report = switch.run(&mut sim, &mut [&mut recorder]);
         if !switch.after_run(&report) {
-            return (switch, report.status);
+            return (switch, report, recorder);
+        }
+        if !switch.goes_on() {
+            recorder = Recorder::default();
         }
     }
 }
@@ -146,4 +161,68 @@ fn a_failed_first_pair_is_run_again_with_the_implicit_one() {
     let (s, status) = switched_run("flyball-governor", 1e-4);
     assert!(matches!(status, RunStatus::Completed), "{status:?}");
     assert!(s.switched.unwrap().reason.contains("stiff"));
+}
+
+/// Found stiff, the run goes on from where Adams PECE stopped (the flyball governor at rtol 1e-6,
+/// t ≈ 0.05 s): one history on the output grid, the counters of both pairs, the energy balance
+/// of the start; and its end is as accurate as the implicit pair's own run from the start,
+/// against that pair at rtol 1e-9.
+#[test]
+fn found_stiff_the_run_goes_on_from_where_it_stopped() {
+    let (interval, rtol) = (0.01, 1e-6);
+    let base = RunOptions {
+        output_interval: Some(interval),
+        ..RunOptions::default()
+    };
+    let (s, report, rec) = recorded_switched_run("flyball-governor", &base, rtol);
+    assert!(matches!(report.status, RunStatus::Completed), "{report:?}");
+    let w = s.switched.clone().expect("switched");
+    assert!(w.went_on && w.reason.contains("stiff"), "{w:?}");
+    // Every row once, on the grid, from t = 0 to 10 s.
+    let t: Vec<f64> = rec.states.iter().map(|x| x.t).collect();
+    assert_eq!(t.len(), 1001, "{:?}", &t[..8]);
+    for (k, tk) in t.iter().enumerate() {
+        assert!((tk - k as f64 * interval).abs() < 1e-9, "row {k} at {tk}");
+    }
+    // The first pair's STIFF_STEPS steps and more are in the count, the energy reference is the
+    // start's: the balance stays small across the switch.
+    assert!(report.steps as usize > STIFF_STEPS && report.t_start == 0.0);
+    let k = (w.stopped_at / interval).ceil() as usize;
+    let across = rec.energy_balance[k - 2..k + 3]
+        .iter()
+        .fold(0.0_f64, |m, e| m.max(e.abs()));
+    println!(
+        "switched at {} s; balance across it {across:.3e} J, max {:.3e} J",
+        w.stopped_at, report.max_energy_error
+    );
+    assert!(across < 1e-3, "{:?}", &rec.energy_balance[k - 2..k + 3]);
+    // W_nc goes on from its value at the switch (the dampers' work, about -2e-3 J by then, a
+    // tenth of that over each row's interval).
+    let (w0, w1) = (rec.work_nc[k - 1], rec.work_nc[k]);
+    assert!(
+        w0 < -1e-3 && (w1 - w0).abs() < 0.2 * w0.abs(),
+        "W_nc {w0} then {w1}"
+    );
+    // The end against the implicit pair from the start.
+    let direct = |r: f64| {
+        let opts = RunOptions {
+            scheme: Some("esdirk4-6".into()),
+            formulation: Some("stabilized-index2".into()),
+            step: StepSettings {
+                rtol: Some(r),
+                ..StepSettings::default()
+            },
+            ..base.clone()
+        };
+        let mut sim = Simulation::new(&util::model("flyball-governor"), &opts).unwrap();
+        sim.run(&mut []).final_state.q
+    };
+    let reference = direct(1e-9);
+    let e_direct = (direct(rtol) - &reference).amax();
+    let e_switched = (&report.final_state.q - &reference).amax();
+    println!("end error: switched {e_switched:.3e}, implicit pair from the start {e_direct:.3e}");
+    assert!(
+        e_switched < 3.0 * e_direct + 10.0 * rtol,
+        "{e_switched} vs {e_direct}"
+    );
 }

@@ -205,6 +205,25 @@ pub struct Sample<'a> {
     pub omega_max: Option<f64>,
 }
 
+impl<'a> Sample<'a> {
+    /// The sample at the start of a run: the consistent state `x0` with its energy `e0`,
+    /// violations `v0` and ω_max, nothing done yet.
+    fn start(x0: &'a State, e0: Energy, v0: ConstraintViolation, omega_max: Option<f64>) -> Self {
+        Sample {
+            state: x0,
+            energy: e0,
+            work_nc: 0.0,
+            energy_balance: 0.0,
+            violation: v0,
+            h: 0.0,
+            steps: 0,
+            rejected: 0,
+            newton_iterations: 0,
+            omega_max,
+        }
+    }
+}
+
 /// An observer's answer: go on, or stop the run (which is not a failure).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
@@ -303,6 +322,10 @@ pub struct RunReport {
     pub max_violation_rows: ConstraintViolation,
     /// The last complete state (at t_end for a completed run).
     pub final_state: State,
+    /// Work of the non-conservative forces and drivers from the start to `final_state` \[J\].
+    pub final_work_nc: f64,
+    /// Time of the start \[s\] (of the first run, for a run that went on from another's end).
+    pub t_start: f64,
     /// Energy at the start \[J\].
     pub initial_energy: Energy,
     /// The largest ω_max over the committed steps and its time, when the run computes it.
@@ -343,6 +366,8 @@ impl RunReport {
             max_energy_error_rows: 0.0,
             max_violation_rows: v0,
             final_state: x0.clone(),
+            final_work_nc: 0.0,
+            t_start: x0.t,
             initial_energy: e0,
             omega_max: None,
             phase_times: PhaseTimes::default(),
@@ -350,6 +375,15 @@ impl RunReport {
             notes: Vec::new(),
             halved_steps: 0,
         }
+    }
+
+    /// The report a run going on from this one's end starts with ([`go_on`]): its counters, times
+    /// and maxima, the status reset, and the error-control settings `tol` of the new run.
+    fn going_on(&self, tol: Option<Tolerances>) -> RunReport {
+        let mut r = self.clone();
+        r.status = RunStatus::Completed;
+        r.tolerances = tol;
+        r
     }
 
     /// Replaces the advice of a divergence (the energy watch's failure) with `advice`.
@@ -396,14 +430,51 @@ pub fn run<S: System>(
     settings: &DynamicSettings,
     observers: &mut [&mut dyn Observer<S>],
 ) -> RunReport {
+    built_and_run(sys, scheme, x0, settings, None, observers)
+}
+
+/// Goes on with `scheme` in the formulation of `settings` from the end of the run `before` of the
+/// same system (its `final_state`, whose accelerations and multipliers start the new scheme:
+/// consistent ones after an acceleration-level formulation, as the switch's first pair is) to
+/// `settings.t_end`: the stiffness switch's second pair (`study/switch.rs`). The report is `before`'s with this run's counters, times and maxima added;
+/// the energy balance keeps E_0 and W_nc of the start of `before`; the output rows keep its
+/// schedule t_0 + k·interval, from the first after `before`'s end (whose rows the observers have
+/// had: they get no sample at the start).
+///
+/// # Panics
+/// When the shapes of `before.final_state` do not match the system.
+pub fn go_on<S: System>(
+    sys: &S,
+    scheme: &mut dyn Scheme,
+    before: &RunReport,
+    settings: &DynamicSettings,
+    observers: &mut [&mut dyn Observer<S>],
+) -> RunReport {
+    let x0 = &before.final_state;
+    built_and_run(sys, scheme, x0, settings, Some(before), observers)
+}
+
+/// [`run_from`] with the formulation named in `settings`, built here; a formulation that cannot
+/// be built fails the run.
+fn built_and_run<S: System>(
+    sys: &S,
+    scheme: &mut dyn Scheme,
+    x0: &State,
+    settings: &DynamicSettings,
+    before: Option<&RunReport>,
+    observers: &mut [&mut dyn Observer<S>],
+) -> RunReport {
     let built = FormulationSettings {
         newton: newton_for(settings),
         constraints: settings.constraints,
     };
     match formulation::build::<S>(settings.formulation, sys.n(), sys.m(), &built) {
-        Ok(mut f) => run_with(sys, scheme, f.as_mut(), x0, settings, observers),
+        Ok(mut f) => run_from(sys, scheme, f.as_mut(), x0, settings, before, observers),
         Err(reason) => {
-            let mut r = RunReport::new(x0, Energy::default(), Default::default(), None);
+            let mut r = match before {
+                Some(b) => b.going_on(b.tolerances),
+                None => RunReport::new(x0, Energy::default(), Default::default(), None),
+            };
             r.fail(x0.t, RunFailure::settings(reason.to_string()));
             r
         }
@@ -438,19 +509,37 @@ pub fn run_with<S: System, F: Formulation<S> + ?Sized>(
     settings: &DynamicSettings,
     observers: &mut [&mut dyn Observer<S>],
 ) -> RunReport {
+    run_from(sys, scheme, formulation, x0, settings, None, observers)
+}
+
+/// [`run_with`] from `x0`, or going on from the end of the run `before` ([`go_on`]), whose
+/// counters, maxima, energy reference and output schedule it keeps.
+fn run_from<S: System, F: Formulation<S> + ?Sized>(
+    sys: &S,
+    scheme: &mut dyn Scheme,
+    formulation: &mut F,
+    x0: &State,
+    settings: &DynamicSettings,
+    before: Option<&RunReport>,
+    observers: &mut [&mut dyn Observer<S>],
+) -> RunReport {
     let (n, m) = (sys.n(), sys.m());
     assert_eq!((x0.q.len(), x0.lambda.len()), (n, m), "initial state shape");
     let (mut diag, e0) = Diagnostics::new(sys, x0);
     let v0 = diag.violation(sys, x0);
-    let span = settings.t_end - x0.t;
-    let tol = settings.step.resolve(span);
-    let mut report = RunReport::new(x0, e0, v0, tol.clone().ok().flatten());
+    let tol = settings.step.resolve(settings.t_end - x0.t);
+    let tolerances = tol.clone().ok().flatten();
+    let mut report = match before {
+        Some(b) => {
+            diag.e0 = b.initial_energy.kinetic + b.initial_energy.potential;
+            diag.work = b.final_work_nc;
+            b.going_on(tolerances)
+        }
+        None => RunReport::new(x0, e0, v0, tolerances),
+    };
     let checked = check_settings(settings, x0.t, scheme, sys.m())
         .and(tol)
-        .and_then(|tol| {
-            let outputs = OutputTimes::new(x0.t, settings.output_interval, settings.t_end)?;
-            Ok((outputs, tol))
-        });
+        .and_then(|tol| Ok((output_times(settings, &report, x0.t)?, tol)));
     let (outputs, tol) = match checked {
         Ok(ok) => ok,
         Err(e) => {
@@ -458,6 +547,7 @@ pub fn run_with<S: System, F: Formulation<S> + ?Sized>(
             return report;
         }
     };
+    let diagnostics = (diag, e0);
     let mut tl = TimeLoop::new(
         sys,
         scheme,
@@ -466,20 +556,14 @@ pub fn run_with<S: System, F: Formulation<S> + ?Sized>(
         settings,
         tol,
         outputs,
-        (diag, e0),
+        diagnostics,
     );
-    let sample0 = Sample {
-        state: x0,
-        energy: e0,
-        work_nc: 0.0,
-        energy_balance: 0.0,
-        violation: v0,
-        h: 0.0,
-        steps: 0,
-        rejected: 0,
-        newton_iterations: 0,
-        omega_max: tl.sampler.omega_at(sys, x0),
-    };
+    if before.is_some() {
+        // The start is the end of `before`, sampled there already.
+        tl.integrate(observers, &mut report);
+        return report;
+    }
+    let sample0 = Sample::start(x0, e0, v0, tl.sampler.omega_at(sys, x0));
     if let Some(w) = sample0.omega_max {
         OmegaMaxRecord::update(&mut report.omega_max, w, x0.t);
     }
@@ -487,6 +571,19 @@ pub fn run_with<S: System, F: Formulation<S> + ?Sized>(
         tl.integrate(observers, &mut report);
     }
     report
+}
+
+/// The output times of a run from `t0` whose report so far is `report`: t_start + k·interval of
+/// the report's start, after the rows a run it goes on from emitted (up to 1e-9 of a step past
+/// its end, as `Sampler::due` emits them).
+fn output_times(
+    settings: &DynamicSettings,
+    report: &RunReport,
+    t0: f64,
+) -> Result<OutputTimes, RunFailure> {
+    let mut outputs = OutputTimes::new(report.t_start, settings.output_interval, settings.t_end)?;
+    outputs.skip_through(t0, 1e-9 * report.h_max.max(0.0));
+    Ok(outputs)
 }
 
 /// Checks the settings of a run of `scheme` from `t0` on a system with m constraints before its
@@ -725,6 +822,12 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                     if !go_on {
                         break;
                     }
+                    // After the step's samples: a run that goes on from this state with another
+                    // pair writes the rows after it.
+                    if let Err(reason) = self.check_stiffness() {
+                        report.fail(self.state.t, reason);
+                        break;
+                    }
                     if observers.iter().any(|o| o.interrupted()) {
                         report.status = RunStatus::Interrupted {
                             interrupted_at: self.state.t,
@@ -738,14 +841,25 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 }
             }
         }
-        report.loop_time_s = loop_clock.elapsed().as_secs_f64();
-        report.wall_time_s = (report.loop_time_s - self.sampler.sampling).max(0.0);
-        report.phase_times = self.form.phase_times().since(&phases);
-        report.closest_singularity = self.form.closest_singularity();
-        report.notes = self.notes();
-        report.halved_steps = self.sizer.halvings.steps;
+        // Added to those of the run this one went on from, if any (`go_on`).
+        let loop_time_s = loop_clock.elapsed().as_secs_f64();
+        report.loop_time_s += loop_time_s;
+        report.wall_time_s += (loop_time_s - self.sampler.sampling).max(0.0);
+        report
+            .phase_times
+            .add(&self.form.phase_times().since(&phases));
+        let closest = self.form.closest_singularity();
+        report.closest_singularity = closest.or(report.closest_singularity.take());
+        report.notes.extend(self.notes());
+        report.halved_steps += self.sizer.halvings.steps;
+        self.report_end(report);
+    }
+
+    /// The report's final state and W_nc: the last committed state's, or t_end's for a scheme
+    /// that stepped past it (fixed steps it cannot shorten), interpolated.
+    fn report_end(&mut self, report: &mut RunReport) {
+        let t_end = self.settings.t_end;
         if matches!(report.status, RunStatus::Completed) && self.state.t > t_end {
-            // A scheme that stepped past t_end (fixed steps it cannot shorten): report t_end.
             let end = &mut self.sampler.interpolated;
             interpolate(
                 &self.previous,
@@ -755,8 +869,12 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 end,
             );
             report.final_state.copy_from(end);
+            let theta = (t_end - self.previous.t) / (self.state.t - self.previous.t);
+            let (w0, w1) = (self.sampler.previous_work, self.sampler.diag.work);
+            report.final_work_nc = w0 + theta * (w1 - w0);
         } else {
             report.final_state.copy_from(&self.state);
+            report.final_work_nc = self.sampler.diag.work;
         }
     }
 
@@ -1063,7 +1181,6 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         }
         self.sizer.advance(t_next);
         self.check_state()?;
-        self.check_stiffness()?;
         Ok(true)
     }
 
@@ -1222,6 +1339,8 @@ pub struct Recorder {
     pub states: Vec<State>,
     /// Energy balance E − E_0 − W_nc at each sample \[J\].
     pub energy_balance: Vec<f64>,
+    /// W_nc since the start at each sample \[J\].
+    pub work_nc: Vec<f64>,
     /// Constraint violations at each sample.
     pub violation: Vec<ConstraintViolation>,
     /// Step size of the step containing each sample \[s\].
@@ -1232,6 +1351,7 @@ impl<S: System> Observer<S> for Recorder {
     fn sample(&mut self, _system: &S, sample: &Sample<'_>) -> Result<Flow, ObserverError> {
         self.states.push(sample.state.clone());
         self.energy_balance.push(sample.energy_balance);
+        self.work_nc.push(sample.work_nc);
         self.violation.push(sample.violation);
         self.h.push(sample.h);
         Ok(Flow::Continue)

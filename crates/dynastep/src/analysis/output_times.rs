@@ -79,6 +79,14 @@ impl OutputTimes {
         }
     }
 
+    /// Skips the times at or before `t` \[s\], within `slack` \[s\]: those a run that went as far
+    /// as `t` wrote already, when another run goes on from there on the same schedule.
+    pub fn skip_through(&mut self, t: f64, slack: f64) {
+        while self.peek().is_some_and(|next| next <= t + slack) {
+            self.advance();
+        }
+    }
+
     /// Moves past the time [`OutputTimes::peek`] returned.
     pub fn advance(&mut self) {
         if let Some(t) = self.peek() {
@@ -111,6 +119,17 @@ mod tests {
         assert_eq!(v.len(), 1000);
         assert_eq!(v[499], 500.0 * 0.01);
         assert_eq!(*v.last().unwrap(), 10.0);
+    }
+
+    #[test]
+    fn a_run_going_on_skips_the_rows_written() {
+        let mut o = OutputTimes::new(0.0, 0.3, 1.0).unwrap();
+        o.skip_through(0.6 + 1e-12, 1e-9);
+        assert_eq!(o.peek(), Some(0.8999999999999999));
+        o.skip_through(0.95, 0.0);
+        assert_eq!(o.peek(), Some(1.0));
+        o.skip_through(1.0, 0.0);
+        assert_eq!(o.peek(), None);
     }
 
     #[test]

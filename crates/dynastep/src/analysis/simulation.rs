@@ -188,4 +188,25 @@ impl Simulation {
             observers,
         )
     }
+
+    /// Goes on from the end of `before`, a run of the same model with another scheme or
+    /// formulation, to `t_end` ([`crate::analysis::dynamic::go_on`]): the stiffness switch's
+    /// second pair. The report adds this run to `before`'s; the observers get the rows after
+    /// `before`'s end. The assembled initial state is not used.
+    ///
+    /// # Panics
+    /// When `before` is of another model (its state's shapes differ).
+    pub fn go_on(
+        &mut self,
+        before: &RunReport,
+        observers: &mut [&mut dyn Observer<Multibody>],
+    ) -> RunReport {
+        crate::analysis::dynamic::go_on(
+            &self.system,
+            self.scheme.as_mut(),
+            before,
+            &self.settings,
+            observers,
+        )
+    }
 }

@@ -231,6 +231,14 @@ impl PhaseTimes {
             solve: self.solve - earlier.solve,
         }
     }
+
+    /// Adds the times of `other`.
+    pub fn add(&mut self, other: &PhaseTimes) {
+        self.residual += other.residual;
+        self.assembly += other.assembly;
+        self.factorization += other.factorization;
+        self.solve += other.solve;
+    }
 }
 
 /// Counters of one solve or accumulated over a run.

@@ -7,19 +7,22 @@
 //! planar example of docs/performance.md: Adams PECE with coordinate projection (the plain ODE
 //! when the model has no constraints). It watches its steps: when [`STIFF_STEPS`] committed steps
 //! are bounded by Adams PECE's stability rather than its accuracy, without a run of a few that are
-//! not in between ([`crate::scheme::adams::STIFF_RATIO`]), the model is stiff at this tolerance, the run stops,
-//! and it is made again from the start with an implicit pair whose steps are bounded by accuracy
-//! alone: ESDIRK4(3)6L in the stabilized index-2 form (index 3 without constraints), the pair the
-//! measured choice picked on the stiff flyball governor from rtol 1e-6 on. A singular
-//! configuration, which the index-1 projection cannot pass, or any other failure of the first
-//! pair's integration sends the run to the same pair.
+//! not in between ([`crate::scheme::adams::STIFF_RATIO`]), the model is stiff at this tolerance,
+//! and the run goes on from the state reached with an implicit pair whose steps are bounded by
+//! accuracy alone: ESDIRK4(3)6L in the stabilized index-2 form (index 3 without constraints), the
+//! pair the measured choice picked on the stiff flyball governor from rtol 1e-6 on. The steps up
+//! to the switch were accurate (their size was bounded by stability, below what accuracy
+//! allowed), so the run keeps them, their rows, counters and energy balance
+//! ([`crate::analysis::dynamic::go_on`]). A singular configuration, which the index-1 projection
+//! cannot pass, or any other failure of the first pair's integration sends the run to the same
+//! pair, made again from the start: the state before such a failure may be wrong already (Adams
+//! PECE with projection on Bricard's mechanism at rtol 1e-4 diverges at t = 5.7 s), and the time
+//! spent on it is lost ([`Switched::loop_time_s`]).
 //!
-//! Unlike LSODA the switch goes one way and restarts from the start instead of going on from the
-//! state reached: the time spent before the switch is lost (at most [`STIFF_STEPS`] steps on a
-//! model stiff from the start; [`Switched::loop_time_s`] records it), and a model that is stiff
-//! only for a while stays on the implicit pair after it.
+//! Unlike LSODA the switch goes one way: a model that is stiff only for a while stays on the
+//! implicit pair after it.
 
-use crate::analysis::dynamic::{RunReport, RunStatus, STIFF_STEPS};
+use crate::analysis::dynamic::{Observer, RunReport, RunStatus, STIFF_STEPS};
 use crate::analysis::failure::FailureKind;
 use crate::analysis::simulation::{RunOptions, Simulation};
 use crate::model::Model;
@@ -32,7 +35,7 @@ use crate::system::System;
 pub const AUTO: &str = "auto";
 
 /// The pair a run with the switch is on, and the switch when it was made.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct StiffnessSwitch {
     /// The pair the run is on.
     #[serde(skip)]
@@ -52,6 +55,9 @@ pub struct StiffnessSwitch {
     pub switched: Option<Switched>,
     #[serde(skip)]
     stiff_method: Method,
+    /// The first pair's run, when the second goes on from its end.
+    #[serde(skip)]
+    before: Option<RunReport>,
 }
 
 /// The first run's end, which made the switch.
@@ -63,8 +69,12 @@ pub struct Switched {
     pub stopped_at: f64,
     /// Why it stopped (stiffness, a singular configuration, another failure of the integration).
     pub reason: String,
-    /// Its loop time \[s\]: what the switch cost.
+    /// Its loop time \[s\]: part of the run's when the run went on from where it stopped, what
+    /// the switch cost when the run was made again from the start.
     pub loop_time_s: f64,
+    /// True when the second pair went on from the state at `stopped_at` (the model was found
+    /// stiff), false when the run was made again from the start (a failure).
+    pub went_on: bool,
 }
 
 fn pair(scheme: &str, formulation: &str) -> Method {
@@ -98,6 +108,7 @@ impl StiffnessSwitch {
             stiff_steps: STIFF_STEPS,
             switched: None,
             stiff_method: stiff,
+            before: None,
         }
     }
 
@@ -127,12 +138,33 @@ impl StiffnessSwitch {
         sim.settings.stop_when_stiff = self.watches();
     }
 
-    /// After a run that ended with `report`: true when the first pair failed, the switch is
-    /// made, and the run is to be made again from the start. Every failure of the integration
-    /// counts (found stiff, a singular configuration, a divergence the error control let through:
-    /// Adams PECE with projection on Bricard's mechanism at rtol 1e-4 from t = 5.7 s), not those
-    /// of the run's settings, its `max_steps` or its writers, which the other pair would meet
-    /// as well.
+    /// Runs `sim` (built with [`StiffnessSwitch::options`] and [`prepared`](Self::prepare)) with
+    /// `observers`: from its start, or from the end of the first pair's run when the switch went
+    /// on from there (then the observers must be those of the first run, which had its rows).
+    pub fn run(
+        &self,
+        sim: &mut Simulation,
+        observers: &mut [&mut dyn Observer<Multibody>],
+    ) -> RunReport {
+        match &self.before {
+            Some(before) => sim.go_on(before, observers),
+            None => sim.run(observers),
+        }
+    }
+
+    /// True when the next run goes on from where the last one stopped: its observers (the
+    /// history written so far) are kept, not started afresh.
+    pub fn goes_on(&self) -> bool {
+        self.before.is_some()
+    }
+
+    /// After a run that ended with `report`: true when the first pair stopped, the switch is
+    /// made, and the run is to go on with the second pair ([`StiffnessSwitch::run`]): from where
+    /// it stopped when it was found stiff ([`StiffnessSwitch::goes_on`]), from the start after
+    /// any other failure of the integration (a singular configuration, a divergence the error
+    /// control let through: Adams PECE with projection on Bricard's mechanism at rtol 1e-4 from
+    /// t = 5.7 s). Not after a failure of the run's settings, its `max_steps` or its writers,
+    /// which the other pair would meet as well.
     pub fn after_run(&mut self, report: &RunReport) -> bool {
         let RunStatus::Failed { failed_at, reason } = &report.status else {
             return false;
@@ -141,7 +173,16 @@ impl StiffnessSwitch {
             reason.kind,
             FailureKind::Settings | FailureKind::MaxSteps | FailureKind::Observer
         );
-        integration && self.switch(*failed_at, reason.to_string(), report.loop_time_s)
+        if !integration || !self.switch(*failed_at, reason.to_string(), report.loop_time_s) {
+            return false;
+        }
+        if reason.kind == FailureKind::Stiff {
+            self.before = Some(report.clone());
+            if let Some(s) = self.switched.as_mut() {
+                s.went_on = true;
+            }
+        }
+        true
     }
 
     /// True while the run is on its first pair, which watches for stiffness.
@@ -161,6 +202,7 @@ impl StiffnessSwitch {
             stopped_at,
             reason,
             loop_time_s,
+            went_on: false,
         });
         self.method = self.stiff_method.clone();
         self.chosen = self.method.label();
