@@ -331,8 +331,8 @@ def lost_to(switched):
     return switched["loop_time_s"]
 
 def run_auto(binary, case, s, work):
-    """One `--scheme auto` run: {"time" (the loop time of the pair it ended on), "result",
-    "steps", "chosen", "lost" (the time lost to the switch, 0 without one), "switched" (when and
+    """One `--scheme auto` run: {"time" (the run's loop time), "result",
+    "steps", "chosen", "lost" (the time lost to the switch, `lost_to`), "switched" (when and
     why), "process" (wall-clock of the whole process)} or {"failed": reason, ...}."""
     c = case.at(case.level_steps[1])
     out_dir = os.path.join(work, "auto")
@@ -899,7 +899,8 @@ def auto_findings(m):
                  "run, by its loop time alone: " + ("; ".join(s) + "." if s else "nowhere."))
     s = auto_slower(m, with_lost=True)
     lines.append("- The same counting the time lost to the switch as well (the first pair's "
-                 "loop until it stopped, in parentheses in the first table): "
+                 "loop when the run was made again from the start, in parentheses in the first "
+                 "table): "
                  + ("; ".join(s) + "." if s else "nowhere."))
     lines.append("- The whole `dynastep run --scheme auto` process took this much longer than "
                  "its loop (the start-up, parsing and output, and a switch's first run): "
@@ -1139,12 +1140,12 @@ def section(m):
              + ". dynastep auto: `dynastep run --scheme auto` at rtol = "
              + ", ".join(f"{r:g}" for r in m["settings"].get("auto_rtols", AUTO_RTOLS))
              + ", the pair dynastep takes when given a tolerance and no scheme: Adams PECE with "
-             "projection, made again from the start with ESDIRK4(3)6L in stabilized index 2 when "
-             "its steps are bounded by stability or it fails (docs/schemes.md, \"The stiffness "
-             "switch\"); "
-             "the run is named by its tolerance and the pair it ended on, its time is that "
-             "pair's loop time over the whole run, and the time lost to the switch (the first "
-             "pair's loop until it stopped) follows in parentheses. Error: the end point against the first table's references. "
+             "projection, going on with ESDIRK4(3)6L in stabilized index 2 from where its steps "
+             "turn out bounded by stability, made again from the start with it when it fails "
+             "(docs/schemes.md, \"The stiffness switch\"); "
+             "the run is named by its tolerance and the pair it ended on, its time is the run's "
+             "loop time (both pairs when it went on), and the time lost to the switch (the first "
+             "pair's loop when the run was made again from the start) follows in parentheses. Error: the end point against the first table's references. "
              "Time: wall-clock of the integration only (dynastep's `loop_time_s`, Exudyn's "
              "`SolveDynamic`, MuJoCo's `mj_step` calls, Drake's `Simulator.AdvanceTo`), "
              + (f"minimum over {m['repeat']} interleaved rounds for runs under "

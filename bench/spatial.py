@@ -193,8 +193,8 @@ def reference(binary, work, case, rtol):
 
 
 def run_auto(binary, work, case, rtol):
-    """`dynastep run --scheme auto --rtol rtol`: {"time" (the loop time of the pair it ended on),
-    "chosen", "lost" (the time lost to the switch, 0 without one), "values"} or
+    """`dynastep run --scheme auto --rtol rtol`: {"time" (the run's loop time), "chosen", "lost"
+    (the time lost to the switch: `peers.lost_to`), "values"} or
     {"failed": reason}."""
     out = os.path.join(work, f"spatial-{case.name}-auto-{rtol:g}")
     try:
@@ -545,9 +545,11 @@ def auto_lines(m):
         return []
     lines = ["", "dynastep's own choice: `dynastep run --example CASE --scheme auto --rtol R`, the "
              "pair it takes when given a tolerance and no scheme (docs/schemes.md, \"The "
-             "stiffness switch\"), against the same Exudyn runs. Time: the `loop_time_s` of the "
-             "pair it ended on; switch: the first pair's loop time until it stopped "
-             "(`stiffness_switch.switched.loop_time_s`, 0 without a switch). Ratios: the fastest "
+             "stiffness switch\"), against the same Exudyn runs. Time: the run's `loop_time_s` "
+             "(both pairs when the switch went on from where the first was found stiff); "
+             "switch: the time it lost, the first pair's loop time when the run was made again "
+             "from the start after a failure (`stiffness_switch.switched.loop_time_s`; 0 without "
+             "a switch or when it went on). Ratios: the fastest "
              "Exudyn run as accurate, over the loop time and over loop time + switch.", ""] + (
              marker("spatial-auto", m)) + [
              "| case | R | pair | dynastep [s] | switch [s] | error [m] | fastest Exudyn "

@@ -377,7 +377,7 @@ fn schemes() -> Result<ExitCode> {
         println!("  source: {}\n", s.source);
     }
     println!(
-        "auto (dynastep run only)\n  the stiffness switch: Adams PECE with projection, run again from the start with\n  ESDIRK4(3)6L in stabilized index 2 when the model turns out stiff or that pair fails\n  (docs/schemes.md, \"The stiffness switch\")\n\ntrial (dynastep run only)\n  the pair measured fastest at the tolerance on the first 10 % of the run\n  (docs/schemes.md, \"Choosing the pair by a trial\")"
+        "auto (dynastep run only)\n  the stiffness switch: Adams PECE with projection, then ESDIRK4(3)6L in stabilized\n  index 2 from where the model turns out stiff (from the start when the first pair fails)\n  (docs/schemes.md, \"The stiffness switch\")\n\ntrial (dynastep run only)\n  the pair measured fastest at the tolerance on the first 10 % of the run\n  (docs/schemes.md, \"Choosing the pair by a trial\")"
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -1,8 +1,10 @@
 //! `dynastep run`: a dynamic run of a model, its time history and summary on disk. With
-//! `--scheme auto` the pair is measured on a trial (`auto.rs`) and the run made again with a pair
-//! that passes singular configurations when the chosen one stops at one; with a tolerance and no
-//! scheme the run takes the stiffness switch (`dynastep::study::switch`), made again with its
-//! implicit pair when the first one finds the model stiff or stops at a singular configuration.
+//! `--scheme trial` the pair is measured on a trial (`auto.rs`) and the run made again with a
+//! pair that passes singular configurations when the chosen one stops at one; with `--scheme
+//! auto`, or a tolerance and no scheme, the run takes the stiffness switch
+//! (`dynastep::study::switch`): it goes on with the switch's implicit pair, in the same history,
+//! from where the first one finds the model stiff, and is made again with it from the start when
+//! the first one stops at a singular configuration or fails otherwise.
 
 use std::fs;
 use std::io::IsTerminal;
@@ -30,8 +32,8 @@ pub struct RunArgs {
     #[command(flatten)]
     source: analyses::Source,
     /// Time-integration scheme (see `dynastep schemes`), or `auto`: Adams PECE with projection,
-    /// run again from the start with ESDIRK4(3)6L in stabilized index 2 (index 3 without
-    /// constraints) when the model turns out stiff or that pair fails; or `trial`:
+    /// then ESDIRK4(3)6L in stabilized index 2 (index 3 without constraints) from where the model
+    /// turns out stiff, or from the start when that pair fails; or `trial`:
     /// the pair of scheme and formulation measured fastest at the tolerance on a trial of the
     /// model (docs/schemes.md). Default: the model's; else `auto` when --rtol is given; else
     /// generalized-alpha.

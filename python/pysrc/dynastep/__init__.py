@@ -205,8 +205,9 @@ class Model:
         """Runs the dynamic analysis, as ``dynastep run`` does; ``None`` keeps the model's setting.
 
         scheme: registry name (``dynastep.schemes()``), or ``"auto"``: the stiffness switch of
-        ``dynastep run --scheme auto``, Adams PECE with projection made again from the start with
-        ESDIRK4(3)6L in stabilized index 2 when the model turns out stiff or the first pair fails (also taken when rtol is
+        ``dynastep run --scheme auto``, Adams PECE with projection, then ESDIRK4(3)6L in
+        stabilized index 2 from where the model turns out stiff, in the same rows (from the start
+        when the first pair fails) (also taken when rtol is
         given and neither this call nor the model names a scheme; ``summary["stiffness_switch"]``
         says what happened); params: scheme parameters, e.g.
         ``{"rho_inf": 0.6}``; dt: step [s] (with rtol, the first step); t_end: end time [s];
