@@ -131,6 +131,12 @@ def test_the_stiffness_switch_runs_as_the_cli_does():
     assert "switched" not in p.summary["stiffness_switch"]
     with pytest.raises(dynastep.SimulationError, match="leave out params"):
         dynastep.load_example("pendulum").run(scheme="auto", rtol=1e-6, params={"max_order": 4})
+    # `scheme = "auto"` in the model (no parameters) asks for it too, with the model's rtol.
+    text = (pathlib.Path(__file__).parents[2] / "examples" / "pendulum.toml").read_text()
+    text = text.replace('scheme = "generalized-alpha"', 'scheme = "auto"')
+    text = text.replace("[solver.params]\nrho_inf = 0.8", "[solver.step]\nrtol = 1e-6")
+    a = dynastep.load(text).run(t_end=2.0)
+    assert a.summary["stiffness_switch"]["chosen"] == "abm / projection"
 
 
 def test_a_singular_passage_warns_as_the_cli_does():

@@ -21,9 +21,10 @@ pub enum Wanted {
     Named,
     /// `--scheme trial`: measured on a trial (`dynastep::study::choice`).
     Trial,
-    /// `--scheme auto`, or a valid tolerance on the command line and no scheme on it or in the
-    /// model file: the stiffness switch (`dynastep::study::switch`). An invalid tolerance is
-    /// reported by the run's own checks.
+    /// `--scheme auto` (or, without `--scheme`, `scheme = "auto"` in the model file), or a valid
+    /// tolerance on the command line and no scheme on it or in the model file: the stiffness
+    /// switch (`dynastep::study::switch`). An invalid tolerance is reported by the run's own
+    /// checks.
     Switch,
 }
 
@@ -45,7 +46,7 @@ pub fn wanted(scheme: Option<&str>, rtol: Option<f64>, model: &Model) -> Wanted 
 pub fn tolerance(rtol: Option<f64>, model: &Model) -> Result<f64> {
     let Some(given) = rtol else {
         return model.solver.step.rtol.ok_or_else(|| {
-            anyhow!("--scheme auto and --scheme trial choose the pair for a tolerance: give one with --rtol (e.g. --rtol 1e-6)")
+            anyhow!("--scheme auto (or scheme = \"auto\" in the model file) and --scheme trial choose the pair for a tolerance: give one with --rtol (e.g. --rtol 1e-6) or [solver.step] rtol")
         });
     };
     // Checked as the run would check it, before the trial says it starts.

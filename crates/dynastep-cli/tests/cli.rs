@@ -440,7 +440,7 @@ fn a_tolerance_without_a_scheme_takes_the_stiffness_switch_and_trial_measures() 
     .join("\n");
     let file = out.join("pendulum.toml");
     std::fs::create_dir_all(&out).unwrap();
-    std::fs::write(&file, text).unwrap();
+    std::fs::write(&file, &text).unwrap();
     // The file at rtol 1e-6 over 2 s with `scheme` options: the terminal's text and summary.json.
     let run = |scheme: &[&str]| {
         let (path, dir) = (file.to_str().unwrap(), out.to_str().unwrap());
@@ -462,6 +462,28 @@ fn a_tolerance_without_a_scheme_takes_the_stiffness_switch_and_trial_measures() 
     assert!(c.get("switched").is_none(), "{c}");
     assert!(s.get("method_choice").is_none());
     assert_eq!(s["step_control"]["rtol"], 1e-6);
+    // `scheme = "auto"` in the file asks for the switch too (without parameters), and for a
+    // tolerance.
+    let auto_text = text
+        .replace("[solver]", "[solver]\nscheme = \"auto\"")
+        .replace("[solver.params]\nrho_inf = 0.8", "");
+    let auto_file = out.join("pendulum-auto.toml");
+    std::fs::write(&auto_file, auto_text).unwrap();
+    let (path, dir) = (auto_file.to_str().unwrap(), out.to_str().unwrap());
+    let o = dynastep(&["run", path, "--rtol", "1e-6", "--t-end", "2", "--out", dir]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("the start of the stiffness switch"), "{err}");
+    assert_eq!(
+        summary(&out)["stiffness_switch"]["chosen"],
+        "abm / projection"
+    );
+    let o = dynastep(&["run", path, "--quiet", "--out", dir]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("[solver.step] rtol"),
+        "{err}"
+    );
     // `--scheme trial` measures the candidates on the first 10 % and runs the fastest.
     let (err, s) = run(&["--scheme", "trial"]);
     assert!(err.contains("chosen by --scheme trial"), "{err}");

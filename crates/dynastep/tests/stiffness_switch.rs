@@ -152,11 +152,19 @@ fn the_switch_goes_once_to_its_implicit_pair() {
 /// completes. On the flyball governor the switch is made for stiffness.
 #[test]
 fn a_failed_first_pair_is_run_again_with_the_implicit_one() {
-    let (s, status) = switched_run("bricard", 1e-4);
-    assert!(matches!(status, RunStatus::Completed), "{status:?}");
+    let base = RunOptions {
+        output_interval: Some(0.1),
+        ..RunOptions::default()
+    };
+    let (s, report, rec) = recorded_switched_run("bricard", &base, 1e-4);
+    assert!(matches!(report.status, RunStatus::Completed), "{report:?}");
     let w = s.switched.expect("switched");
     assert!(w.reason.contains("diverged"), "{}", w.reason);
     assert!(w.stopped_at > 1.0 && w.loop_time_s > 0.0, "{w:?}");
+    // Made again from the start: the second pair's rows alone, from t = 0.
+    assert!(!w.went_on, "{w:?}");
+    assert_eq!(rec.states.len(), 101);
+    assert_eq!(rec.states[0].t, 0.0);
     assert_eq!(s.chosen, "esdirk4-6 / stabilized-index2");
     let (s, status) = switched_run("flyball-governor", 1e-4);
     assert!(matches!(status, RunStatus::Completed), "{status:?}");
@@ -164,23 +172,24 @@ fn a_failed_first_pair_is_run_again_with_the_implicit_one() {
 }
 
 /// Found stiff, the run goes on from where Adams PECE stopped (the flyball governor at rtol 1e-6,
-/// t ≈ 0.05 s): one history on the output grid, the counters of both pairs, the energy balance
-/// of the start; and its end is as accurate as the implicit pair's own run from the start,
-/// against that pair at rtol 1e-9.
+/// t ≈ 0.05 s, over its first 2 s): one history on the output grid, the counters of both pairs,
+/// the energy balance of the start; and its end is as accurate as the implicit pair's own run
+/// from the start, against that pair at rtol 1e-9.
 #[test]
 fn found_stiff_the_run_goes_on_from_where_it_stopped() {
     let (interval, rtol) = (0.01, 1e-6);
     let base = RunOptions {
         output_interval: Some(interval),
+        t_end: Some(2.0),
         ..RunOptions::default()
     };
     let (s, report, rec) = recorded_switched_run("flyball-governor", &base, rtol);
     assert!(matches!(report.status, RunStatus::Completed), "{report:?}");
     let w = s.switched.clone().expect("switched");
     assert!(w.went_on && w.reason.contains("stiff"), "{w:?}");
-    // Every row once, on the grid, from t = 0 to 10 s.
+    // Every row once, on the grid, from t = 0 to 2 s.
     let t: Vec<f64> = rec.states.iter().map(|x| x.t).collect();
-    assert_eq!(t.len(), 1001, "{:?}", &t[..8]);
+    assert_eq!(t.len(), 201, "{:?}", &t[..8]);
     for (k, tk) in t.iter().enumerate() {
         assert!((tk - k as f64 * interval).abs() < 1e-9, "row {k} at {tk}");
     }
@@ -225,4 +234,52 @@ fn found_stiff_the_run_goes_on_from_where_it_stopped() {
         e_switched < 3.0 * e_direct + 10.0 * rtol,
         "{e_switched} vs {e_direct}"
     );
+}
+
+/// The edges of going on, on the flyball governor at rtol 1e-6 (found stiff at t_s ≈ 0.052 s):
+/// a run ending at t_s completes (nothing is left to go on with); a row just after t_s (the
+/// output grid's first point 3e-13 s past it) is written once, by the second pair; "per unit
+/// step" spreads the tolerance over the whole run, not over what is left of it.
+#[test]
+fn the_switch_at_the_edges_of_the_run() {
+    let rtol = 1e-6;
+    let short = RunOptions {
+        t_end: Some(0.2),
+        ..RunOptions::default()
+    };
+    let (s, _, _) = recorded_switched_run("flyball-governor", &short, rtol);
+    let t_s = s.switched.expect("switched").stopped_at;
+    // Ending where the switch would be made.
+    let at_end = RunOptions {
+        t_end: Some(t_s),
+        ..RunOptions::default()
+    };
+    let (_, report, _) = recorded_switched_run("flyball-governor", &at_end, rtol);
+    assert!(matches!(report.status, RunStatus::Completed), "{report:?}");
+    // A grid point just after t_s, then the others, then t_end = 0.2 s.
+    let interval = t_s + 3e-13;
+    let near = RunOptions {
+        t_end: Some(0.2),
+        output_interval: Some(interval),
+        ..RunOptions::default()
+    };
+    let (s, _, rec) = recorded_switched_run("flyball-governor", &near, rtol);
+    assert!(s.switched.expect("switched").went_on);
+    let t: Vec<f64> = rec.states.iter().map(|x| x.t).collect();
+    let expected: Vec<f64> = (0..4).map(|k| k as f64 * interval).chain([0.2]).collect();
+    assert_eq!(t.len(), expected.len(), "{t:?}");
+    for (got, want) in t.iter().zip(&expected) {
+        assert!((got - want).abs() < 1e-12, "{t:?}");
+    }
+    // Per unit step: the whole span, 0.2 s.
+    let per_unit = RunOptions {
+        step: StepSettings {
+            control: Some(dynastep::analysis::step_control::StepControl::PerUnitStep),
+            ..StepSettings::default()
+        },
+        ..short
+    };
+    let (s, report, _) = recorded_switched_run("flyball-governor", &per_unit, rtol);
+    assert!(s.switched.expect("switched").went_on);
+    assert_eq!(report.tolerances.expect("adaptive").span, 0.2);
 }

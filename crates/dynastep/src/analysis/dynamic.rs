@@ -326,6 +326,9 @@ pub struct RunReport {
     pub final_work_nc: f64,
     /// Time of the start \[s\] (of the first run, for a run that went on from another's end).
     pub t_start: f64,
+    /// Time of the last output row the observers got \[s\]; a run going on from this one's end
+    /// writes the rows after it.
+    pub last_row_t: f64,
     /// Energy at the start \[J\].
     pub initial_energy: Energy,
     /// The largest ω_max over the committed steps and its time, when the run computes it.
@@ -368,6 +371,7 @@ impl RunReport {
             final_state: x0.clone(),
             final_work_nc: 0.0,
             t_start: x0.t,
+            last_row_t: x0.t,
             initial_energy: e0,
             omega_max: None,
             phase_times: PhaseTimes::default(),
@@ -527,7 +531,10 @@ fn run_from<S: System, F: Formulation<S> + ?Sized>(
     assert_eq!((x0.q.len(), x0.lambda.len()), (n, m), "initial state shape");
     let (mut diag, e0) = Diagnostics::new(sys, x0);
     let v0 = diag.violation(sys, x0);
-    let tol = settings.step.resolve(settings.t_end - x0.t);
+    // The whole run's span, also when going on: "per unit step" shares its tolerance over it.
+    let tol = settings
+        .step
+        .resolve(settings.t_end - before.map_or(x0.t, |b| b.t_start));
     let tolerances = tol.clone().ok().flatten();
     let mut report = match before {
         Some(b) => {
@@ -539,7 +546,7 @@ fn run_from<S: System, F: Formulation<S> + ?Sized>(
     };
     let checked = check_settings(settings, x0.t, scheme, sys.m())
         .and(tol)
-        .and_then(|tol| Ok((output_times(settings, &report, x0.t)?, tol)));
+        .and_then(|tol| Ok((output_times(settings, &report)?, tol)));
     let (outputs, tol) = match checked {
         Ok(ok) => ok,
         Err(e) => {
@@ -558,31 +565,16 @@ fn run_from<S: System, F: Formulation<S> + ?Sized>(
         outputs,
         diagnostics,
     );
-    if before.is_some() {
-        // The start is the end of `before`, sampled there already.
-        tl.integrate(observers, &mut report);
-        return report;
-    }
-    let sample0 = Sample::start(x0, e0, v0, tl.sampler.omega_at(sys, x0));
-    if let Some(w) = sample0.omega_max {
-        OmegaMaxRecord::update(&mut report.omega_max, w, x0.t);
-    }
-    if emit_to(sys, observers, &sample0, &mut report) {
-        tl.integrate(observers, &mut report);
-    }
+    // Going on from `before`, the start is its end, sampled there already.
+    tl.sample_start_and_integrate(observers, &mut report, before.is_none().then_some(v0));
     report
 }
 
-/// The output times of a run from `t0` whose report so far is `report`: t_start + k·interval of
-/// the report's start, after the rows a run it goes on from emitted (up to 1e-9 of a step past
-/// its end, as `Sampler::due` emits them).
-fn output_times(
-    settings: &DynamicSettings,
-    report: &RunReport,
-    t0: f64,
-) -> Result<OutputTimes, RunFailure> {
+/// The output times of a run whose report so far is `report`: t_start + k·interval of the
+/// report's start, after its last row (the start's, or that of the run it goes on from).
+fn output_times(settings: &DynamicSettings, report: &RunReport) -> Result<OutputTimes, RunFailure> {
     let mut outputs = OutputTimes::new(report.t_start, settings.output_interval, settings.t_end)?;
-    outputs.skip_through(t0, 1e-9 * report.h_max.max(0.0));
+    outputs.skip_through(report.last_row_t, 0.0);
     Ok(outputs)
 }
 
@@ -796,6 +788,28 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         }
     }
 
+    /// Hands the observers the sample of the start (with its constraint violations `start`;
+    /// `None` for a run going on from another's end, whose last row it was), then integrates.
+    fn sample_start_and_integrate(
+        &mut self,
+        observers: &mut [&mut dyn Observer<S>],
+        report: &mut RunReport,
+        start: Option<ConstraintViolation>,
+    ) {
+        if let Some(v0) = start {
+            let x0 = &self.state;
+            let omega = self.sampler.omega_at(self.sys, x0);
+            if let Some(w) = omega {
+                OmegaMaxRecord::update(&mut report.omega_max, w, x0.t);
+            }
+            let sample0 = Sample::start(x0, report.initial_energy, v0, omega);
+            if !emit_to(self.sys, observers, &sample0, report) {
+                return;
+            }
+        }
+        self.integrate(observers, report);
+    }
+
     /// Steps until the reported state reaches t_end, a step fails, or an observer stops the run.
     fn integrate(&mut self, observers: &mut [&mut dyn Observer<S>], report: &mut RunReport) {
         let t_end = self.settings.t_end;
@@ -823,8 +837,10 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                         break;
                     }
                     // After the step's samples: a run that goes on from this state with another
-                    // pair writes the rows after it.
-                    if let Err(reason) = self.check_stiffness() {
+                    // pair writes the rows after it. Not at the end: nothing is left to go on with.
+                    let more = self.state.t < t_end - t_tol;
+                    let stiff = if more { self.check_stiffness() } else { Ok(()) };
+                    if let Err(reason) = stiff {
                         report.fail(self.state.t, reason);
                         break;
                     }

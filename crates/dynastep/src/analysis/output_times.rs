@@ -79,8 +79,8 @@ impl OutputTimes {
         }
     }
 
-    /// Skips the times at or before `t` \[s\], within `slack` \[s\]: those a run that went as far
-    /// as `t` wrote already, when another run goes on from there on the same schedule.
+    /// Skips the times at or before `t` \[s\], within `slack` \[s\]: those a run whose last row was
+    /// at `t` wrote already, when another run goes on from its end on the same schedule.
     pub fn skip_through(&mut self, t: f64, slack: f64) {
         while self.peek().is_some_and(|next| next <= t + slack) {
             self.advance();

@@ -272,6 +272,7 @@ pub(crate) fn emit_to<S: System>(
 ) -> bool {
     report.max_energy_error_rows = worst(report.max_energy_error_rows, sample.energy_balance.abs());
     report.max_violation_rows.max_with(&sample.violation);
+    report.last_row_t = sample.state.t;
     for o in observers.iter_mut() {
         match o.sample(sys, sample) {
             Ok(Flow::Continue) => {}

@@ -120,6 +120,11 @@ impl Simulation {
         let system = Multibody::new(model)?;
         opts.check(&solver).map_err(SimulationError::Settings)?;
         let scheme_name = solver.scheme.as_deref().unwrap_or(DEFAULT_SCHEME);
+        if scheme_name == crate::model::settings::AUTO_SCHEME {
+            return Err(SimulationError::settings(
+                "scheme = \"auto\" asks for the stiffness switch, which `dynastep run` and Python's Model.run make; this run needs a named scheme: give one (`dynastep schemes` lists them)",
+            ));
+        }
         let scheme = build(scheme_name, &solver.params)?;
         let name = solver.formulation.as_deref().unwrap_or(DEFAULT_FORMULATION);
         let formulation = formulation::find(name)

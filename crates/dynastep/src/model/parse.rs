@@ -2211,6 +2211,19 @@ t_end = 2.0
         let e = with(&["solver.scheme=nope"]).unwrap_err();
         assert_eq!(e.errors[0].file, COMMAND_LINE, "{e}");
         assert!(e.errors[0].message.contains("unknown scheme `nope`"), "{e}");
+        // `auto`, the stiffness switch, chooses the parameters and the formulation itself.
+        let e = with(&["solver.scheme=\"auto\""]).unwrap_err();
+        assert!(e.errors[0].message.contains("takes no parameters"), "{e}");
+        assert_eq!(e.errors[0].line, 87, "{e}"); // the file's `params = { rho_inf = 0.8 }`
+        let m = with(&["solver.scheme=\"auto\"", "solver.params={}"]).unwrap();
+        assert_eq!(m.solver.scheme.as_deref(), Some("auto"));
+        let e = with(&[
+            "solver.scheme=\"auto\"",
+            "solver.params={}",
+            "solver.formulation=\"index3\"",
+        ])
+        .unwrap_err();
+        assert!(e.errors[0].message.contains("takes no formulation"), "{e}");
         let e = with(&["bodies.rod.mass=0"]).unwrap_err();
         assert_eq!(
             (e.errors[0].file.as_str(), e.errors[0].column),

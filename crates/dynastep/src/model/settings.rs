@@ -253,6 +253,12 @@ pub enum StartState {
     Equilibrium,
 }
 
+/// The scheme name that asks for the stiffness switch (`study/switch.rs`): Adams PECE with
+/// projection, going on with ESDIRK4(3)6L in stabilized index 2 where the model turns out stiff.
+/// A `[solver] scheme` of a model file, for `dynastep run` and Python's `Model.run`, which then
+/// need a tolerance; the switch chooses the parameters and the formulation.
+pub const AUTO_SCHEME: &str = "auto";
+
 /// Smallest relative tolerance a run takes, 100 ε ≈ 2.2e-14: below it the local error estimate
 /// is itself rounding, no step can be shown to meet the tolerance, and an index-3 run would accept
 /// its steps at the estimate's floor while saying it met rtol (MATLAB's ode45 and SciPy's

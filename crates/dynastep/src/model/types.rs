@@ -418,7 +418,10 @@ pub struct MarkerSpec {
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SolverSpec {
-    /// Scheme name (see `dynastep schemes`); default `generalized-alpha`.
+    /// Scheme name (see `dynastep schemes`); default `generalized-alpha`. `auto`: the stiffness
+    /// switch of `dynastep run` and Python (Adams PECE with projection, then ESDIRK4(3)6L in
+    /// stabilized index 2 where the model turns out stiff), with `[solver.step] rtol` or a
+    /// tolerance given to the run, and no `formulation` or `[solver.params]`.
     #[serde(default)]
     pub scheme: Option<String>,
     /// Scheme parameters by name.

@@ -32,7 +32,7 @@ use crate::system::multibody::Multibody;
 use crate::system::System;
 
 /// The scheme name that asks for the switch.
-pub const AUTO: &str = "auto";
+pub const AUTO: &str = crate::model::settings::AUTO_SCHEME;
 
 /// The pair a run with the switch is on, and the switch when it was made.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -112,12 +112,14 @@ impl StiffnessSwitch {
         }
     }
 
-    /// True when a run asks for the switch: scheme `auto`, or no scheme (`scheme` is the run
-    /// options') with a valid tolerance `rtol` and none in the model's `[solver]`.
+    /// True when a run asks for the switch: scheme `auto` in the run options (`scheme`) or, when
+    /// they name none, in the model's `[solver]`; or no scheme in either and a valid tolerance
+    /// `rtol` in the run options.
     pub fn wanted(scheme: Option<&str>, rtol: Option<f64>, model: &Model) -> bool {
-        match scheme {
-            Some(s) => s == AUTO,
-            None => rtol.is_some_and(|r| r > 0.0 && r.is_finite()) && model.solver.scheme.is_none(),
+        match (scheme, model.solver.scheme.as_deref()) {
+            (Some(s), _) => s == AUTO,
+            (None, Some(file)) => file == AUTO,
+            (None, None) => rtol.is_some_and(|r| r > 0.0 && r.is_finite()),
         }
     }
 

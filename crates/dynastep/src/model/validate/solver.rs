@@ -1,7 +1,9 @@
 //! The rules of `[solver]`: a known scheme with known, in-range parameters, and consistent step,
 //! time and tolerance settings.
 
-use super::super::settings::{rtol_too_small, ConstraintSettings, NewtonSettings, MIN_RTOL};
+use super::super::settings::{
+    rtol_too_small, ConstraintSettings, NewtonSettings, AUTO_SCHEME, MIN_RTOL,
+};
 use super::super::types::*;
 use super::checker::{p, Checker};
 use super::{suggest, Issue};
@@ -23,8 +25,13 @@ pub(super) fn check(c: &mut Checker<'_>, s: &SolverSpec, run: bool) {
     constraints(c, &s.constraints);
 }
 
-/// `[solver] scheme` and `[solver.params]`: a registered scheme, its own parameters, in range.
+/// `[solver] scheme` and `[solver.params]`: a registered scheme, its own parameters, in range;
+/// or `auto` (the stiffness switch), without parameters or a formulation, which it chooses.
 fn scheme(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str) {
+    if scheme_name == AUTO_SCHEME {
+        auto_scheme(c, s);
+        return;
+    }
     let Some(info) = registry::find(scheme_name) else {
         let known: Vec<&str> = registry::REGISTRY.iter().map(|s| s.name).collect();
         c.push(
@@ -50,6 +57,28 @@ fn scheme(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str) {
                 reason,
             );
         }
+    }
+}
+
+/// `scheme = "auto"`: the switch chooses the scheme's parameters and the formulation, so the
+/// table gives neither.
+fn auto_scheme(c: &mut Checker<'_>, s: &SolverSpec) {
+    const WHY: &str = "scheme = \"auto\" (the stiffness switch) chooses the scheme, its parameters and the formulation";
+    if let Some(name) = s.params.keys().next() {
+        c.push(
+            p(&[&"solver", &"params", name]),
+            "solver",
+            format!("{WHY}: it takes no parameters"),
+            "remove [solver.params], or name a scheme".into(),
+        );
+    }
+    if s.formulation.is_some() {
+        c.push(
+            p(&[&"solver", &"formulation"]),
+            "solver",
+            format!("{WHY}: it takes no formulation"),
+            "remove `formulation`, or name a scheme".into(),
+        );
     }
 }
 
@@ -260,6 +289,9 @@ pub const DEFAULT_FORMULATION: &str = "index3";
 /// (`run`), the default ([`DEFAULT_FORMULATION`]) must serve the scheme; the issue then points at
 /// the scheme.
 fn formulation(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str, run: bool) {
+    if scheme_name == AUTO_SCHEME {
+        return; // `auto_scheme` refuses a formulation.
+    }
     let (name, at) = match s.formulation.as_deref() {
         Some(name) => (name, p(&[&"solver", &"formulation"])),
         None if run => (DEFAULT_FORMULATION, p(&[&"solver", &"scheme"])),
