@@ -109,7 +109,7 @@ impl Model {
             }
             let rtol =
                 opts.step.rtol.or(model.solver.step.rtol).ok_or(
-                    "scheme \"auto\" chooses the pair for a tolerance: give one with rtol=",
+                    "scheme \"auto\" chooses the pair for a tolerance: give one with rtol= or [solver.step] rtol in the model",
                 )?;
             let mut switch = StiffnessSwitch::new(model, rtol);
             let model = model.stopping_at_singular_configurations();

@@ -44,6 +44,7 @@ use clap::{Args, Parser, Subcommand};
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::model::{parse, Model};
 use dynastep::scheme::{SchemeParams, REGISTRY};
+use dynastep::study::switch::StiffnessSwitch;
 use dynastep::system::mechanism::Mechanism;
 use dynastep::system::multibody::Multibody;
 
@@ -202,6 +203,9 @@ pub(crate) fn params_per_scheme(
     let given = parse_params(items)?;
     let mut out = Vec::new();
     for name in schemes {
+        if name == "auto" || name == "trial" {
+            bail!("`{name}` is how `dynastep run` chooses its pair, not a scheme to compare or sweep: name schemes (`dynastep schemes`)");
+        }
         let info = dynastep::scheme::find(name)
             .ok_or_else(|| anyhow!("unknown scheme `{name}`; see `dynastep schemes`"))?;
         let params: SchemeParams = given
@@ -309,7 +313,14 @@ fn check(path: &Path, set: &[String]) -> Result<ExitCode> {
     let system = Multibody::new(&model).map_err(|e| located(e.to_string()))?;
     // What `run` would refuse: the run settings when the model has them, else the assembly.
     if model.solver.t_end.is_some() {
-        let opts = RunOptions::default();
+        let mut opts = RunOptions::default();
+        if StiffnessSwitch::wanted(None, None, &model) {
+            // `scheme = "auto"`: what `run` would start with, the switch's first pair.
+            let rtol = model.solver.step.rtol.ok_or_else(|| {
+                anyhow!("{}: scheme = \"auto\" chooses the pair for a tolerance: set [solver.step] rtol (or give --rtol to `dynastep run`)", path.display())
+            })?;
+            opts = StiffnessSwitch::new(&model, rtol).options(&opts);
+        }
         Simulation::new(&model, &opts).map_err(|e| {
             analyses::start_error(Some(path), None, set, &opts, &e, |m| {
                 anyhow!("{}: {m}", path.display())

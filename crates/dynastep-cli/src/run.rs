@@ -211,8 +211,8 @@ impl Choice {
                 false => "running again from the start",
             };
             eprintln!(
-                "{from} stopped at t = {failed_at:.6} s: {}; {how} with {chosen}, {why}",
-                reason.message
+                "{from} stopped at t = {failed_at:.6} s after {:.3} s: {}; {how} with {chosen}, {why}",
+                report.loop_time_s, reason.message
             );
         }
         again

@@ -484,6 +484,30 @@ fn a_tolerance_without_a_scheme_takes_the_stiffness_switch_and_trial_measures() 
         !o.status.success() && err.contains("[solver.step] rtol"),
         "{err}"
     );
+    // `check` says the same, and passes the file once it has a tolerance.
+    let o = dynastep(&["check", path]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("[solver.step] rtol"),
+        "{err}"
+    );
+    let o = dynastep(&["check", path, "--set", "solver.step.rtol=1e-6"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // `auto` is not a scheme to compare.
+    let o = dynastep(&[
+        "compare",
+        path,
+        "--schemes",
+        "auto",
+        "--rtol",
+        "1e-6",
+        "--quiet",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success() && err.contains("not a scheme to compare"),
+        "{err}"
+    );
     // `--scheme trial` measures the candidates on the first 10 % and runs the fastest.
     let (err, s) = run(&["--scheme", "trial"]);
     assert!(err.contains("chosen by --scheme trial"), "{err}");

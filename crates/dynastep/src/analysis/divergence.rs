@@ -70,7 +70,7 @@ impl DivergenceWatch {
         {
             return Err(RunFailure::new(
                 FailureKind::NonFinite,
-                format!("at t = {t:e} s the energy balance is not finite (kinetic {kinetic:e} J, potential {potential:e} J, work {work:e} J): the solution diverged"),
+                format!("at t = {t:.6} s the energy balance is not finite (kinetic {kinetic:e} J, potential {potential:e} J, work {work:e} J): the solution diverged"),
             )
             .advise(ADVICE_FIXED_STEP));
         }
@@ -84,7 +84,7 @@ impl DivergenceWatch {
         if self.judged > 1 && balance.abs() > range && (balance - last_d).abs() > flow {
             return Err(RunFailure::new(
                 FailureKind::Diverged,
-                format!("at t = {t:e} s the energy error E − E₀ − W_nc = {balance:.3e} J exceeds every energy the run had shown ({range:.3e} J) and the energy that flowed in the last interval ({flow:.3e} J): the solution diverged"),
+                format!("at t = {t:.6} s the energy error E − E₀ − W_nc = {balance:.3e} J exceeds every energy the run had shown ({range:.3e} J) and the energy that flowed in the last interval ({flow:.3e} J): the solution diverged"),
             )
             .advise(ADVICE_FIXED_STEP));
         }

@@ -122,7 +122,7 @@ impl Simulation {
         let scheme_name = solver.scheme.as_deref().unwrap_or(DEFAULT_SCHEME);
         if scheme_name == crate::model::settings::AUTO_SCHEME {
             return Err(SimulationError::settings(
-                "scheme = \"auto\" asks for the stiffness switch, which `dynastep run` and Python's Model.run make; this run needs a named scheme: give one (`dynastep schemes` lists them)",
+                "scheme = \"auto\" asks for the stiffness switch, which `dynastep run` and Python's Model.run make; this analysis needs a named scheme: give one (--scheme for sweep, --schemes for compare; `dynastep schemes` lists them)",
             ));
         }
         let scheme = build(scheme_name, &solver.params)?;

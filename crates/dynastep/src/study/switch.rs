@@ -175,7 +175,12 @@ impl StiffnessSwitch {
             reason.kind,
             FailureKind::Settings | FailureKind::MaxSteps | FailureKind::Observer
         );
-        if !integration || !self.switch(*failed_at, reason.to_string(), report.loop_time_s) {
+        // The failure and its cause, not its advice: the switch is what was done about it.
+        let why = match &reason.cause {
+            Some(c) => format!("{}: {c}", reason.message),
+            None => reason.message.clone(),
+        };
+        if !integration || !self.switch(*failed_at, why, report.loop_time_s) {
             return false;
         }
         if reason.kind == FailureKind::Stiff {
