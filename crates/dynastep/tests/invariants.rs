@@ -226,8 +226,10 @@ const EXPECTED: &[(&str, &str, &str, &str)] = &[
 /// it (each with its source), and the floor below which an error is noise.
 fn expected_order(s: &SchemeInfo, formulation: &str, case: &Case) -> f64 {
     let mut p = s.caps.order as f64;
-    // The energy balance E − E₀ − W_nc integrates W_nc by the trapezoidal rule on the step ends
-    // (analysis/diagnostics.rs): second order wherever a driver or force does work.
+    // The energy balance E − E₀ − W_nc integrates W_nc from the step ends (analysis/diagnostics.rs):
+    // by the trapezoidal rule for second-order schemes, by Simpson's rule for the others but with
+    // the multipliers at the middle of the step the mean of the ends', so the driver's power λᵀΦ_t
+    // is integrated at second order (the driven slider-crank's work is its driver's).
     if case.driven {
         p = p.min(2.0);
     }

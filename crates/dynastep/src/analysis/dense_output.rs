@@ -17,6 +17,7 @@
 //! v is never taken from the derivative of the quintic, whose weights on q grow as 1/h and would
 //! carry the positions' Newton noise into it.
 
+use crate::catalog::VelocityError;
 use crate::scheme::hermite::{cubic_weights, quintic_weights};
 use crate::scheme::State;
 
@@ -27,6 +28,18 @@ pub enum PositionInterpolant {
     Cubic,
     /// The quintic Hermite polynomial through (q, v, a) at both ends, O(h⁶).
     Quintic,
+}
+
+impl PositionInterpolant {
+    /// The interpolant for a formulation whose velocity error is `e`: the quintic where the stored
+    /// a is the model's acceleration at the stored state (the acceleration-level formulations,
+    /// [`VelocityError::Differential`]), else the cubic (see the module documentation).
+    pub fn for_formulation(e: VelocityError) -> Self {
+        match e {
+            VelocityError::Differential => PositionInterpolant::Quintic,
+            VelocityError::ScaledByStep => PositionInterpolant::Cubic,
+        }
+    }
 }
 
 /// Writes the state at time `t` \[s\] between the complete states `x0` (at t_0) and `x1` (at t_1 > t_0)

@@ -735,7 +735,7 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
         settings: &'a DynamicSettings,
         tol: Option<Tolerances>,
         outputs: OutputTimes,
-        (diag, e0): (Diagnostics, Energy),
+        (mut diag, e0): (Diagnostics, Energy),
     ) -> Self {
         let (n, m) = (sys.n(), sys.m());
         // Force terms Φ_qᵀλ − Q at the start, for schemes with a force history (HHT).
@@ -748,12 +748,8 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
             });
         let estimate_floor = formulation_floor.max(caps.estimate_noise);
         let max_increase = scheme.max_step_increase();
-        // The stored a is the model's acceleration only in the acceleration-level formulations
-        // (`dense_output`, module documentation).
-        let positions = match velocity_error {
-            VelocityError::Differential => PositionInterpolant::Quintic,
-            VelocityError::ScaledByStep => PositionInterpolant::Cubic,
-        };
+        let positions = PositionInterpolant::for_formulation(velocity_error);
+        diag.choose_quadrature(&caps, (n, m), positions);
         let linearized = settings
             .omega_max
             .then(|| formulation::find(settings.formulation).map(|f| f.linearized))

@@ -126,7 +126,7 @@ impl Sampler {
         observers: &mut [&mut dyn Observer<S>],
         report: &mut RunReport,
     ) -> bool {
-        self.diag.advance(sys, state, step_work);
+        self.diag.advance(sys, previous, state, step_work);
         // The energy balance and the violations of the committed state: every step when asked
         // for, else only when an output time falls on it.
         // The divergence watch judges committed states only (an interpolated row's error is the
