@@ -15,6 +15,7 @@ use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::analysis::step_control::StepSettings;
 use dynastep::io::history::{HistoryColumns, HistoryWriter};
 use dynastep::io::summary::Summary;
+use dynastep::model::settings::AUTO_SCHEME;
 use dynastep::scheme::SchemeParams;
 use dynastep::study::sweep::{
     merge_shards, parse_shard, shard, shard_file_name, write_table, Case, CaseRow, SweepPlan,
@@ -78,7 +79,10 @@ pub fn sweep(args: SweepArgs) -> Result<ExitCode> {
             .ok_or_else(|| anyhow!("--merge needs --out, the folder holding the shards' tables"))?;
         return merge(&out, src.quiet);
     }
-    let (_, stem) = load_model(src.model.as_deref(), src.example.as_deref(), &src.set)?;
+    let (model, stem) = load_model(src.model.as_deref(), src.example.as_deref(), &src.set)?;
+    if args.scheme.is_empty() && model.solver.scheme.as_deref() == Some(AUTO_SCHEME) {
+        bail!("the model's scheme = \"auto\" is how `dynastep run` chooses its pair, not a scheme to sweep: name one with --scheme (`dynastep schemes` lists them)");
+    }
     let plan = SweepPlan {
         variations: args
             .vary

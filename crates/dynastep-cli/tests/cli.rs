@@ -508,6 +508,12 @@ fn a_tolerance_without_a_scheme_takes_the_stiffness_switch_and_trial_measures() 
         !o.status.success() && err.contains("not a scheme to compare"),
         "{err}"
     );
+    // Nor to sweep: a sweep of the file without --scheme is a usage error (exit status 2)
+    // before any case, not a sweep whose every case could not start.
+    let o = dynastep(&["sweep", path, "--dt", "1e-3", "--quiet", "--out", dir]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("not a scheme to sweep"), "{err}");
     // `--scheme trial` measures the candidates on the first 10 % and runs the fastest.
     let (err, s) = run(&["--scheme", "trial"]);
     assert!(err.contains("chosen by --scheme trial"), "{err}");

@@ -43,6 +43,11 @@ pub struct Panel {
     pub dots: bool,
     /// Equal scales on both axes (trajectories): the ranges are widened to the panel's aspect.
     pub equal_aspect: bool,
+    /// The least span of each axis \[axis units\], about its centre (0: none): the three views of
+    /// a spatial trajectory share the scale of its largest extent, so that a view whose two
+    /// coordinates move only by rounding (a marker moving along z alone, seen from the top) does
+    /// not blow that rounding up to the whole panel.
+    pub min_span: f64,
     /// A horizontal dashed line at this y, with its legend text (e.g. the reference's own error).
     pub floor: Option<(f64, String)>,
     /// A vertical red line at this x, with its legend text (e.g. where a run stopped).
@@ -50,6 +55,36 @@ pub struct Panel {
     /// Drawn to the right of the panel before it, in the same row (the three projections of
     /// spatial trajectories); false starts a new row.
     pub beside: bool,
+}
+
+/// The label of the tick at `v` on an axis of `scale` spanning `span`: zero for a linear tick
+/// within rounding of it (not 2e-19); in exponent form beyond 1e4 and below 1e-2, with as many
+/// digits as tell a linear axis's ticks apart (−1.2e-11 beside −1.4e-11, not −1e-11 twice), taking
+/// the ticks at most a tenth of the span apart.
+fn tick_label(v: f64, scale: Scale, span: f64) -> String {
+    if scale == Scale::Linear && v.abs() < 1e-9 * span.abs() {
+        "0".to_string()
+    } else if v.abs() >= 1e4 || (v.abs() < 1e-2 && v != 0.0) {
+        let digits = match scale {
+            Scale::Log => 0,
+            Scale::Linear => {
+                let step = (0.1 * span.abs()).log10().floor();
+                (v.abs().log10().floor() - step).clamp(0.0, 6.0) as usize
+            }
+        };
+        format!("{v:.digits$e}")
+    } else {
+        format!("{}", (v * 1e4).round() / 1e4)
+    }
+}
+
+/// `range` widened about its centre to at least `span`.
+fn at_least((lo, hi): (f64, f64), span: f64) -> (f64, f64) {
+    if hi - lo >= span {
+        return (lo, hi);
+    }
+    let mid = 0.5 * (lo + hi);
+    (mid - 0.5 * span, mid + 0.5 * span)
 }
 
 impl Panel {
@@ -64,6 +99,7 @@ impl Panel {
             series: Vec::new(),
             dots: false,
             equal_aspect: false,
+            min_span: 0.0,
             floor: None,
             stop: None,
             beside: false,
@@ -99,6 +135,12 @@ impl Panel {
             .map(|p| p.1)
             .chain(self.floor.as_ref().map(|f| f.0));
         let (mut xr, mut yr) = (self.range(self.x_scale, xs), self.range(self.y_scale, ys));
+        if self.x_scale == Scale::Linear {
+            xr = at_least(xr, self.min_span);
+        }
+        if self.y_scale == Scale::Linear {
+            yr = at_least(yr, self.min_span);
+        }
         if self.equal_aspect && w > 0 && h > 0 {
             let (dx, dy) = (xr.1 - xr.0, yr.1 - yr.0);
             let aspect = f64::from(w) / f64::from(h);
@@ -148,18 +190,8 @@ impl Panel {
             .map_err(err)?;
         let (xspan, yspan) = (chart.x_range(), chart.y_range());
         let (xspan, yspan) = (xspan.end - xspan.start, yspan.end - yspan.start);
-        let fmt = |v: f64, scale: Scale, span: f64| {
-            // On a linear axis a tick within roundoff of zero is zero (not 2e-19).
-            if scale == Scale::Linear && v.abs() < 1e-9 * span.abs() {
-                "0".to_string()
-            } else if v.abs() >= 1e4 || (v.abs() < 1e-2 && v != 0.0) {
-                format!("{v:.0e}")
-            } else {
-                format!("{}", (v * 1e4).round() / 1e4)
-            }
-        };
-        let fx = |v: &f64| fmt(*v, self.x_scale, xspan);
-        let fy = |v: &f64| fmt(*v, self.y_scale, yspan);
+        let fx = |v: &f64| tick_label(*v, self.x_scale, xspan);
+        let fy = |v: &f64| tick_label(*v, self.y_scale, yspan);
         // A narrow panel (a projection beside others) gets fewer x labels, so that they do not run
         // into each other.
         let x_labels = if area.dim_in_pixel().0 < 500 { 5 } else { 10 };
@@ -233,5 +265,45 @@ impl Panel {
                 .map_err(err)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A view whose coordinates move only by rounding (about 1e-25 m) keeps the least span it is
+    /// given instead of ticks of 1e-24 m; a view wider than that keeps its own range.
+    #[test]
+    fn the_least_span_holds_a_view_of_rounding() {
+        let mut p = Panel::new("top view", "x [m]", "y [m]");
+        p.equal_aspect = true;
+        p.series.push(Series {
+            label: "P".into(),
+            points: vec![(1e-25, -2e-25), (-3e-25, 1e-25), (0.0, 0.0)],
+        });
+        p.min_span = 0.2;
+        let ((x0, x1), (y0, y1)) = p.ranges((400, 400));
+        assert!(x1 - x0 >= 0.2 && y1 - y0 >= 0.2, "{x0} {x1} {y0} {y1}");
+        assert!(x0 < 0.0 && x1 > 0.0 && y0 < 0.0 && y1 > 0.0);
+        p.min_span = 0.0;
+        let ((x0, x1), _) = p.ranges((400, 400));
+        assert!(x1 - x0 < 1e-23, "{x0} {x1}");
+        assert_eq!(at_least((0.0, 2.0), 1.0), (0.0, 2.0));
+        assert_eq!(at_least((1.0, 1.0), 1.0), (0.5, 1.5));
+    }
+
+    /// Ticks 2e-12 apart near −1.3e-11 keep the digit that tells them apart; a logarithmic axis
+    /// and the decimal range print as before.
+    #[test]
+    fn tick_labels_tell_the_ticks_apart() {
+        let span = 2.2e-11;
+        assert_eq!(tick_label(-1.2e-11, Scale::Linear, span), "-1.2e-11");
+        assert_eq!(tick_label(-1.4e-11, Scale::Linear, span), "-1.4e-11");
+        assert_eq!(tick_label(-2e-11, Scale::Linear, span), "-2.0e-11");
+        assert_eq!(tick_label(1e-20, Scale::Linear, span), "0");
+        assert_eq!(tick_label(1e-8, Scale::Log, 1.0), "1e-8");
+        assert_eq!(tick_label(0.25, Scale::Linear, 1.0), "0.25");
+        assert_eq!(tick_label(2e5, Scale::Linear, 1e6), "2e5");
     }
 }

@@ -11,6 +11,7 @@ use crate::canvas::{render, Figure};
 use crate::panel::{Panel, Scale, Series};
 use crate::run_folder::RunFolder;
 use crate::PlotError;
+use dynastep::io::history_table::HistoryTable;
 
 /// Trajectories drawn at most, when the model has no markers and body origins stand in for them.
 const MAX_TRAJECTORIES: usize = 8;
@@ -132,6 +133,27 @@ fn trajectory_names(run: &RunFolder) -> Vec<String> {
     }
 }
 
+/// The largest extent of the points `names` along any of x, y, z, padded by 10 % as an axis range
+/// is: the least span of each view of a spatial trajectory.
+fn largest_extent(table: &HistoryTable, names: &[String]) -> f64 {
+    let extent = |col: &[f64]| {
+        let finite = col.iter().filter(|v| v.is_finite());
+        let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
+            (l.min(v), h.max(v))
+        });
+        if hi > lo {
+            1.1 * (hi - lo)
+        } else {
+            0.0
+        }
+    };
+    ["x", "y", "z"]
+        .iter()
+        .flat_map(|c| names.iter().map(move |n| format!("{n}.{c}")))
+        .filter_map(|column| table.column(&column).map(extent))
+        .fold(0.0, f64::max)
+}
+
 /// The trajectory panels, with equal axes: y(x) of the points of [`trajectory_names`] in a planar
 /// run; in a spatial run (its points have `.z` columns) three projections side by side, top
 /// view y(x), front view z(x) and side view z(y). None when no point has columns.
@@ -151,10 +173,12 @@ fn trajectory_panels(run: &RunFolder) -> Vec<Panel> {
     } else {
         &[("Trajectories", "x", "y")]
     };
+    let extent = largest_extent(table, &names);
     let mut panels = Vec::new();
     for (k, (title, a, b)) in views.iter().enumerate() {
         let mut p = Panel::new(title, &format!("{a} [m]"), &format!("{b} [m]"));
         p.equal_aspect = true;
+        p.min_span = if spatial { extent } else { 0.0 };
         p.beside = k > 0;
         for name in &names {
             if let (Some(u), Some(v)) = (
