@@ -33,7 +33,7 @@ struct Case {
     text: &'static str,
     t_end: f64,
     h: f64,
-    /// Whether a driver or force does work (W_nc ≠ 0).
+    /// Whether a driver does work (W_nc ≠ 0 through λᵀΦ_t).
     driven: bool,
     /// Which invariants to measure.
     invariants: &'static [Invariant],
@@ -227,9 +227,10 @@ const EXPECTED: &[(&str, &str, &str, &str)] = &[
 fn expected_order(s: &SchemeInfo, formulation: &str, case: &Case) -> f64 {
     let mut p = s.caps.order as f64;
     // The energy balance E − E₀ − W_nc integrates W_nc from the step ends (analysis/diagnostics.rs):
-    // by the trapezoidal rule for second-order schemes, by Simpson's rule for the others but with
-    // the multipliers at the middle of the step the mean of the ends', so the driver's power λᵀΦ_t
-    // is integrated at second order (the driven slider-crank's work is its driver's).
+    // by the trapezoidal rule for second-order schemes, by Simpson's rule for the others (and Adams
+    // PECE) but with the multipliers at the middle of the step the mean of the ends', so the
+    // driver's power λᵀΦ_t is integrated at second order (the driven slider-crank's work is its
+    // driver's). The ESDIRKs, which integrate W_nc over their stages, are held to the same bound.
     if case.driven {
         p = p.min(2.0);
     }

@@ -881,9 +881,9 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
                 end,
             );
             report.final_state.copy_from(end);
-            let theta = (t_end - self.previous.t) / (self.state.t - self.previous.t);
-            let (w0, w1) = (self.sampler.previous_work, self.sampler.diag.work);
-            report.final_work_nc = w0 + theta * (w1 - w0);
+            let h = self.state.t - self.previous.t;
+            let theta = (t_end - self.previous.t) / h;
+            report.final_work_nc = self.sampler.diag.work_within(theta, h);
         } else {
             report.final_state.copy_from(&self.state);
             report.final_work_nc = self.sampler.diag.work;
@@ -1162,7 +1162,6 @@ impl<'a, S: System, F: Formulation<S> + ?Sized> TimeLoop<'a, S, F> {
     /// is back at the start of the step and the scheme restarted there.
     fn commit(&mut self, t_next: f64, h: f64, report: &mut RunReport) -> Result<bool, RunFailure> {
         self.previous.copy_from(&self.state);
-        self.sampler.previous_work = self.sampler.diag.work;
         let (sys, diag) = (self.sys, &mut self.sampler.diag);
         self.step_work = self
             .scheme

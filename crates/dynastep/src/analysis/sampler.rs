@@ -25,8 +25,6 @@ pub(crate) struct Sampler {
     outputs: OutputTimes,
     /// Energy balance and W_nc bookkeeping.
     pub diag: Diagnostics,
-    /// W_nc at the previous committed state \[J\].
-    pub previous_work: f64,
     /// The interpolated state of the sample being emitted (or of t_end).
     pub interpolated: State,
     /// Time spent on the steps that emit output samples, from their diagnostics to the
@@ -93,7 +91,6 @@ impl Sampler {
             every_step: at == DiagnosticsAt::EveryStep || outputs.every_step(),
             outputs,
             diag,
-            previous_work: 0.0,
             interpolated: x0.clone(),
             sampling: 0.0,
             linearized,
@@ -205,7 +202,8 @@ impl Sampler {
     }
 
     /// Interpolates the state at `t_out` between `previous` and `state` (into
-    /// `self.interpolated`), with W_nc interpolated linearly; returns its diagnostics and W_nc.
+    /// `self.interpolated`), with W_nc from [`Diagnostics::work_within`]; returns its diagnostics
+    /// and W_nc.
     fn diagnose_interpolated<S: System>(
         &mut self,
         sys: &S,
@@ -222,7 +220,7 @@ impl Sampler {
             &mut self.interpolated,
         );
         let theta = (t_out - previous.t) / step_span;
-        let work = self.previous_work + theta * (self.diag.work - self.previous_work);
+        let work = self.diag.work_within(theta, step_span);
         let (e, b) = self.diag.balance(sys, &self.interpolated, work);
         let violation = self.diag.violation(sys, &self.interpolated);
         ((e, b, violation), work)
