@@ -16,13 +16,15 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 
-use dynastep::analysis::dynamic::{Flow, Observer, RunReport, Sample};
+use dynastep::analysis::dynamic::{Flow, Observer, RunReport, RunStatus, Sample};
+use dynastep::analysis::failure::FailureKind;
 use dynastep::analysis::simulation::{RunOptions, Simulation};
 use dynastep::analysis::stability;
 use dynastep::analysis::step_control::StepSettings;
 use dynastep::io::history::{HistoryColumns, HistoryRecorder};
 use dynastep::io::summary::Summary;
 use dynastep::model::{parse, Model as ModelData};
+use dynastep::study::choice::{choose_method, Measure, MethodChoice, TRIAL};
 use dynastep::study::switch::StiffnessSwitch;
 use dynastep::system::System;
 
@@ -100,23 +102,21 @@ impl Model {
         };
         let model = &self.inner;
         let outcome = py.detach(move || -> Result<_, String> {
+            if opts.scheme.as_deref() == Some(TRIAL) {
+                return run_trial(model, &opts);
+            }
             if !StiffnessSwitch::wanted(opts.scheme.as_deref(), opts.step.rtol, model) {
                 return run_once(model, &opts, None, None);
             }
             // The stiffness switch (`scheme="auto"`, or rtol without a scheme), as `dynastep run`.
-            if !opts.params.is_empty() || opts.formulation.is_some() {
-                return Err("scheme \"auto\" chooses the scheme, its parameters and the formulation: leave out params and formulation, or name the scheme".into());
-            }
-            let rtol =
-                opts.step.rtol.or(model.solver.step.rtol).ok_or(
-                    "scheme \"auto\" chooses the pair for a tolerance: give one with rtol= or [solver.step] rtol in the model",
-                )?;
+            let rtol = chosen_pair_tolerance(model, &opts, "auto")?;
             let mut switch = StiffnessSwitch::new(model, rtol);
             let model = model.stopping_at_singular_configurations();
             let mut kept = None;
             loop {
+                let chosen = Some(Chosen::Switch(&switch));
                 let (recorder, summary, signal, report) =
-                    run_once(&model, &switch.options(&opts), Some(&switch), kept.take())?;
+                    run_once(&model, &switch.options(&opts), chosen, kept.take())?;
                 if signal.is_none() && switch.after_run(&report) {
                     // Found stiff, the run goes on with the rows so far.
                     kept = switch.goes_on().then_some(recorder);
@@ -150,17 +150,72 @@ impl Model {
 /// The outcome of one run: its rows, summary.json's text, a pending Python signal, the report.
 type RunOnce = (HistoryRecorder, String, Option<PyErr>, RunReport);
 
-/// One run of `model` with `opts` (the stiffness switch's pair when `switch` is given, whose state
+/// How the pair of a run without a named scheme was chosen, as `dynastep run` writes it in
+/// summary.json.
+enum Chosen<'a> {
+    /// `scheme="auto"` (or rtol and no scheme): the stiffness switch, `stiffness_switch`.
+    Switch(&'a StiffnessSwitch),
+    /// `scheme="trial"`: measured on a trial, `method_choice`.
+    Trial(&'a MethodChoice),
+}
+
+/// The tolerance a chosen pair (`scheme`: "auto" or "trial") runs at: the call's rtol, else the
+/// model's. Refuses params and formulation, which the choice makes.
+fn chosen_pair_tolerance(
+    model: &ModelData,
+    opts: &RunOptions,
+    scheme: &str,
+) -> Result<f64, String> {
+    if !opts.params.is_empty() || opts.formulation.is_some() {
+        return Err(format!("scheme \"{scheme}\" chooses the scheme, its parameters and the formulation: leave out params and formulation, or name the scheme"));
+    }
+    opts.step.rtol.or(model.solver.step.rtol).ok_or_else(|| {
+        format!("scheme \"{scheme}\" chooses the pair for a tolerance: give one with rtol= or [solver.step] rtol in the model")
+    })
+}
+
+/// `scheme="trial"`, as `dynastep run --scheme trial`: the candidate pairs measured in a race on
+/// the first 10 % of the run (`dynastep::study::choice`), the fastest accepted one run; when it
+/// stops at a singular configuration, the run is made again from the start with the first of
+/// the ranking whose formulation passes one. The trial cannot be interrupted with Ctrl-C (the
+/// run after it can).
+fn run_trial(model: &ModelData, opts: &RunOptions) -> Result<RunOnce, String> {
+    let rtol = chosen_pair_tolerance(model, opts, TRIAL)?;
+    let mut trial_model = model.clone();
+    if opts.t_end.is_some() {
+        trial_model.solver.t_end = opts.t_end;
+    }
+    let mut choice = choose_method(&trial_model, rtol, Measure::Race, &mut |_| {}, &|| false)
+        .map_err(|e| e.to_string())?;
+    let model = model.stopping_at_singular_configurations();
+    loop {
+        let mut pair = opts.clone();
+        pair.scheme = Some(choice.method.scheme.clone());
+        pair.params = choice.method.params.clone();
+        pair.formulation = choice.method.formulation.clone();
+        pair.step.rtol = Some(rtol);
+        let out = run_once(&model, &pair, Some(Chosen::Trial(&choice)), None)?;
+        if let (None, RunStatus::Failed { failed_at, reason }) = (&out.2, &out.3.status) {
+            let singular = reason.kind == FailureKind::Singular;
+            if singular && choice.fall_back(*failed_at, reason.to_string(), &|| false) {
+                continue;
+            }
+        }
+        return Ok(out);
+    }
+}
+
+/// One run of `model` with `opts` (the chosen pair when `chosen` is given, whose choice
 /// summary.json then carries), recorded in memory: in `kept` when it goes on from the end of the
 /// switch's first run, whose rows those are.
 fn run_once(
     model: &ModelData,
     opts: &RunOptions,
-    switch: Option<&StiffnessSwitch>,
+    chosen: Option<Chosen>,
     kept: Option<HistoryRecorder>,
 ) -> Result<RunOnce, String> {
     let mut sim = Simulation::new(model, opts).map_err(|e| e.to_string())?;
-    if let Some(s) = switch {
+    if let Some(Chosen::Switch(s)) = chosen {
         s.prepare(&mut sim);
     }
     HistoryColumns::check_selection(&sim.system, &sim.model.solver, opts.omega_max)
@@ -170,15 +225,20 @@ fn run_once(
         HistoryRecorder::new(columns)
     });
     let mut signals = PythonSignals::new();
-    let report = match switch {
-        Some(s) => s.run(&mut sim, &mut [&mut recorder, &mut signals]),
-        None => sim.run(&mut [&mut recorder, &mut signals]),
+    let report = match chosen {
+        Some(Chosen::Switch(s)) => s.run(&mut sim, &mut [&mut recorder, &mut signals]),
+        _ => sim.run(&mut [&mut recorder, &mut signals]),
     };
     let mut summary =
         serde_json::to_value(Summary::new(&sim, &report)).map_err(|e| format!("summary: {e}"))?;
-    if let (Some(s), Some(map)) = (switch, summary.as_object_mut()) {
-        let s = serde_json::to_value(s).map_err(|e| format!("summary: {e}"))?;
-        map.insert("stiffness_switch".into(), s);
+    let choice = match chosen {
+        Some(Chosen::Switch(s)) => Some(("stiffness_switch", serde_json::to_value(s))),
+        Some(Chosen::Trial(c)) => Some(("method_choice", serde_json::to_value(c))),
+        None => None,
+    };
+    if let (Some((key, value)), Some(map)) = (choice, summary.as_object_mut()) {
+        let value = value.map_err(|e| format!("summary: {e}"))?;
+        map.insert(key.into(), value);
     }
     Ok((
         recorder,

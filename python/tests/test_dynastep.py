@@ -139,6 +139,22 @@ def test_the_stiffness_switch_runs_as_the_cli_does():
     assert a.summary["stiffness_switch"]["chosen"] == "abm / projection"
 
 
+def test_the_trial_chooses_as_the_cli_does():
+    # `scheme="trial"` measures the candidate pairs on the first 10 % of the run and runs the
+    # fastest accepted one; summary.json's method_choice says which and why.
+    r = dynastep.load_example("pendulum").run(scheme="trial", rtol=1e-6, t_end=2.0)
+    c = r.summary["method_choice"]
+    assert r.summary["status"] == "completed"
+    assert c["chosen"] == f'{r.summary["scheme"]} / {r.summary["formulation"]}'
+    assert len(c["ranking"]) == 5 and c["trial_t_start"] == 0.0 and c["trial_t_end"] == 0.2
+    assert c["ranking"][0]["method"] == c["chosen"]
+    assert abs(r.t[-1] - 2.0) < 1e-12
+    with pytest.raises(dynastep.SimulationError, match="leave out params"):
+        dynastep.load_example("pendulum").run(scheme="trial", rtol=1e-6, formulation="index3")
+    with pytest.raises(dynastep.SimulationError, match="for a tolerance"):
+        dynastep.load_example("pendulum").run(scheme="trial")
+
+
 def test_a_singular_passage_warns_as_the_cli_does():
     # Dormand-Prince with projection on the double four-bar at rtol 1e-8 passes its singular
     # configuration at t = 0.714 s and leaves the branch of the motion (docs/schemes.md).

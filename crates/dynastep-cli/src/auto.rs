@@ -7,12 +7,9 @@ use anyhow::{anyhow, bail, Result};
 use dynastep::analysis::simulation::RunOptions;
 use dynastep::model::settings::StepSettings;
 use dynastep::model::Model;
-use dynastep::study::choice::{choose_method, Measure, MethodChoice, TRIAL_FRACTION};
+use dynastep::study::choice::{choose_method, Measure, MethodChoice, TRIAL, TRIAL_FRACTION};
 use dynastep::study::compare::Record;
 use dynastep::study::switch::StiffnessSwitch;
-
-/// The scheme name that asks for the pair measured fastest on a trial.
-pub const TRIAL: &str = "trial";
 
 /// How a run's pair is chosen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

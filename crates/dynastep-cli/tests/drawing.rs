@@ -8,6 +8,8 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use dynastep::model::inventory::ModelKind;
+use dynastep::system::multibody::Multibody;
+use dynastep::system::System;
 use dynastep_plot::run_folder::RunFolder;
 use dynastep_plot::time_history::default_panels;
 
@@ -44,15 +46,16 @@ fn run_plot_draws_the_default_panels_of_every_example() {
         assert!(o.status.success(), "{}: {}", ex.name, stderr(&o));
         nonempty(&out.join("plot.png"), 10_000);
         nonempty(&out.join("plot.svg"), 10_000);
-        // Energy balance, constraint violations and trajectories (or, for an equation-based model,
-        // its coordinates).
+        // Energy balance, constraint violations (none without constraints) and trajectories (or,
+        // for an equation-based model, its coordinates).
         let run = RunFolder::open(&out).unwrap();
         let titles: Vec<String> = default_panels(&run).into_iter().map(|p| p.title).collect();
         // A spatial run's trajectories are three projections side by side.
+        let constrained = Multibody::new(&model).unwrap().m() > 0;
         let panels = match model.kind() {
-            ModelKind::Spatial => 5,
-            ModelKind::Planar | ModelKind::Equations => 3,
-        };
+            ModelKind::Spatial => 4,
+            ModelKind::Planar | ModelKind::Equations => 2,
+        } + usize::from(constrained);
         assert_eq!(titles.len(), panels, "{}: {titles:?}", ex.name);
         // An equation-based model has coordinates instead of bodies.
         let pattern = match &model.equations {

@@ -82,7 +82,7 @@ pub fn render<F: Figure>(figure: &F, path: &Path, size: (u32, u32)) -> Result<()
 pub const MAX_DECADES: f64 = 40.0;
 
 /// A range [lo, hi] for a logarithmic axis covering the positive finite `values`, widened to whole
-/// decades and cut to the top [`MAX_DECADES`]; `None` when there are none.
+/// decades, at least two, and cut to the top [`MAX_DECADES`]; `None` when there are none.
 pub fn log_range(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     let (mut lo, mut hi) = (f64::INFINITY, 0.0_f64);
     for v in values.filter(|v| v.is_finite() && *v > 0.0) {
@@ -92,10 +92,9 @@ pub fn log_range(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     (hi > 0.0).then(|| {
         let (lo, hi) = (lo.log10().floor(), hi.log10().ceil());
         let lo = lo.max(hi - MAX_DECADES);
-        (
-            10f64.powf(lo),
-            10f64.powf(if hi > lo { hi } else { lo + 1.0 }),
-        )
+        let hi = if hi > lo { hi } else { lo + 1.0 };
+        // At least two decades, so that two labelled decades show.
+        (10f64.powf(lo.min(hi - 2.0)), 10f64.powf(hi))
     })
 }
 
@@ -128,7 +127,8 @@ mod tests {
             log_range([3e-7, 2e-3, 0.0, f64::NAN].into_iter()),
             Some((1e-7, 1e-2))
         );
-        assert_eq!(log_range([1e-3].into_iter()), Some((1e-3, 1e-2)));
+        assert_eq!(log_range([1e-3].into_iter()), Some((1e-4, 1e-2)));
+        assert_eq!(log_range([2e-3, 5e-3].into_iter()), Some((1e-4, 1e-2)));
         assert_eq!(log_range([0.0, -1.0].into_iter()), None);
         let (lo, hi) = log_range([1e-300, 1e300].into_iter()).unwrap();
         assert_eq!((lo.log10().round(), hi.log10().round()), (260.0, 300.0));

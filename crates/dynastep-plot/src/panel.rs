@@ -57,24 +57,45 @@ pub struct Panel {
     pub beside: bool,
 }
 
-/// The label of the tick at `v` on an axis of `scale` spanning `span`: zero for a linear tick
-/// within rounding of it (not 2e-19); in exponent form beyond 1e4 and below 1e-2, with as many
-/// digits as tell a linear axis's ticks apart (−1.2e-11 beside −1.4e-11, not −1e-11 twice), taking
-/// the ticks at most a tenth of the span apart.
-fn tick_label(v: f64, scale: Scale, span: f64) -> String {
-    if scale == Scale::Linear && v.abs() < 1e-9 * span.abs() {
-        "0".to_string()
-    } else if v.abs() >= 1e4 || (v.abs() < 1e-2 && v != 0.0) {
+/// The label of the tick at `v` on an axis of `scale` from `lo` to `hi`, in one form for the whole
+/// axis: exponent form when its largest magnitude is at least 1e4 or below 1e-2, else decimals.
+/// On a linear axis a tick within rounding of zero is zero (not 2e-19), and the digits are those
+/// that tell ticks apart, the ticks being at least a twentieth of the axis apart (−1.2e-11 beside
+/// −1.4e-11, not −1e-11 twice; 0.0101 beside 0.0102), trailing zeros dropped (−2e-11, 0.01).
+fn tick_label(v: f64, scale: Scale, (lo, hi): (f64, f64)) -> String {
+    let (span, largest) = ((hi - lo).abs(), lo.abs().max(hi.abs()));
+    let step = (0.05 * span).log10().floor();
+    if scale == Scale::Linear && v.abs() < 1e-9 * span {
+        return "0".to_string();
+    }
+    if !(1e-2..1e4).contains(&largest) {
         let digits = match scale {
             Scale::Log => 0,
-            Scale::Linear => {
-                let step = (0.1 * span.abs()).log10().floor();
-                (v.abs().log10().floor() - step).clamp(0.0, 6.0) as usize
-            }
+            Scale::Linear if v == 0.0 => 0,
+            Scale::Linear => (v.abs().log10().floor() - step).clamp(0.0, 6.0) as usize,
         };
-        format!("{v:.digits$e}")
+        let text = format!("{v:.digits$e}");
+        return match text.split_once('e') {
+            Some((mantissa, exponent)) => format!("{}e{exponent}", trimmed(mantissa)),
+            None => text,
+        };
+    }
+    let decimals = match scale {
+        Scale::Log => 4,
+        Scale::Linear => (-step).clamp(0.0, 8.0) as usize,
+    };
+    match trimmed(&format!("{v:.decimals$}")) {
+        "-0" => "0".to_string(),
+        t => t.to_string(),
+    }
+}
+
+/// `number` without the trailing zeros of its decimals (and without a bare decimal point).
+fn trimmed(number: &str) -> &str {
+    if number.contains('.') {
+        number.trim_end_matches('0').trim_end_matches('.')
     } else {
-        format!("{}", (v * 1e4).round() / 1e4)
+        number
     }
 }
 
@@ -188,10 +209,10 @@ impl Panel {
             .y_label_area_size(70)
             .build_cartesian_2d(x, y)
             .map_err(err)?;
-        let (xspan, yspan) = (chart.x_range(), chart.y_range());
-        let (xspan, yspan) = (xspan.end - xspan.start, yspan.end - yspan.start);
-        let fx = |v: &f64| tick_label(*v, self.x_scale, xspan);
-        let fy = |v: &f64| tick_label(*v, self.y_scale, yspan);
+        let (xr, yr) = (chart.x_range(), chart.y_range());
+        let (xr, yr) = ((xr.start, xr.end), (yr.start, yr.end));
+        let fx = |v: &f64| tick_label(*v, self.x_scale, xr);
+        let fy = |v: &f64| tick_label(*v, self.y_scale, yr);
         // A narrow panel (a projection beside others) gets fewer x labels, so that they do not run
         // into each other.
         let x_labels = if area.dim_in_pixel().0 < 500 { 5 } else { 10 };
@@ -214,9 +235,13 @@ impl Panel {
                 chart
                     .draw_series(LineSeries::new(run.iter().copied(), style))
                     .map_err(err)?;
-                if self.dots {
+                // A run that stays at one point (a marker moving only along the axis a view
+                // looks down) draws no line: a dot shows where it is.
+                let still = run.iter().all(|&p| p == run[0]);
+                if self.dots || still {
+                    let points = if still { &run[..1] } else { run };
                     chart
-                        .draw_series(run.iter().map(|&p| Circle::new(p, 3, style.filled())))
+                        .draw_series(points.iter().map(|&p| Circle::new(p, 3, style.filled())))
                         .map_err(err)?;
                 }
             }
@@ -293,17 +318,27 @@ mod tests {
         assert_eq!(at_least((1.0, 1.0), 1.0), (0.5, 1.5));
     }
 
-    /// Ticks 2e-12 apart near −1.3e-11 keep the digit that tells them apart; a logarithmic axis
-    /// and the decimal range print as before.
+    /// Ticks 2e-12 apart near −1.3e-11 keep the digit that tells them apart; one axis has one
+    /// form (decimals from −0.015 to 0.01, not "5e-3" beside "0.01"); a logarithmic axis prints
+    /// its decades as before.
     #[test]
     fn tick_labels_tell_the_ticks_apart() {
-        let span = 2.2e-11;
-        assert_eq!(tick_label(-1.2e-11, Scale::Linear, span), "-1.2e-11");
-        assert_eq!(tick_label(-1.4e-11, Scale::Linear, span), "-1.4e-11");
-        assert_eq!(tick_label(-2e-11, Scale::Linear, span), "-2.0e-11");
-        assert_eq!(tick_label(1e-20, Scale::Linear, span), "0");
-        assert_eq!(tick_label(1e-8, Scale::Log, 1.0), "1e-8");
-        assert_eq!(tick_label(0.25, Scale::Linear, 1.0), "0.25");
-        assert_eq!(tick_label(2e5, Scale::Linear, 1e6), "2e5");
+        let axis = (-2.2e-11, 0.0);
+        assert_eq!(tick_label(-1.2e-11, Scale::Linear, axis), "-1.2e-11");
+        assert_eq!(tick_label(-1.4e-11, Scale::Linear, axis), "-1.4e-11");
+        assert_eq!(tick_label(-2e-11, Scale::Linear, axis), "-2e-11");
+        assert_eq!(tick_label(1e-20, Scale::Linear, axis), "0");
+        let axis = (-0.016, 0.011);
+        assert_eq!(tick_label(0.005, Scale::Linear, axis), "0.005");
+        assert_eq!(tick_label(-0.015, Scale::Linear, axis), "-0.015");
+        assert_eq!(tick_label(0.01, Scale::Linear, axis), "0.01");
+        let axis = (0.01, 0.0102);
+        assert_eq!(tick_label(0.0101, Scale::Linear, axis), "0.0101");
+        assert_eq!(tick_label(0.01015, Scale::Linear, axis), "0.01015");
+        assert_eq!(tick_label(1e-8, Scale::Log, (1e-9, 1e-7)), "1e-8");
+        assert_eq!(tick_label(0.25, Scale::Linear, (0.0, 1.0)), "0.25");
+        assert_eq!(tick_label(2.0, Scale::Linear, (0.0, 10.0)), "2");
+        assert_eq!(tick_label(2e5, Scale::Linear, (0.0, 1e6)), "2e5");
+        assert_eq!(tick_label(2.5e5, Scale::Linear, (0.0, 1e6)), "2.5e5");
     }
 }

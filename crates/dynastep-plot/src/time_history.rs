@@ -214,9 +214,11 @@ pub fn default_panels(run: &RunFolder) -> Vec<Panel> {
             Scale::Linear,
         ));
     }
+    // A model without constraints writes zeros there: no panel (a log axis has nothing to show).
     let violations: Vec<usize> = ["position", "velocity", "acceleration"]
         .iter()
         .filter_map(|k| table.index(&format!("constraint.{k}")))
+        .filter(|&i| table.columns[i].iter().any(|v| *v != 0.0))
         .collect();
     if !violations.is_empty() {
         panels.push(time_panel(

@@ -209,7 +209,10 @@ class Model:
         stabilized index 2 from where the model turns out stiff, in the same rows (from the start
         when the first pair fails) (also taken when rtol is
         given and neither this call nor the model names a scheme; ``summary["stiffness_switch"]``
-        says what happened); params: scheme parameters, e.g.
+        says what happened); or ``"trial"``: the pair measured fastest at rtol in a race on the
+        first 10 % of the run, as ``dynastep run --scheme trial`` (``summary["method_choice"]``
+        holds the ranking; the trial itself is not interrupted by Ctrl-C); params: scheme
+        parameters, e.g.
         ``{"rho_inf": 0.6}``; dt: step [s] (with rtol, the first step); t_end: end time [s];
         rtol, atol: local-error tolerances (adaptive steps); formulation: a registry name
         (``dynastep formulations``: ``"index3"``, ``"stabilized-index2"``, ``"tangent-space"``, …);

@@ -37,6 +37,10 @@ pub use crate::study::trial::{
     Measure, Trial, ACCEPTED_ERROR, REPEATS, SHORT_TRIAL_S, TRIAL_FRACTION, TRIAL_SAMPLES,
 };
 
+/// The scheme name that asks for the pair measured fastest on a trial (`dynastep run --scheme
+/// trial`, Python's `Model.run(scheme="trial")`); not a scheme of the registry.
+pub const TRIAL: &str = "trial";
+
 /// The candidate pairs for a model with `m` constraint rows, in the order a race measures them:
 /// explicit (Adams PECE and Dormand–Prince 5(4) with projection, or the plain ODE when m = 0) and
 /// implicit (ESDIRK4(3)6L in index 3 and, with constraints, in the stabilized index-2 form;

@@ -315,7 +315,7 @@ fn formulation(c: &mut Checker<'_>, s: &SolverSpec, scheme_name: &str, run: bool
             let hint = if s.formulation.is_some() {
                 "pick a formulation the scheme lists (`dynastep schemes`), or another scheme"
             } else {
-                "the default formulation is index3: choose one the scheme lists (`dynastep schemes`), e.g. \"projection\" (`formulation` in [solver], --formulation on the command line)"
+                "the default formulation is index3: choose one the scheme lists (`dynastep schemes`), e.g. \"projection\", or \"direct\" for a model without constraints (`formulation` in [solver], --formulation on the command line)"
             };
             c.push(at, "solver", why.to_string(), hint.into());
         }
